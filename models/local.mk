@@ -1,0 +1,1 @@
+# models/local.mk -- the run model and its accounting.

@@ -1,0 +1,1 @@
+# models/step.mk -- GPU catalog, compute, memory, Megatron/ZeRO, the step model.

@@ -1,0 +1,105 @@
+/*
+ * cfg.h -- scenario settings: a schema declared in tables, a libconfig file
+ * checked against it, and -s KEY=VALUE overrides.
+ *
+ * Every model declares the settings it reads as a table of struct
+ * cfg_setting (path, type, unit, range, default, help) and main() adds the
+ * tables to one schema.  Loading a scenario then:
+ *   1. parses the file (with @include, relative to the file's directory),
+ *   2. applies overrides, each type-checked like a file value,
+ *   3. checks every setting present against the schema (unknown ones are
+ *      errors: a typo must never be silently ignored), and every required
+ *      setting for presence, type and range.
+ * Afterwards the models read values with sc_int()/sc_float()/..., which fall
+ * back to the schema default, and report their own cross-setting errors with
+ * sc_error(), which names the file and line (or the override) of the key.
+ *
+ * Paths may hold one or more "*" for the children of a named group, so a
+ * catalog declares its entries once:  "gpus.*.tdp_w".
+ *
+ * Error messages always read
+ *     FILE:LINE: KEY: what is wrong (expected ...)
+ * or, for an override,
+ *     -s KEY=VALUE: KEY: what is wrong (expected ...)
+ */
+#ifndef SIM_CFG_H
+#define SIM_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/err.h"
+
+enum cfg_type {
+	CFG_INT,		/* integer literal; min/max checked */
+	CFG_FLOAT,		/* integer or float literal; min/max checked */
+	CFG_BOOL,		/* true / false */
+	CFG_STRING,		/* any text (file names, labels) */
+	CFG_ENUM,		/* text, one of choices "a|b|c" */
+	CFG_REF,		/* text naming a child of the group in choices */
+	CFG_FLOAT_LIST,		/* [1.0, 2.0, ...]; each element in min..max */
+	CFG_INT_LIST,		/* [0, 1, 2, ...]; each element in min..max */
+};
+
+struct cfg_setting {
+	const char *path;	/* "model.layers", "gpus.*.tdp_w" */
+	enum cfg_type type;
+	const char *unit;	/* "s", "bytes", "W", "" for counts */
+	double min, max;	/* inclusive range for numbers */
+	const char *def;	/* default as text ("0.5", "true", "ring"); NULL = required */
+	const char *choices;	/* ENUM: "a|b|c"; REF: the group, e.g. "gpus" */
+	const char *help;
+};
+#define CFG_END { NULL, 0, NULL, 0, 0, NULL, NULL, NULL }
+
+struct cfg_schema;
+struct cfg_schema *cfg_schema_new(void);
+void cfg_schema_free(struct cfg_schema *s);
+/* Add a table ending with CFG_END; the table must outlive the schema. */
+void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table);
+/* Print every setting (path, type, unit, range, default, help). */
+void cfg_schema_print(const struct cfg_schema *s, FILE *out);
+
+struct scenario;
+/* Load and validate; NULL with e filled (status ERR_USAGE) on any problem. */
+struct scenario *sc_load(const struct cfg_schema *s, const char *file,
+			 const char *const *overrides, size_t n_overrides,
+			 struct err *e);
+void sc_free(struct scenario *sc);
+
+/* Values by path (printf-style, so "gpus.%s.tdp_w" works).  The path must be
+ * in the schema; absent settings give the schema default. */
+int64_t sc_int(const struct scenario *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+double sc_float(const struct scenario *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool sc_bool(const struct scenario *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *sc_str(const struct scenario *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Lists: length and element i (0 for an absent list). */
+size_t sc_list_len(const struct scenario *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+double sc_list_float(const struct scenario *sc, size_t i, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Is the setting or group present in the file (or an override)? */
+bool sc_has(const struct scenario *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Names of the children of a group ("gpus" -> "a100_80gb", ...), in file
+ * order; the array is owned by the scenario.  0 if the group is absent. */
+size_t sc_children(const struct scenario *sc, const char *group,
+		   const char *const **names);
+
+/* A model's own check failed: "FILE:LINE: PATH: message" (or the override),
+ * status ERR_USAGE; returns -1. */
+int sc_error(const struct scenario *sc, struct err *e, const char *path,
+	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+const char *sc_file(const struct scenario *sc);
+/* The full scenario text after includes and overrides (owned by sc). */
+const char *sc_text(const struct scenario *sc);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * report.h -- what a run tells the world: summary figures, time series,
+ * events, the iteration breakdown.  Models write here without knowing the
+ * format; the report streams to HDF5 (see DESIGN.md's contract) and prints
+ * the summary as JSON or as a short human summary.
+ *
+ * HDF5 layout written:
+ *   /                 attributes given with rep_attr_str/rep_attr_u64
+ *   /summary          one float64 attribute per rep_summary() name (+ "units"
+ *                     string attributes named NAME_unit... see report.c)
+ *   /timeseries/NAME  1-D float64, chunked, compressed, extendible; time_s
+ *                     first; each with a "unit" attribute
+ *   /events           compound table {time_s f64, kind str24, who i64, value f64}
+ *   /step/NAME        float64 scalar attributes and 1-D datasets
+ *
+ * The file is written under a temporary name beside the target and renamed by
+ * rep_commit(); rep_abort() (or any failure) leaves no file under the target.
+ */
+#ifndef SIM_REPORT_H
+#define SIM_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/err.h"
+
+struct report;
+
+struct report *rep_new(void);
+void rep_free(struct report *r);	/* aborts an uncommitted file */
+
+/* Start writing to path (via a temporary file); without this the report
+ * only keeps the summary in memory (for --json, tests, sweeps). */
+int rep_open(struct report *r, const char *path, struct err *e);
+int rep_commit(struct report *r, struct err *e);
+void rep_abort(struct report *r);
+
+/* Root attributes. */
+int rep_attr_str(struct report *r, const char *name, const char *value, struct err *e);
+int rep_attr_u64(struct report *r, const char *name, uint64_t value, struct err *e);
+
+/* Summary figures, kept in first-set order; setting again overwrites. */
+void rep_summary(struct report *r, const char *name, double value, const char *unit);
+double rep_summary_get(const struct report *r, const char *name); /* NaN if unset */
+size_t rep_summary_count(const struct report *r);
+const char *rep_summary_name(const struct report *r, size_t i);
+double rep_summary_value(const struct report *r, size_t i);
+
+/* Time series: declare all before the first sample; time_s is implicit. */
+int rep_series(struct report *r, const char *name, const char *unit);
+int rep_sample(struct report *r, double time_s, const double *values, struct err *e);
+
+/* One row of /events. */
+int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
+	      double value, struct err *e);
+
+/* /step: scalars become attributes, vectors datasets; labels (a string
+ * dataset) name the elements of vectors such as per-tier bytes. */
+void rep_step_scalar(struct report *r, const char *name, double value, const char *unit);
+int rep_step_vector(struct report *r, const char *name, const double *v, size_t n,
+		    const char *unit, struct err *e);
+int rep_step_labels(struct report *r, const char *name, const char *const *labels,
+		    size_t n, struct err *e);
+
+/* Summary as one JSON object on a line (keys in first-set order; NaN as null). */
+void rep_print_json(const struct report *r, FILE *out);
+/* A short human summary. */
+void rep_print_human(const struct report *r, FILE *out);
+
+#endif

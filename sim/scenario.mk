@@ -1,0 +1,2 @@
+# sim/scenario.mk -- scenario schema, loading, overrides.
+noinst_HEADERS += sim/cfg.h

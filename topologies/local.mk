@@ -1,0 +1,1 @@
+# topologies/local.mk -- link catalog, topology builders, flows, collectives.
