@@ -1,0 +1,68 @@
+/*
+ * net.h -- the cluster's network as the rest of trainsim sees it.
+ *
+ * net_build() reads the scenario (cluster.*, network.*, the links catalog)
+ * and builds the graph: GPUs in scale-up (NVLink) domains, NICs, a fat-tree
+ * or dragonfly of switches, and the placement of ranks on GPUs.
+ *
+ * Collectives run in two ways:
+ *   - net_coll_time_s(): one collective alone on the fabric (analytic path
+ *     walk plus the flow model with no other traffic) -- for tables and for
+ *     symmetric shortcuts;
+ *   - a netsim on an ev_sim: many collectives at once, decomposed into flows
+ *     that share links max-min fairly; completion calls back.  This is what
+ *     the step model uses so that concurrent DP groups contend.
+ *
+ * Conventions: `bytes` is the whole buffer S as in nccl-tests (all-reduce of
+ * S, all-gather producing S, reduce-scatter consuming S).  GPU indices are
+ * global 0..n-1, node = gpu / gpus_per_node.  Rank r of the training job
+ * runs on net_rank_gpu(net, r); ranks are numbered Megatron-style with TP
+ * innermost, then DP, then PP.
+ */
+#ifndef TOPOLOGIES_NET_H
+#define TOPOLOGIES_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "sim/ev.h"
+
+enum coll_op {
+	COLL_ALL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALL_GATHER,
+	COLL_ALL_TO_ALL, COLL_BROADCAST, COLL_SENDRECV,
+};
+enum coll_algo { COLL_AUTO, COLL_RING, COLL_TREE, COLL_HIER };
+
+struct coll {
+	enum coll_op op;
+	enum coll_algo algo;
+	const int *gpus;	/* participants (global GPU indices); SENDRECV: [src, dst] */
+	int n_gpus;
+	double bytes;		/* S, nccl-tests convention */
+};
+
+struct net;
+struct net *net_build(const struct scenario *sc, struct err *e);
+void net_free(struct net *net);
+int net_gpu_count(const struct net *net);
+int net_gpus_per_node(const struct net *net);
+int net_rank_gpu(const struct net *net, int rank);
+double net_coll_time_s(struct net *net, const struct coll *c, struct err *e);
+
+struct netsim;
+typedef int (*coll_done_fn)(void *ctx, uint64_t tag, struct err *e);
+struct netsim *netsim_new(struct net *net, struct ev_sim *sim, struct err *e);
+void netsim_free(struct netsim *ns);
+int netsim_start(struct netsim *ns, const struct coll *c, coll_done_fn done,
+		 void *ctx, uint64_t tag, struct err *e);
+/* Bytes carried per link tier so far ("nvlink", "leaf", "spine", "core",
+ * "local", "global", ...): names and totals owned by ns. */
+size_t netsim_tiers(const struct netsim *ns, const char *const **names,
+		    const double **bytes);
+
+/* Settings the network reads (network.*, links.*), for the schema. */
+extern const struct cfg_setting net_settings[];
+
+#endif
