@@ -1,2 +1,11 @@
 # topologies/local.mk -- link catalog, topology builders, flows, collectives.
 noinst_HEADERS += topologies/net.h
+libtrainsim_a_SOURCES += topologies/graph.c topologies/route.c \
+	topologies/nvlink.c topologies/fattree.c topologies/dragonfly.c \
+	topologies/placement.c topologies/flow.c topologies/coll.c \
+	topologies/net.c
+noinst_HEADERS += topologies/graph.h topologies/topo.h topologies/flow.h \
+	topologies/coll.h
+check_PROGRAMS += tests/net-flow-t
+TESTS += tests/net-flow-t
+tests_net_flow_t_SOURCES = tests/net-flow-t.c
