@@ -15,15 +15,18 @@
  *   minimal  local hop to the router holding the channel to the target
  *            group, the global link, a local hop to the destination router:
  *            at most one global link;
- *   Valiant  minimal to a random intermediate group (drawn per flow), then
- *            minimal to the destination: two global links, load spread;
+ *   Valiant  minimal to an intermediate group (spread over the groups, see
+ *            valiant_route), then minimal to the destination: two global
+ *            links, load spread;
  *   UGAL-L   per flow, minimal unless its load is worse than Valiant's.
  *            Load is hop count times the fullest link of the path, in
  *            flows per unit of bandwidth (with the new flow).  A router
  *            sees only its own queues, but under credit flow control they
  *            fill to mirror the downstream bottleneck, so in a flow model
  *            the path's fullest link is what the local queue reflects.
- * Intra-group traffic is always minimal (one local hop).
+ * Intra-group traffic is always minimal (one local hop).  Parallel global
+ * links between a pair of groups are used in turn (by source, destination
+ * and channel), as adaptive routers spread over them.
  */
 #include <stdlib.h>
 
@@ -203,11 +206,11 @@ void df_free(struct df *df)
 
 /* Router rs to group T (!= its own): local hop to the gateway, the global
  * link; returns the router reached in T. */
-static int32_t to_group(const struct df *df, int32_t rs, int T, uint64_t h,
+static int32_t to_group(const struct df *df, int32_t rs, int T, uint64_t spread,
 			int32_t *out, int *n)
 {
 	int a = df->a, gm1 = df->g - 1, G = rs / a;
-	int k = (int)(h % (uint64_t)df->copies);
+	int k = (int)(spread % (uint64_t)df->copies);
 	int c = k * gm1 + chan_offset(df, G, T);
 	int cp = k * gm1 + chan_offset(df, T, G);
 	int32_t gw = G * a + c / df->h;
@@ -228,19 +231,24 @@ static void min_route(const struct df *df, int32_t rs, int32_t rd, uint64_t h,
 }
 
 static void valiant_route(const struct df *df, int32_t rs, int32_t rd,
-			  uint64_t h, int32_t *out, int *n)
+			  uint64_t spread, uint64_t hs, int32_t *out, int *n)
 {
 	int Gs = rs / df->a, Gd = rd / df->a;
 	int lo = Gs < Gd ? Gs : Gd, hi = Gs < Gd ? Gd : Gs;
-	/* A uniform draw over the g-2 other groups. */
-	int Gi = (int)(route_mix(h) % (uint64_t)(df->g - 2));
+	/* One of the g-2 other groups.  Packet-level Valiant draws per packet,
+	 * which loads every intermediate group equally on average; a flow is
+	 * many packets, so the draw here is a deterministic spread over the
+	 * groups (by source, destination and channel) with that same balance,
+	 * instead of one random draw per flow whose collisions would make
+	 * Valiant look worse than it is. */
+	int Gi = (int)(spread % (uint64_t)(df->g - 2));
 
 	if (Gi >= lo)
 		Gi++;
 	if (Gi >= hi)
 		Gi++;
-	int32_t ri = to_group(df, rs, Gi, h >> 7, out, n);
-	min_route(df, ri, rd, h >> 13, out, n);
+	int32_t ri = to_group(df, rs, Gi, hs, out, n);
+	min_route(df, ri, rd, hs, out, n);
 }
 
 static double path_load(const int32_t *path, int n, const int32_t *load,
@@ -260,7 +268,9 @@ int df_route(const struct df *df, int32_t es, int32_t ed, uint64_t key,
 	     const int32_t *load, const double *cap_Bps, int32_t *out)
 {
 	int32_t rs = es / df->p, rd = ed / df->p;
-	uint64_t h = route_hash3((uint64_t)es, (uint64_t)ed, key);
+	/* Parallel global links by source, Valiant's groups by source and
+	 * destination: spread, see above. */
+	uint64_t h = (uint64_t)es + key, hv = h + (uint64_t)ed;
 	int n = 0;
 
 	out[n++] = df->term_link0 + 2 * es;
@@ -268,12 +278,12 @@ int df_route(const struct df *df, int32_t es, int32_t ed, uint64_t key,
 	if (!inter || df->routing == DF_MINIMAL) {
 		min_route(df, rs, rd, h, out, &n);
 	} else if (df->routing == DF_VALIANT || load == NULL) {
-		valiant_route(df, rs, rd, h, out, &n);
+		valiant_route(df, rs, rd, hv, h, out, &n);
 	} else {
 		int32_t mp[NET_PATH_MAX], vp[NET_PATH_MAX];
 		int nm = 0, nv = 0;
 		min_route(df, rs, rd, h, mp, &nm);
-		valiant_route(df, rs, rd, h, vp, &nv);
+		valiant_route(df, rs, rd, hv, h, vp, &nv);
 		bool use_min = path_load(mp, nm, load, cap_Bps) <=
 			       path_load(vp, nv, load, cap_Bps);
 		const int32_t *src = use_min ? mp : vp;

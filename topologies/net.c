@@ -272,9 +272,8 @@ int net_route(struct net *net, int s, int d, uint64_t key, const int32_t *load,
 		if (net->ft)
 			n += ft_route(net->ft, es, ed, key, out + n);
 		else if (net->df)
-			n += df_route(net->df, es, ed,
-				      route_hash3(key, net->seq++, 0x64667eULL),
-				      load, net->g.bw_Bps, out + n);
+			n += df_route(net->df, es, ed, key, load,
+				      net->g.bw_Bps, out + n);
 	}
 	if (net->pcie_link0 >= 0)
 		out[n++] = (net->pcie_link0 + 2 * d) ^ 1;

@@ -137,7 +137,6 @@ struct net {
 	struct df *df;
 	int *rank_gpu;
 	struct flow_sys *idle;	/* empty flow system for net_coll_time_s */
-	uint64_t seq;		/* flows routed so far (Valiant draws) */
 	struct net_auto_cache *auto_cache;
 };
 
