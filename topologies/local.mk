@@ -15,3 +15,6 @@ tests_net_coll_t_SOURCES = tests/net-coll-t.c
 check_PROGRAMS += tests/net-topo-t
 TESTS += tests/net-topo-t
 tests_net_topo_t_SOURCES = tests/net-topo-t.c
+EXTRA_PROGRAMS += tests/bench/net-b
+BENCHES += tests/bench/net-b
+tests_bench_net_b_SOURCES = tests/bench/net-b.c
