@@ -31,10 +31,21 @@ static const struct cfg_setting run_settings[] = {
 	CFG_END
 };
 
-const struct cfg_setting *const run_setting_tables[] = {
+static const struct cfg_setting *const setting_tables[] = {
 	run_settings, tfm_settings, layout_settings, gpu_settings, power_settings,
 	cost_settings, carbon_settings, ckpt_settings, failure_settings, NULL
 };
+
+struct cfg_schema *run_schema_new(void)
+{
+	struct cfg_schema *s = cfg_schema_new();
+
+	if (s == NULL)
+		return NULL;
+	for (size_t i = 0; setting_tables[i]; i++)
+		cfg_schema_add(s, setting_tables[i]);
+	return s;
+}
 
 enum run_state { RS_TRAIN, RS_CKPT, RS_RESTART, RS_DONE, RS_COUNT };
 static const char *const state_names[RS_COUNT] = {

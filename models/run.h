@@ -34,8 +34,8 @@ struct run_opts {
 	void *progress_ctx;
 };
 
-/* Every table the run model and its parts read, for the schema. */
-extern const struct cfg_setting *const run_setting_tables[];
+/* The schema of every setting the run model and its parts read. */
+struct cfg_schema *run_schema_new(void);
 
 /* Check the scenario (layout, derived figures) without running. */
 int run_check(const struct scenario *sc, FILE *out, struct err *e);

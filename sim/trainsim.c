@@ -114,17 +114,6 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 	return 0;
 }
 
-static struct cfg_schema *schema_build(void)
-{
-	struct cfg_schema *s = cfg_schema_new();
-
-	if (s == NULL)
-		return NULL;
-	for (size_t i = 0; run_setting_tables[i]; i++)
-		cfg_schema_add(s, run_setting_tables[i]);
-	return s;
-}
-
 /* SCENARIO's base name without .cfg, plus .h5, in the current directory. */
 static char *default_out_path(const char *scenario)
 {
@@ -210,7 +199,7 @@ static int trainsim(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		goto out;
 	rc = -1;
-	schema = schema_build();
+	schema = run_schema_new();
 	if (schema == NULL) {
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
