@@ -33,26 +33,55 @@ struct h5o {
 	struct h5o_col *cols;
 };
 
-/* Innermost message of the HDF5 error stack: the cause, not the API call. */
+/* Innermost message of the last failed HDF5 call: the cause, not the API
+ * function.  It is kept by an automatic error handler, because any later
+ * HDF5 call (closing what was opened) clears the error stack. */
+static char h5o_last_error[256];
+
+/* The sec2 driver's I/O messages run to several lines (time, descriptor,
+ * offsets); keep "what failed: strerror" from them. */
+static void h5o_keep_desc(const char *desc)
+{
+	const char *colon = strchr(desc, ':');
+	const char *msg = strstr(desc, "error message = '");
+	const char *end;
+
+	if (colon != NULL && msg != NULL) {
+		msg += strlen("error message = '");
+		end = strchr(msg, '\'');
+		snprintf(h5o_last_error, sizeof h5o_last_error, "%.*s: %.*s",
+			 (int)(colon - desc), desc,
+			 (int)(end ? (size_t)(end - msg) : strlen(msg)), msg);
+	} else {
+		snprintf(h5o_last_error, sizeof h5o_last_error, "%s", desc);
+	}
+}
+
 static herr_t h5o_walk(unsigned n, const H5E_error2_t *d, void *arg)
 {
-	char *out = arg;
+	(void)arg;
+	if (n != 0)
+		return 0;
+	if (d->desc != NULL && d->desc[0] != '\0')
+		h5o_keep_desc(d->desc);
+	else if (H5Eget_msg(d->min_num, NULL, h5o_last_error, sizeof h5o_last_error) <= 0)
+		snprintf(h5o_last_error, sizeof h5o_last_error, "unknown error");
+	return 0;
+}
 
-	if (n == 0 && d->desc != NULL && d->desc[0] != '\0')
-		snprintf(out, 256, "%s", d->desc);
-	else if (n == 0)
-		H5Eget_msg(d->min_num, NULL, out, 256);
+static herr_t h5o_on_error(hid_t stack, void *arg)
+{
+	(void)arg;
+	H5Ewalk2(stack, H5E_WALK_UPWARD, h5o_walk, NULL);
 	return 0;
 }
 
 static int h5o_fail(struct h5o *f, struct err *e, const char *what, const char *obj)
 {
-	char desc[256] = "unknown error";
-
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5o_walk, desc);
-	H5Eclear2(H5E_DEFAULT);
-	return err_set(e, ERR_RUN, "%s: cannot %s %s: HDF5: %s", f->target, what, obj,
-		       desc);
+	err_set(e, ERR_RUN, "%s: cannot %s %s: HDF5: %s", f->target, what, obj,
+		h5o_last_error[0] ? h5o_last_error : "unknown error");
+	h5o_last_error[0] = '\0';
+	return -1;
 }
 
 /* ".BASE.tmp.XXXXXX" in the target's directory, so rename() stays atomic. */
@@ -80,7 +109,7 @@ static hid_t h5o_file_create(const char *tmp)
 	    H5Pset_obj_track_times(fcpl, 0) >= 0 &&
 	    H5Pset_attr_creation_order(fcpl, order) >= 0 &&
 	    H5Pset_link_creation_order(fcpl, order) >= 0 &&
-	    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) >= 0 &&
+	    H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) >= 0 &&
 	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
 		file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
 	H5Pclose(fcpl);
@@ -93,8 +122,12 @@ struct h5o *h5o_create(const char *target, struct err *e)
 	struct h5o *f = calloc(1, sizeof *f);
 	int fd;
 
+	/* HDF5 1.10 crashes in its exit handler (and in H5close) on a file whose
+	 * H5Fclose failed, as on a full disk; we close our files ourselves, so
+	 * keep the handler out (this only works before HDF5's first call). */
+	H5dont_atexit();
 	/* Report failures through struct err, never on stderr. */
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	H5Eset_auto2(H5E_DEFAULT, h5o_on_error, NULL);
 	if (f == NULL || (f->target = strdup(target)) == NULL ||
 	    (f->tmp = h5o_tmpname(target)) == NULL) {
 		err_set(e, ERR_RUN, "%s: cannot create: out of memory", target);
@@ -147,7 +180,7 @@ static void h5o_free(struct h5o *f, int remove_tmp)
 	}
 	if (f->file >= 0)
 		H5Fclose(f->file);
-	H5Eclear2(H5E_DEFAULT);
+	h5o_last_error[0] = '\0';
 	if (remove_tmp)
 		unlink(f->tmp);
 	free(f->target);

@@ -15,9 +15,14 @@
  * the temporary file if anything fails, so a failure never leaves a file.
  *
  * Bytes on disk depend only on the calls made: object times are not
- * recorded, the format is pinned to the 1.8 ... 1.10 object versions, fill
+ * recorded, the format is pinned to HDF5 1.10 (readable by 1.10 and later;
+ * its extensible-array chunk index keeps appends cheap and memory flat), fill
  * values are explicit and every chunk is written once, whole (the last one
  * of each column at commit), so two identical runs give identical files.
+ *
+ * HDF5 1.10 crashes at exit after an H5Fclose that failed (a full disk), so
+ * h5o_create() calls H5dont_atexit(): a program that calls HDF5 before it
+ * must call H5dont_atexit() first itself, and must not call H5close().
  *
  * Strings are fixed-length, NUL-terminated, UTF-8 (no global heap).
  * Errors read "TARGET: cannot WHAT OBJECT: HDF5: innermost HDF5 message".

@@ -78,7 +78,8 @@ static int rep_grow(void *p, size_t *cap, size_t n, size_t elem)
 
 static int rep_valid_name(const char *name)
 {
-	return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL;
+	return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL &&
+	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
 static char *rep_strdup0(const char *s)
@@ -173,7 +174,7 @@ static void rep_nums_set(struct report *r, struct rep_nums *l, const char *what,
 	char *u;
 
 	if (!rep_valid_name(name)) {
-		err_set(&r->deferred, ERR_RUN, "%s name \"%s\" is empty or holds '/'", what,
+		err_set(&r->deferred, ERR_RUN, "%s name \"%s\" is empty, \".\", \"..\" or holds '/'", what,
 			name ? name : "(null)");
 		return;
 	}
@@ -242,7 +243,7 @@ static struct rep_attr *rep_attr_slot(struct report *r, const char *name, struct
 	size_t i;
 
 	if (!rep_valid_name(name)) {
-		err_set(e, ERR_RUN, "attribute name \"%s\" is empty or holds '/'",
+		err_set(e, ERR_RUN, "attribute name \"%s\" is empty, \".\", \"..\" or holds '/'",
 			name ? name : "(null)");
 		return NULL;
 	}

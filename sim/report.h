@@ -27,7 +27,7 @@
  *                       (rep_step_vector) and 1-D string datasets
  *                       (rep_step_labels); "units" is reserved
  *
- * Names must be non-empty and free of '/'.  Summary figures, step data and
+ * Names must be non-empty, not "." or "..", and free of '/'.  Summary figures, step data and
  * root attributes are kept in memory and written by rep_commit(); samples
  * and events stream out in chunk-sized blocks (memory does not grow with
  * the rows) and are dropped when no file is open, so call rep_open() before
@@ -37,7 +37,7 @@
  * The file is written under ".NAME.tmp.XXXXXX" beside the target and renamed
  * by rep_commit(); rep_abort(), rep_free() before commit, or any failure of
  * rep_commit() leaves no file under either name.  Identical calls give a
- * byte-identical file (no object times, pinned format versions).
+ * byte-identical file (no object times, format pinned to HDF5 1.10).
  */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
@@ -70,11 +70,13 @@ size_t rep_summary_count(const struct report *r);
 const char *rep_summary_name(const struct report *r, size_t i);
 double rep_summary_value(const struct report *r, size_t i);
 
-/* Time series: declare all before the first sample; time_s is implicit. */
+/* Time series: declare all before the first sample; time_s is implicit.
+ * rep_series() returns -1 for a late, repeated or bad name ("time_s" too);
+ * rep_sample() takes one value per declared series, in declaration order. */
 int rep_series(struct report *r, const char *name, const char *unit);
 int rep_sample(struct report *r, double time_s, const double *values, struct err *e);
 
-/* One row of /events. */
+/* One row of /events; kind is at most 23 bytes. */
 int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
 	      double value, struct err *e);
 

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -458,6 +460,43 @@ static void test_no_file_left(void)
 	rmdir(p);
 }
 
+/* A disk that fills up: writes past RLIMIT_FSIZE fail with EFBIG. */
+static void test_write_failure(void)
+{
+	struct rlimit old, small;
+	struct report *r = rep_new();
+	struct err e = {0};
+	char p[512];
+	double v = 0;
+	int i, rc = 0;
+
+	snprintf(p, sizeof p, "%s/full.h5", dir);
+	getrlimit(RLIMIT_FSIZE, &old);
+	small = old;
+	small.rlim_cur = 64 * 1024;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &small);
+	rep_series(r, "noise", "1");
+	rc = rep_open(r, p, &e);
+	/* 16 chunks of 32 KiB of incompressible values: well past 64 KiB. */
+	for (i = 0; rc == 0 && i < 16 * 4096; i++) {
+		v = sin(i * 12.9898) * 43758.5453;
+		rc = rep_sample(r, i, &v, &e);
+	}
+	setrlimit(RLIMIT_FSIZE, &old);
+	tap_ok(rc == -1 && e.status == ERR_RUN && strstr(e.msg, "cannot write") != NULL &&
+	       strstr(e.msg, "HDF5: ") != NULL && strstr(e.msg, strerror(EFBIG)) != NULL,
+	       "a failed write is an error: %s", e.msg);
+	tap_int(dir_count(dir), 0, "a failed write leaves no file");
+	tap_ok(rep_sample(r, 0, &v, &(struct err){0}) == -1 &&
+	       rep_commit(r, &(struct err){0}) == -1, "later samples and commit fail too");
+	rep_free(r);
+	r = rep_new();
+	tap_ok(rep_series(r, ".", "") == -1 && rep_series(r, "..", "") == -1,
+	       "\".\" and \"..\" are not names");
+	rep_free(r);
+}
+
 static void test_memory_only(void)
 {
 	struct report *r = rep_new();
@@ -539,6 +578,8 @@ int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
+	/* Before any other HDF5 call: see h5out.h on HDF5's exit handler. */
+	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	snprintf(dir, sizeof dir, "%s/report-t.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL) {
@@ -550,7 +591,7 @@ int main(void)
 	test_file();
 	test_zero_length();
 	test_no_file_left();
+	test_write_failure();
 	rmdir(dir);
-	H5close();
 	return tap_done();
 }

@@ -16,6 +16,9 @@
 
 #define NSERIES 20
 #define NROWS 1000000
+/* One day of one-minute samples: the daily wave's period, in rows. */
+#define ROWS_PER_DAY 1440.0
+#define TWO_PI 6.283185307179586
 
 static double now_s(void)
 {
@@ -55,7 +58,7 @@ int main(void)
 	for (long i = 0; i < NROWS; i++) {
 		/* Smooth, realistic-looking values: a slow ramp plus a daily wave. */
 		for (int s = 0; s < NSERIES; s++)
-			v[s] = 1e6 * (s + 1) + 0.37 * i + 1e4 * sin(i * 2 * M_PI / 1440.0);
+			v[s] = 1e6 * (s + 1) + 0.37 * i + 1e4 * sin(TWO_PI * i / ROWS_PER_DAY);
 		if (rep_sample(r, 60.0 * i, v, &e) < 0)
 			goto fail;
 		if (i == 100000)
