@@ -60,20 +60,17 @@ struct report {
 	struct err broken;	/* a file failure: later writes and commit fail */
 };
 
-/* Make room for one more element of size elem in *p (capacity *cap). */
-static int rep_grow(void *p, size_t *cap, size_t n, size_t elem)
+/* Room for element n of an array p of capacity *cap: p itself, or p moved
+ * to a larger block; NULL (p untouched) when out of memory. */
+static void *rep_grow(void *p, size_t *cap, size_t n, size_t elem)
 {
-	void **pp = p;
 	size_t want = *cap ? 2 * *cap : 8;
-	void *q;
 
 	if (n < *cap)
-		return 0;
-	if ((q = realloc(*pp, want * elem)) == NULL)
-		return -1;
-	*pp = q;
-	*cap = want;
-	return 0;
+		return p;
+	if ((p = realloc(p, want * elem)) != NULL)
+		*cap = want;
+	return p;
 }
 
 static int rep_valid_name(const char *name)
@@ -172,9 +169,11 @@ static void rep_nums_set(struct report *r, struct rep_nums *l, const char *what,
 {
 	struct rep_num *x;
 	char *u;
+	void *grown;
 
 	if (!rep_valid_name(name)) {
-		err_set(&r->deferred, ERR_RUN, "%s name \"%s\" is empty, \".\", \"..\" or holds '/'", what,
+		err_set(&r->deferred, ERR_RUN,
+			"%s name \"%s\" is empty, \".\", \"..\" or holds '/'", what,
 			name ? name : "(null)");
 		return;
 	}
@@ -186,8 +185,9 @@ static void rep_nums_set(struct report *r, struct rep_nums *l, const char *what,
 		x->value = value;
 		return;
 	}
-	if (rep_grow(&l->v, &l->cap, l->n, sizeof *l->v) < 0)
+	if ((grown = rep_grow(l->v, &l->cap, l->n, sizeof *l->v)) == NULL)
 		goto oom;
+	l->v = grown;
 	x = &l->v[l->n];
 	x->name = strdup(name);
 	x->unit = rep_strdup0(unit);
@@ -241,6 +241,7 @@ static struct rep_attr *rep_attr_slot(struct report *r, const char *name, struct
 {
 	struct rep_attr *a;
 	size_t i;
+	void *grown;
 
 	if (!rep_valid_name(name)) {
 		err_set(e, ERR_RUN, "attribute name \"%s\" is empty, \".\", \"..\" or holds '/'",
@@ -250,10 +251,11 @@ static struct rep_attr *rep_attr_slot(struct report *r, const char *name, struct
 	for (i = 0; i < r->nattrs; i++)
 		if (strcmp(r->attrs[i].name, name) == 0)
 			return &r->attrs[i];
-	if (rep_grow(&r->attrs, &r->capattrs, r->nattrs, sizeof *r->attrs) < 0) {
+	if ((grown = rep_grow(r->attrs, &r->capattrs, r->nattrs, sizeof *r->attrs)) == NULL) {
 		err_set(e, ERR_RUN, "attribute %s: out of memory", name);
 		return NULL;
 	}
+	r->attrs = grown;
 	a = &r->attrs[r->nattrs];
 	if ((a->name = strdup(name)) == NULL) {
 		err_set(e, ERR_RUN, "attribute %s: out of memory", name);
@@ -298,6 +300,7 @@ int rep_attr_u64(struct report *r, const char *name, uint64_t value, struct err 
 static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct err *e)
 {
 	struct rep_vec *v;
+	void *grown;
 
 	if (!rep_valid_name(name) || strcmp(name, "units") == 0)
 		return err_set(e, ERR_RUN, "step dataset name \"%s\" is empty, holds '/' "
@@ -307,8 +310,9 @@ static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct er
 		if (strcmp(r->vecs[i].name, name) == 0)
 			return err_set(e, ERR_RUN, "step dataset %s given twice", name),
 			       NULL;
-	if (rep_grow(&r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs) < 0)
+	if ((grown = rep_grow(r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs)) == NULL)
 		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
+	r->vecs = grown;
 	v = &r->vecs[r->nvecs];
 	memset(v, 0, sizeof *v);
 	if ((v->name = strdup(name)) == NULL)
@@ -367,14 +371,16 @@ oom:
 int rep_series(struct report *r, const char *name, const char *unit)
 {
 	struct rep_series *s;
+	void *grown;
 
 	if (r->series_frozen || !rep_valid_name(name) || strcmp(name, "time_s") == 0)
 		return -1;
 	for (size_t i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, name) == 0)
 			return -1;
-	if (rep_grow(&r->series, &r->capseries, r->nseries, sizeof *r->series) < 0)
+	if ((grown = rep_grow(r->series, &r->capseries, r->nseries, sizeof *r->series)) == NULL)
 		return -1;
+	r->series = grown;
 	s = &r->series[r->nseries];
 	s->name = strdup(name);
 	s->unit = rep_strdup0(unit);

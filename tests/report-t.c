@@ -252,7 +252,8 @@ static void check_events(hid_t f)
 	H5Tinsert(t, "who", offsetof(struct event_row, who), H5T_NATIVE_INT64);
 	H5Tinsert(t, "value", offsetof(struct event_row, value), H5T_NATIVE_DOUBLE);
 	tap_int(dset_len(f, "/events"), 3, "/events has the 3 rows written");
-	tap_ok(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, ev) >= 0, "/events reads as compound");
+	tap_ok(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, ev) >= 0,
+	       "/events reads as compound");
 	tap_ok(ev[0].time_s == 3600.0 && strcmp(ev[0].kind, "failure") == 0 &&
 	       ev[0].who == 17 && isnan(ev[0].value), "event 0: 3600 failure 17 NaN");
 	tap_ok(ev[1].time_s == 7200.5 && strcmp(ev[1].kind, "checkpoint_end") == 0 &&
@@ -442,7 +443,8 @@ static void test_no_file_left(void)
 
 	snprintf(p, sizeof p, "%s/missing/x.h5", dir);
 	r = rep_new();
-	tap_ok(rep_open(r, p, &e) == -1 && e.status == ERR_RUN, "open in a missing directory fails");
+	tap_ok(rep_open(r, p, &e) == -1 && e.status == ERR_RUN,
+	       "open in a missing directory fails");
 	tap_ok(strncmp(e.msg, p, strlen(p)) == 0 && strstr(e.msg, ": cannot create: ") != NULL,
 	       "message names the path: %s", e.msg);
 	rep_free(r);
