@@ -619,7 +619,7 @@ static void rep_human_value(double v, char *buf, size_t len)
 		snprintf(buf, len, "n/a");
 	else if (isinf(v))
 		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
-	else if (v == floor(v) && a < 1e15)
+	else if (v == floor(v) && a < 1e9)
 		snprintf(buf, len, "%.0f", v);
 	else if (a >= 1e9 || a < 1e-3)
 		snprintf(buf, len, "%.4e", v);
