@@ -929,23 +929,24 @@ static int add_parsed(const struct cfg_setting *d, config_setting_t *parent,
 
 /* ---- libconfig 1.5's 32-bit integer literals -------------------------- */
 
-struct big_int {
+struct int_lit {
 	unsigned line;
 	long long v;
 	bool too_big;		/* beyond 64 bits */
-	bool used;
+	char text[24];		/* the literal, for a message */
 };
 
 struct big_file {
 	const char *name;	/* libconfig's pointer, as in settings */
-	struct big_int *v;
+	struct int_lit *v;	/* every plain (no L) integer literal, in order */
 	size_t n;
+	size_t next_lit;	/* where the next int setting's literal is */
 	struct big_file *next;
 };
 
-/* Integer literals of one file that do not fit in 32 bits and carry no L:
- * the ones libconfig 1.5 truncated.  Skips comments, strings and names the
- * way libconfig's scanner does. */
+/* The integer literals without L of one file, in order: libconfig 1.5
+ * stored each in an int, truncating those beyond 32 bits.  Skips comments,
+ * strings, names and floats the way libconfig's scanner does. */
 static void big_scan(const char *path, struct big_file *bf)
 {
 	FILE *f = fopen(path, "r");
@@ -1024,10 +1025,15 @@ static void big_scan(const char *path, struct big_file *bf)
 					  : strtoll(start, &end, 10);
 			bool too_big = errno == ERANGE ||
 				       (hex && strtoull(start, NULL, 16) > LLONG_MAX);
-			if (too_big || v < INT_MIN || v > INT_MAX) {
-				bf->v = xrealloc(bf->v, (bf->n + 1) * sizeof *bf->v);
-				bf->v[bf->n++] = (struct big_int){ line, v, too_big, false };
-			}
+			bf->v = xrealloc(bf->v, (bf->n + 1) * sizeof *bf->v);
+			struct int_lit *l = &bf->v[bf->n++];
+			*l = (struct int_lit){ line, v, too_big, "" };
+			int tl = (int)(p - start);
+			if (tl < (int)sizeof l->text)
+				snprintf(l->text, sizeof l->text, "%.*s", tl, start);
+			else
+				snprintf(l->text, sizeof l->text, "%.16s...", start);
+			(void)end;
 		} else if (*p == '.' && isdigit((unsigned char)p[1])) {
 			/* ".5": a float; skip its digits. */
 			for (p++; isdigit((unsigned char)*p) || *p == 'e' ||
@@ -1051,42 +1057,54 @@ static struct big_file *big_file_of(const struct scenario *sc,
 		if (bf->name == name || strcmp(bf->name, name) == 0)
 			return bf;
 	bf = xrealloc(NULL, sizeof *bf);
-	*bf = (struct big_file){ name, NULL, 0, *files };
+	*bf = (struct big_file){ name, NULL, 0, 0, *files };
 	*files = bf;
 	file_words(sc, name, path, sizeof path);
 	big_scan(path, bf);
 	return bf;
 }
 
-/* Put back the value of one int setting if libconfig truncated it. */
+/* Put back the value of one int setting if libconfig truncated it.  The
+ * int settings of a file, visited depth first, come in the order of their
+ * literals in the text, so the next literal on the setting's line is its
+ * own (starting over when a file is included twice). */
 static int big_fix(struct scenario *sc, struct big_file **files,
 		   config_setting_t *s, const char *path, struct err *e)
 {
 	const char *f = config_setting_source_file(s);
 	unsigned line = config_setting_source_line(s);
 	struct big_file *bf;
+	size_t i;
 
 	if (f == NULL || line == 0)
 		return 0;
 	bf = big_file_of(sc, files, f);
-	for (size_t i = 0; i < bf->n; i++) {
-		struct big_int *b = &bf->v[i];
-		if (b->used || b->line != line ||
-		    (uint32_t)s->value.ival != (uint32_t)(unsigned long long)b->v)
-			continue;
-		b->used = true;
-		if (b->too_big) {
-			char fw[CFG_PATH_MAX];
-			file_words(sc, f, fw, sizeof fw);
-			return err_set(e, ERR_USAGE, "%s:%u: %s: integer is out of "
-				       "range (expected at most 64 bits)", fw, line, path);
-		}
-		/* The struct is public in libconfig.h; there is no API to
-		 * widen a setting's type in place. */
-		s->type = CONFIG_TYPE_INT64;
-		s->value.llval = b->v;
-		return 0;
+	for (i = bf->next_lit; i < bf->n && bf->v[i].line != line; i++)
+		;
+	if (i == bf->n)
+		for (i = 0; i < bf->n && bf->v[i].line != line; i++)
+			;
+	if (i == bf->n)
+		return 0;	/* not found: leave libconfig's value */
+	bf->next_lit = i + 1;
+	const struct int_lit *l = &bf->v[i];
+	if ((uint32_t)s->value.ival != (uint32_t)(unsigned long long)l->v)
+		return 0;	/* not this literal after all: be safe */
+	if (l->too_big) {
+		char fw[CFG_PATH_MAX], exp[CFG_WHY_MAX] = "an integer of at most 64 bits";
+		long idx = schema_find(sc->schema, path);
+		if (idx >= 0)
+			expected_words(sc, sc->schema->ent[idx], exp, sizeof exp);
+		file_words(sc, f, fw, sizeof fw);
+		return err_set(e, ERR_USAGE, "%s:%u: %s: %s is out of range "
+			       "(expected %s)", fw, line, path, l->text, exp);
 	}
+	if (l->v >= INT_MIN && l->v <= INT_MAX)
+		return 0;
+	/* The struct is public in libconfig.h; there is no API to widen a
+	 * setting's type in place. */
+	s->type = CONFIG_TYPE_INT64;
+	s->value.llval = l->v;
 	return 0;
 }
 
@@ -1243,7 +1261,11 @@ static int walk(struct scenario *sc, const config_setting_t *g, char *path,
 		size_t len = plen + (size_t)k;
 		long idx = schema_find(sc->schema, path);
 
-		if (idx >= 0) {
+		if (strchr(name, '*') != NULL) {
+			/* libconfig allows it; to us "*" means "any name". */
+			return sc_error(sc, e, path, "unknown setting (\"*\" "
+					"is not allowed in a name)");
+		} else if (idx >= 0) {
 			const struct cfg_setting *d = sc->schema->ent[idx];
 			if (check_value(d, s, &sc->cfg, why, sizeof why) < 0) {
 				expected_words(sc, d, exp, sizeof exp);

@@ -309,8 +309,22 @@ static void test_schema_rules(void)
 	       "float list accepts ( ) lists with integers");
 	sc_free(sc);
 	bad(WITH("layers = 1;", "hidden = 99999999999999999999;", GPU), NULL, 0,
-	    "@/x.cfg:4: model.hidden: integer is out of range "
-	    "(expected at most 64 bits)", "integer beyond 64 bits");
+	    "@/x.cfg:4: model.hidden: 99999999999999999999 is out of range "
+	    "(expected an integer in 1..1000000)", "integer beyond 64 bits");
+	/* Two ints on one line whose low 32 bits agree: 2^32 + 1 and 1. */
+	sc = load(WITH("layers = 1; tokens = 4294967297;",
+		       "hidden = 1; /* 5000000000 */ dropout = 0.5;", GPU
+		       "net = { ranks = [1, 2]; bw_Bps = (4294967297, 1.5); };\n"),
+		  NULL, 0, &e);
+	tap_ok(sc != NULL && sc_int(sc, "model.layers") == 1 &&
+	       sc_int(sc, "model.tokens") == 4294967297LL &&
+	       sc_int(sc, "model.hidden") == 1 &&
+	       sc_list_float(sc, 0, "net.bw_Bps") == 4294967297.0 &&
+	       sc_list_float(sc, 1, "net.ranks") == 2,
+	       "each big literal goes back to its own setting (2^32 + 1)");
+	if (sc == NULL)
+		tap_diag("%s", e.msg);
+	sc_free(sc);
 
 	/* Unknown settings, with and without a suggestion. */
 	bad(WITH("layerz = 1;", "hidden = 1;", GPU), NULL, 0,
@@ -324,6 +338,10 @@ static void test_schema_rules(void)
 	bad(WITH("layers = 1;", "hidden = 1;", GPU "modle = { layers = 1; };\n"),
 	    NULL, 0, "@/x.cfg:7: modle: unknown setting (did you mean model?)",
 	    "unknown group: typo suggests model");
+	bad("model = { layers = 1; hidden = 1; };\ncluster = { gpu = \"x\"; };\n"
+	    "gpus = {\n  x = { tdp_w = 1; };\n  * = { tdp_w = 1; };\n};\n",
+	    NULL, 0, "@/x.cfg:5: gpus.*: unknown setting (\"*\" is not allowed "
+	    "in a name)", "a literal * name is refused");
 	put("catalog/gpus2.cfg", "gpus = {\n  a100 = {\n    tdp_w = 1;\n"
 	    "    tdpw = 2;\n  };\n};\n");
 	bad("@include \"catalog/gpus2.cfg\"\nmodel = { layers = 1; hidden = 1; };\n"
