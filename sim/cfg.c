@@ -22,8 +22,9 @@
  *   file and line (an @include'd file is named as opened, relative to the
  *   scenario's directory), else the nearest enclosing group present, else
  *   just the scenario file.  The first problem found is the one reported:
- *   overrides in the order given, then the file in file order, then the
- *   required settings in schema order.
+ *   a malformed or unparsable override (in the order given), then settings
+ *   in file order (an overridden setting moves to the end of its group),
+ *   then required settings in schema order.
  * - libconfig 1.5 stores an integer literal without an L suffix in an int,
  *   so 300000000000 silently reads as -647710720.  big_ints_repair()
  *   rescans the source text for such literals and puts the true value back
@@ -31,7 +32,8 @@
  *   token counts plainly.
  * - Programming errors (a path that is not in the schema, an accessor of
  *   the wrong type) print a message and abort(): validation has run by
- *   then, so no user input can lead there.
+ *   then, so no user input can lead there.  Running out of memory aborts
+ *   too, as libconfig's own allocations do.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -808,7 +810,7 @@ static int add_list(const struct cfg_setting *d, config_setting_t *parent,
 	bool wide = false;
 	const char *p = t + 1, *stop = t + len - 1;
 	size_t inner = (size_t)(stop - p);
-	trim(p, &inner);
+	(void)trim(p, &inner);	/* only to see whether the list is empty */
 	int rc = 0;
 
 	while (inner > 0 && p <= stop) {
