@@ -1,34 +1,55 @@
 /*
- * acct.h -- accounting: power, energy, cost and carbon integrated exactly
- * between events.
+ * acct.h -- accounting: power, energy, cost and carbon of the run,
+ * integrated exactly between events.
  *
- * Between two events every rate is constant (the run model sets it when the
- * state changes), so integrating is a product, not a sample: acct_advance()
- * moves the books to `now` with the rates in force, then the caller changes
- * the rates.  Energy is kept in joules internally to avoid drift.
+ * The run model tells accounting what the cluster is doing (an activity:
+ * GPUs held, GPUs training, ...) whenever that changes; in between, every
+ * rate is constant, so integrating is a product, not a sample.  Accounting
+ * owns its settings (power.*, cost.*, carbon.*), its time-series columns and
+ * its summary figures, so the run model knows nothing of watts or dollars.
+ *
+ *   struct acct *a = acct_new(sc, &gpu, &layout, e);
+ *   acct_set_activity(a, now_ns, &act);     // at every state change
+ *   acct_series(a, rep, e);                  // declare its columns
+ *   acct_sample(a, now_ns, row + k);         // fill them at a sample
+ *   acct_summarize(a, end_ns, rep);          // energy_kwh, cost_usd, ...
  */
 #ifndef MODELS_ACCT_H
 #define MODELS_ACCT_H
 
 #include <stdint.h>
 
-struct acct {
-	int64_t last_ns;	/* books are exact up to here */
-	/* rates in force since last_ns */
-	double it_power_w;	/* GPUs + node overhead */
-	double pue;		/* facility / IT */
-	double cost_usd_per_s;
-	double grid_g_per_kwh;	/* carbon intensity of facility energy */
-	/* totals */
-	double it_energy_j;
-	double facility_energy_j;
-	double cost_usd;
-	double carbon_kg;
-};
-
-void acct_init(struct acct *a, int64_t now_ns);
-void acct_advance(struct acct *a, int64_t now_ns);
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "sim/report.h"
+#include "models/gpu.h"
+#include "models/layout.h"
 
 #define ACCT_J_PER_KWH 3.6e6
+
+/* What the cluster is doing until the next change. */
+struct activity {
+	int nodes_held;		/* powered and paid for */
+	int gpus_held;
+	int gpus_training;	/* running iterations; the other held GPUs idle */
+};
+
+struct acct;
+
+extern const struct cfg_setting *const acct_setting_tables[];
+
+struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
+		      const struct layout *L, struct err *e);
+void acct_free(struct acct *a);
+void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
+/* Bring the books up to now with the rates in force. */
+void acct_advance(struct acct *a, int64_t now_ns);
+
+/* Time-series columns: acct_series declares them, acct_sample fills
+ * acct_columns() values at now. */
+int acct_series(struct acct *a, struct report *rep);
+int acct_columns(const struct acct *a);
+void acct_sample(struct acct *a, int64_t now_ns, double *values);
+void acct_summarize(struct acct *a, int64_t end_ns, struct report *rep);
 
 #endif

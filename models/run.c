@@ -6,13 +6,10 @@
 #include "sim/ev.h"
 #include "sim/rng.h"
 #include "models/acct.h"
-#include "models/carbon.h"
 #include "models/checkpoint.h"
-#include "models/cost.h"
 #include "models/failure.h"
 #include "models/gpu.h"
 #include "models/layout.h"
-#include "models/power.h"
 #include "models/run.h"
 #include "models/transformer.h"
 
@@ -32,8 +29,8 @@ static const struct cfg_setting run_settings[] = {
 };
 
 static const struct cfg_setting *const setting_tables[] = {
-	run_settings, tfm_settings, layout_settings, gpu_settings, power_settings,
-	cost_settings, carbon_settings, ckpt_settings, failure_settings, NULL
+	run_settings, tfm_settings, layout_settings, gpu_settings,
+	ckpt_settings, failure_settings, NULL
 };
 
 struct cfg_schema *run_schema_new(void)
@@ -44,6 +41,8 @@ struct cfg_schema *run_schema_new(void)
 		return NULL;
 	for (size_t i = 0; setting_tables[i]; i++)
 		cfg_schema_add(s, setting_tables[i]);
+	for (size_t i = 0; acct_setting_tables[i]; i++)
+		cfg_schema_add(s, acct_setting_tables[i]);
 	return s;
 }
 
@@ -52,23 +51,18 @@ static const char *const state_names[RS_COUNT] = {
 	"training", "checkpoint", "restart", "done"
 };
 
-/* The time series, in column order after time_s. */
-enum { TS_TOKENS, TS_STATE, TS_ACTIVE_GPUS, TS_IT_POWER, TS_FAC_POWER,
-       TS_IT_ENERGY, TS_ENERGY, TS_COST, TS_CARBON, TS_COUNT };
+/* The run's time series, in column order after time_s; accounting's
+ * columns follow. */
+enum { TS_TOKENS, TS_STATE, TS_ACTIVE_GPUS, TS_COUNT };
 static const struct { const char *name, *unit; } series[TS_COUNT] = {
 	{ "tokens", "tokens" }, { "state", "code" }, { "active_gpus", "GPUs" },
-	{ "it_power_w", "W" }, { "facility_power_w", "W" },
-	{ "it_energy_kwh", "kWh" }, { "energy_kwh", "kWh" },
-	{ "cost_usd", "USD" }, { "carbon_kg", "kgCO2e" },
 };
+#define ROW_MAX 64
 
 struct model {
 	struct tfm m;
 	struct layout L;
 	struct gpu_spec g;
-	struct power pw;
-	struct cost cost;
-	struct carbon co2;
 	struct ckpt ck;
 	struct failure fl;
 	double params;
@@ -85,7 +79,7 @@ struct run {
 	struct ev_sim *sim;
 	gsl_rng *fail_rng;
 	struct model md;
-	struct acct acct;
+	struct acct *acct;
 
 	enum run_state state;
 	int64_t state_since_ns;
@@ -117,9 +111,6 @@ static int model_from_scenario(const struct scenario *sc, struct model *md,
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
-	power_from_scenario(sc, &md->g, &md->pw);
-	cost_from_scenario(sc, &md->cost);
-	carbon_from_scenario(sc, &md->co2);
 	failure_from_scenario(sc, md->L.nodes, &md->fl);
 
 	md->params = tfm_params(&md->m);
@@ -148,30 +139,29 @@ static double iters_now(const struct run *r, int64_t now_ns)
 	return r->iters_done + (now_ns - r->seg_start_ns) * 1e-9 / r->md.iteration_s;
 }
 
-static void set_rates(struct run *r)
+/* What the cluster does in the current state: every GPU is held until the
+ * run ends; only training keeps them busy. */
+static void tell_accounting(struct run *r, int64_t now_ns)
 {
-	const struct model *md = &r->md;
-	double gpu_w = r->state == RS_TRAIN ? md->pw.gpu_busy_w : md->pw.gpu_idle_w;
+	const struct layout *L = &r->md.L;
+	bool held = r->state != RS_DONE;
+	struct activity act = {
+		.nodes_held = held ? L->nodes : 0,
+		.gpus_held = held ? L->gpus : 0,
+		.gpus_training = r->state == RS_TRAIN ? L->gpus : 0,
+	};
 
-	if (r->state == RS_DONE)
-		gpu_w = 0;
-	r->acct.it_power_w = md->L.gpus * gpu_w +
-			     (r->state == RS_DONE ? 0 : md->L.nodes * md->pw.node_overhead_w);
-	r->acct.pue = md->pw.pue;
-	r->acct.cost_usd_per_s = r->state == RS_DONE ? 0 :
-				 md->L.gpus * md->cost.gpu_hour_usd / 3600.0;
-	r->acct.grid_g_per_kwh = md->co2.grid_g_per_kwh;
+	acct_set_activity(r->acct, now_ns, &act);
 }
 
 static void enter(struct run *r, enum run_state st)
 {
 	int64_t now = ev_now(r->sim);
 
-	acct_advance(&r->acct, now);
 	r->state_s[r->state] += (now - r->state_since_ns) * 1e-9;
 	r->state = st;
 	r->state_since_ns = now;
-	set_rates(r);
+	tell_accounting(r, now);
 }
 
 static int event(struct run *r, const char *kind, int64_t who, double value,
@@ -203,18 +193,12 @@ static void start_segment(struct run *r)
 static int sample(struct run *r, struct err *e)
 {
 	int64_t now = ev_now(r->sim);
-	double row[TS_COUNT];
+	double row[ROW_MAX];
 
-	acct_advance(&r->acct, now);
 	row[TS_TOKENS] = iters_now(r, now) * r->md.tokens_per_iter;
 	row[TS_STATE] = r->state;
 	row[TS_ACTIVE_GPUS] = r->state == RS_TRAIN ? r->md.L.gpus : 0;
-	row[TS_IT_POWER] = r->acct.it_power_w;
-	row[TS_FAC_POWER] = r->acct.it_power_w * r->acct.pue;
-	row[TS_IT_ENERGY] = r->acct.it_energy_j / ACCT_J_PER_KWH;
-	row[TS_ENERGY] = r->acct.facility_energy_j / ACCT_J_PER_KWH;
-	row[TS_COST] = r->acct.cost_usd;
-	row[TS_CARBON] = r->acct.carbon_kg;
+	acct_sample(r->acct, now, row + TS_COUNT);
 	if (r->opts->progress)
 		r->opts->progress(r->opts->progress_ctx,
 				  row[TS_TOKENS] / (r->md.total_iters * r->md.tokens_per_iter),
@@ -330,7 +314,6 @@ static void summarize(struct run *r)
 	const struct model *md = &r->md;
 	struct report *rep = r->rep;
 	double dur_s = r->end_ns * 1e-9;
-	double gpu_s = md->L.gpus * dur_s;
 	double tokens = r->iters_done * md->tokens_per_iter;
 	double train_s = r->iters_done * md->iteration_s;
 
@@ -343,13 +326,7 @@ static void summarize(struct run *r)
 	rep_summary(rep, "mfu", tfm_model_flops_per_token(&md->m) * md->tokens_per_iter /
 		    (md->iteration_s * md->L.gpus * md->g.peak_bf16_flops), "");
 	rep_summary(rep, "goodput", dur_s > 0 ? train_s / dur_s : NAN, "");
-	rep_summary(rep, "gpu_hours", gpu_s / 3600.0, "GPU-h");
-	rep_summary(rep, "energy_kwh", r->acct.facility_energy_j / ACCT_J_PER_KWH, "kWh");
-	rep_summary(rep, "it_energy_kwh", r->acct.it_energy_j / ACCT_J_PER_KWH, "kWh");
-	rep_summary(rep, "carbon_kg", r->acct.carbon_kg, "kgCO2e");
-	rep_summary(rep, "embodied_carbon_kg",
-		    carbon_embodied_kg(&md->co2, md->L.gpus, md->L.nodes, dur_s / 3600.0), "kgCO2e");
-	rep_summary(rep, "cost_usd", r->acct.cost_usd, "USD");
+	acct_summarize(r->acct, r->end_ns, rep);
 	rep_summary(rep, "failures", (double)r->failures, "");
 	rep_summary(rep, "preemptions", 0, "");
 	rep_summary(rep, "checkpoints", (double)r->checkpoints, "");
@@ -425,8 +402,9 @@ static int run_events(struct run *r, struct err *e)
 	for (int i = 0; i < TS_COUNT; i++)
 		if (rep_series(r->rep, series[i].name, series[i].unit) < 0)
 			return err_set(e, ERR_RUN, "cannot declare series %s", series[i].name);
+	if (acct_series(r->acct, r->rep) < 0 || TS_COUNT + acct_columns(r->acct) > ROW_MAX)
+		return err_set(e, ERR_RUN, "cannot declare the accounting series");
 	r->sample_ns = s_to_ns(sc_float(r->sc, "output.sample_interval_s"));
-	acct_init(&r->acct, 0);
 	r->state = RS_TRAIN;
 	start_segment(r);
 	if (sample(r, e) < 0)
@@ -458,6 +436,9 @@ int run_simulate(const struct scenario *sc, const struct run_opts *o,
 	r.rep = rep;
 	if (model_from_scenario(sc, &r.md, e) < 0)
 		return -1;
+	r.acct = acct_new(sc, &r.md.g, &r.md.L, e);
+	if (r.acct == NULL)
+		return -1;
 	r.sim = ev_sim_new();
 	r.fail_rng = rng_stream(o->seed, "failures");
 	if (r.sim == NULL || r.fail_rng == NULL) {
@@ -476,5 +457,6 @@ out:
 	if (r.fail_rng)
 		gsl_rng_free(r.fail_rng);
 	ev_sim_free(r.sim);
+	acct_free(r.acct);
 	return rc;
 }
