@@ -39,7 +39,7 @@ static const struct { const char *name, *unit; } columns[COL_COUNT] = {
 };
 
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
-		      const struct layout *L, struct err *e)
+		      const struct layout *L, const struct pools *pools, struct err *e)
 {
 	struct acct *a = calloc(1, sizeof *a);
 
@@ -50,6 +50,7 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 	power_from_scenario(sc, g, &a->pw);
 	cost_from_scenario(sc, &a->cost);
 	carbon_from_scenario(sc, &a->co2);
+	(void)pools;	/* one price for every pool in this first model */
 	a->gpus = L->gpus;
 	a->nodes = L->nodes;
 	return a;

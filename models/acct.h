@@ -24,14 +24,16 @@
 #include "sim/report.h"
 #include "models/gpu.h"
 #include "models/layout.h"
+#include "models/pool.h"
 
 #define ACCT_J_PER_KWH 3.6e6
 
 /* What the cluster is doing until the next change. */
 struct activity {
-	int nodes_held;		/* powered and paid for */
+	int nodes_held;		/* powered and paid for, all pools */
 	int gpus_held;
 	int gpus_training;	/* running iterations; the other held GPUs idle */
+	int pool_nodes_held[POOLS_MAX];	/* per pool of struct pools, same order */
 };
 
 struct acct;
@@ -39,7 +41,7 @@ struct acct;
 extern const struct cfg_setting *const acct_setting_tables[];
 
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
-		      const struct layout *L, struct err *e);
+		      const struct layout *L, const struct pools *pools, struct err *e);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */

@@ -10,6 +10,7 @@
 #include "models/failure.h"
 #include "models/gpu.h"
 #include "models/layout.h"
+#include "models/pool.h"
 #include "models/run.h"
 #include "models/transformer.h"
 
@@ -29,7 +30,7 @@ static const struct cfg_setting run_settings[] = {
 };
 
 static const struct cfg_setting *const setting_tables[] = {
-	run_settings, tfm_settings, layout_settings, gpu_settings,
+	run_settings, tfm_settings, layout_settings, gpu_settings, pool_settings,
 	ckpt_settings, failure_settings, NULL
 };
 
@@ -63,6 +64,7 @@ struct model {
 	struct tfm m;
 	struct layout L;
 	struct gpu_spec g;
+	struct pools pools;
 	struct ckpt ck;
 	struct failure fl;
 	double params;
@@ -111,6 +113,8 @@ static int model_from_scenario(const struct scenario *sc, struct model *md,
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
+	if (pools_from_scenario(sc, md->L.nodes, &md->pools, e) < 0)
+		return -1;
 	failure_from_scenario(sc, md->L.nodes, &md->fl);
 
 	md->params = tfm_params(&md->m);
@@ -151,6 +155,8 @@ static void tell_accounting(struct run *r, int64_t now_ns)
 		.gpus_training = r->state == RS_TRAIN ? L->gpus : 0,
 	};
 
+	for (int i = 0; i < r->md.pools.n; i++)
+		act.pool_nodes_held[i] = held ? r->md.pools.p[i].nodes : 0;
 	acct_set_activity(r->acct, now_ns, &act);
 }
 
@@ -436,7 +442,7 @@ int run_simulate(const struct scenario *sc, const struct run_opts *o,
 	r.rep = rep;
 	if (model_from_scenario(sc, &r.md, e) < 0)
 		return -1;
-	r.acct = acct_new(sc, &r.md.g, &r.md.L, e);
+	r.acct = acct_new(sc, &r.md.g, &r.md.L, &r.md.pools, e);
 	if (r.acct == NULL)
 		return -1;
 	r.sim = ev_sim_new();

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sim/cfg.h"
+#include "sim/cmd.h"
 #include "sim/err.h"
 #include "sim/progress.h"
 #include "sim/report.h"
@@ -220,11 +221,28 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
+/* Subcommands: `trainsim NAME ...`; each lives with the concern it serves. */
+static const struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct err *e);
+} subcommands[] = {
+	{ NULL, NULL },
+};
+
+static int dispatch(int argc, char **argv, struct err *e)
+{
+	if (argc > 1)
+		for (const struct subcommand *c = subcommands; c->name; c++)
+			if (strcmp(argv[1], c->name) == 0)
+				return c->fn(argc - 1, argv + 1, e) < 0 ? -1 : 0;
+	return trainsim(argc, argv, e);
+}
+
 int main(int argc, char **argv)
 {
 	struct err e = { 0 };
 
-	if (trainsim(argc, argv, &e) < 0) {
+	if (dispatch(argc, argv, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return e.status ? e.status : ERR_RUN;
 	}
