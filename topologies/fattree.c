@@ -79,6 +79,11 @@ static int check_shape(struct ft *ft, const struct ft_params *p,
 		return err_set(e, ERR_USAGE, "radix %d cannot build a fat tree "
 			       "(expected an even number of ports, at least 4)", k);
 	}
+	if (p->tiers != 0 && p->tiers != 2 && p->tiers != 3) {
+		*bad_key = "network.fat_tree.tiers";
+		return err_set(e, ERR_USAGE, "%d tiers (expected 2, 3, or 0 for the "
+			       "fewest that fit)", p->tiers);
+	}
 	ft->d0 = split_down(k, p->oversub[0]);
 	ft->d1 = split_down(k, p->oversub[1]);
 	if (ft->d0 < 0 || ft->d1 < 0) {
