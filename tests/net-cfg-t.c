@@ -93,21 +93,41 @@ static void bad(const char *ov, const char *key, const char *what)
 	net_free(net);
 }
 
+static void copy(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+	char buf[4096];
+	size_t n;
+
+	while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
+/* A scenario file of its own (in a fresh directory, with copies of the
+ * catalogs, since includes are relative to the file). */
 static void bad_file(const char *text, const char *key, int line, const char *what)
 {
-	char path[] = "/tmp/net-cfg-t-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-	char want[256], dir[2048] = "";
+	char dir[] = "/tmp/net-cfg-t-XXXXXX", path[128], g[128], l[128], src[1024];
+	char want[256];
 	struct err e = { 0 };
 
-	/* Includes are relative to the file, which is in /tmp. */
-	if (tap_srcdir()[0] != '/' && getcwd(dir, sizeof dir - 1024) != NULL)
-		strcat(dir, "/");
-	strncat(dir, tap_srcdir(), 1000);
-
-	fprintf(f, "@include \"%s/scenarios/catalog/gpus.cfg\"\n"
-		"@include \"%s/scenarios/catalog/links.cfg\"\n%s", dir, dir, text);
+	if (mkdtemp(dir) == NULL) {
+		tap_ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof path, "%s/bad.cfg", dir);
+	snprintf(g, sizeof g, "%s/gpus.cfg", dir);
+	snprintf(l, sizeof l, "%s/links.cfg", dir);
+	snprintf(src, sizeof src, "%s/scenarios/catalog/gpus.cfg", tap_srcdir());
+	copy(src, g);
+	snprintf(src, sizeof src, "%s/scenarios/catalog/links.cfg", tap_srcdir());
+	copy(src, l);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "@include \"gpus.cfg\"\n@include \"links.cfg\"\n%s", text);
 	fclose(f);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
 	struct net *net = sc ? net_build(sc, &e) : NULL;
@@ -119,6 +139,9 @@ static void bad_file(const char *text, const char *key, int line, const char *wh
 	net_free(net);
 	sc_free(sc);
 	unlink(path);
+	unlink(g);
+	unlink(l);
+	rmdir(dir);
 }
 
 int main(void)
