@@ -67,13 +67,5 @@ int coll_run_delivered(struct net *net, struct flow_sys *fs, struct coll_run *r,
 double coll_busbw_factor(enum coll_op op, int n);
 const char *coll_op_name(enum coll_op op);
 const char *coll_algo_name(enum coll_algo algo);
-int coll_op_parse(const char *s, enum coll_op *op);
-int coll_algo_parse(const char *s, enum coll_algo *algo);
-
-/* The nccl-tests-style table: sizes min_bytes, *factor, ... max_bytes, on
- * ranks 0..n_ranks-1 (placed by net_rank_gpu); n_ranks 0 means all GPUs. */
-int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
-		     double min_bytes, double max_bytes, double factor,
-		     int n_ranks, FILE *out, struct err *e);
 
 #endif

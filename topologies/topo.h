@@ -138,6 +138,7 @@ struct net {
 	int *rank_gpu;
 	struct flow_sys *idle;	/* empty flow system for net_coll_time_s */
 	struct net_auto_cache *auto_cache;
+	double tier_cap_Bps[TIER_COUNT];
 };
 
 struct net *net_new(const struct net_params *p, const char **bad_key,
