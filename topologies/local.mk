@@ -22,3 +22,6 @@ check_PROGRAMS += tests/net-cfg-t
 TESTS += tests/net-cfg-t
 tests_net_cfg_t_SOURCES = tests/net-cfg-t.c
 EXTRA_DIST += tests/net-small.cfg
+check_PROGRAMS += tests/net-sim-t
+TESTS += tests/net-sim-t
+tests_net_sim_t_SOURCES = tests/net-sim-t.c

@@ -44,7 +44,7 @@ void net_params_default(struct net_params *p)
 	p->gpus_per_node = 8;
 	p->nics_per_node = 8;
 	p->domain_gpus = 8;
-	spec(&p->nvlink, "nvlink3", 2400, 230.0 / 300.0, 300);
+	spec(&p->nvlink, "nvlink3", 2400, 0.767, 300);
 	spec(&p->pcie, "pcie_gen4", 252, 0.914, 300);
 	spec(&p->scale_out, "ib_hdr", 200, 0.97, 130);
 	p->scale_out.switch_radix = 40;
