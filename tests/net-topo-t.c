@@ -218,6 +218,49 @@ static void fat_tree_misc(void)
 	net_free(net);
 }
 
+static void scale_up_and_pcie(void)
+{
+	struct net_params p;
+	struct err e = { 0 };
+	int32_t path[NET_PATH_MAX];
+
+	/* NVL72: 144 GPUs in nodes of 4, NVLink domains of 72 (18 nodes):
+	 * GPU 0 and GPU 71 are in different nodes but one domain (2 NVLink
+	 * hops); GPU 71 and 72 are in different domains (the fabric). */
+	net_params_default(&p);
+	p.gpus = 144;
+	p.gpus_per_node = p.nics_per_node = 4;
+	p.domain_gpus = 72;
+	p.ft.radix = 64;
+	struct net *net = make(&p, NULL, &e);
+	int n = net_route(net, 0, 71, 0, NULL, path);
+	tap_ok(n == 2 && net->g.tier[path[0]] == TIER_NVLINK,
+	       "NVL72: GPUs 0 and 71 (nodes 0 and 17) talk over NVLink");
+	n = net_route(net, 71, 72, 0, NULL, path);
+	tap_ok(n >= 2 && net->g.tier[path[0]] == TIER_LEAF,
+	       "NVL72: GPUs 71 and 72 (two domains) talk over the fabric");
+	net_free(net);
+
+	/* 8 GPUs share 2 NICs per node over PCIe: GPU 5 of node 0 reaches
+	 * node 1 via PCIe to NIC 1 (GPUs 4-7), the fabric, PCIe to the GPU;
+	 * four GPUs sending at once split their NIC's 25 GB/s. */
+	net_params_default(&p);
+	p.gpus = 16;
+	p.nics_per_node = 2;
+	p.domain_gpus = 1;
+	net = make(&p, NULL, &e);
+	n = net_route(net, 5, 13, 0, NULL, path);
+	tap_ok(n == 4 && net->g.tier[path[0]] == TIER_PCIE && net->g.tier[path[3]] == TIER_PCIE,
+	       "shared NICs: PCIe, NIC-leaf-NIC, PCIe");
+	int dst[16];
+	double mn, mean;
+	for (int i = 0; i < 16; i++)
+		dst[i] = (i + 8) % 16;
+	pattern(net, dst, &mn, &mean);
+	tap_near(mn, 0.25, 1e-9, "4 GPUs per NIC: a quarter of the NIC each");
+	net_free(net);
+}
+
 static struct net *dragonfly(int p_, int a, int h, int g, enum df_routing r)
 {
 	struct net_params p;
@@ -315,10 +358,11 @@ static void dragonfly_traffic(void)
 
 int main(void)
 {
-	tap_plan(29);
+	tap_plan(33);
 	fat_tree_k4();
 	fat_tree_oversubscribed();
 	fat_tree_misc();
+	scale_up_and_pcie();
 	dragonfly_shape();
 	dragonfly_traffic();
 	return tap_done();
