@@ -162,6 +162,11 @@ static void disjoint_and_tiers(void)
 	tap_near(bytes[TIER_LEAF], 7.5 * S, 1e-9, "leaf tier: 7.5 S for a 16-GPU ring");
 	tap_near(bytes[TIER_SPINE], 7.5 * S, 1e-9, "spine tier: 7.5 S (rings cross rails)");
 	tap_ok(done_ns[2] > 0, "16-GPU all-reduce completed");
+	/* Energy: 7.5 S on leaf links and 7.5 S on spine links at HDR's
+	 * 15.8 pJ/bit (net_params_default sets none: use the catalog's). */
+	net->p.scale_out.pj_per_bit = 15.8;
+	tap_near(netsim_energy_j(ns), 15 * S * 8 * 15.8e-12, 1e-9,
+		 "energy: 15 S bytes over HDR links at 15.8 pJ/bit");
 	teardown();
 
 	/* A one-GPU "collective" completes after its latency alone. */
@@ -171,13 +176,18 @@ static void disjoint_and_tiers(void)
 	netsim_start(ns, &c1, on_done, NULL, 3, &e);
 	ev_run(sim, INT64_MAX, &e);
 	tap_int(done_ns[3], 8400, "one GPU: only the base latency");
+	/* Idle power: 16 NIC cables + 8 leaves x 20 uplinks, two ports each,
+	 * 6.3 W per HDR port. */
+	net->p.scale_out.idle_w = 6.3;
+	tap_near(net_idle_power_w(net), (16 + 8 * 20) * 2 * 6.3, 1e-12,
+		 "idle power: 176 cables x 2 ports x 6.3 W");
 	teardown();
 	net_free(net);
 }
 
 int main(void)
 {
-	tap_plan(14);
+	tap_plan(16);
 	alone_and_shared();
 	staggered();
 	disjoint_and_tiers();

@@ -251,6 +251,29 @@ size_t net_tier_capacity(const struct net *net, const char *const **names,
 	return TIER_COUNT;
 }
 
+/* The catalog entry a link of this tier was built from. */
+const struct link_spec *net_tier_spec(const struct net *net, int tier)
+{
+	switch (tier) {
+	case TIER_NVLINK:
+		return &net->p.nvlink;
+	case TIER_PCIE:
+		return &net->p.pcie;
+	default:
+		return &net->p.scale_out;
+	}
+}
+
+double net_idle_power_w(const struct net *net)
+{
+	double w = 0;
+
+	/* Links come in duplex pairs: one cable, two ports. */
+	for (int32_t l = 0; l < net->g.n_links; l += 2)
+		w += 2 * net_tier_spec(net, net->g.tier[l])->idle_w;
+	return w;
+}
+
 int net_endpoint_of_gpu(const struct net *net, int gpu)
 {
 	int gpn = net->p.gpus_per_node, nics = net->p.nics_per_node;

@@ -148,6 +148,7 @@ struct net *net_new(const struct net_params *p, const char **bad_key,
 int net_route(struct net *net, int src_gpu, int dst_gpu, uint64_t key,
 	      const int32_t *load, int32_t *out);
 int net_endpoint_of_gpu(const struct net *net, int gpu);
+const struct link_spec *net_tier_spec(const struct net *net, int tier);
 bool net_same_domain(const struct net *net, int a, int b);
 size_t net_bytes(const struct net *net);
 /* The algorithm a request runs with (AUTO resolved as net.c says). */
