@@ -9,7 +9,8 @@
  * Algorithm choice (COLL_AUTO with network.collective.algo = auto): like
  * NCCL's tuner, predict each applicable algorithm's time and take the
  * fastest -- but the prediction is this model itself run on the idle
- * fabric, not a fitted formula.  Choices are cached per (op, GPUs, bytes).
+ * fabric, not a fitted formula.  Idle-fabric times are cached per (op,
+ * algorithm, GPUs, bytes), so asking again costs a hash of the GPU list.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,11 +20,13 @@
 #include "topologies/flow.h"
 #include "topologies/topo.h"
 
-#define AUTO_CACHE 64
-struct net_auto_cache {
-	uint64_t key[AUTO_CACHE];
-	uint8_t algo[AUTO_CACHE], used[AUTO_CACHE];
-	int next;
+/* Times of collectives alone on the idle fabric, by (op, algorithm, GPUs,
+ * bytes): direct-mapped, deterministic, so a hit is exact. */
+#define TIME_CACHE 512
+struct net_time_cache {
+	uint64_t key[TIME_CACHE];
+	int64_t t_ns[TIME_CACHE];
+	uint8_t used[TIME_CACHE];
 };
 
 static void spec(struct link_spec *s, const char *name, double gbps,
@@ -122,7 +125,7 @@ void net_free(struct net *net)
 	df_free(net->df);
 	free(net->rank_gpu);
 	flow_sys_free(net->idle);
-	free(net->auto_cache);
+	free(net->time_cache);
 	free(net);
 }
 
@@ -215,8 +218,8 @@ struct net *net_new(const struct net_params *p_in, const char **bad_key,
 	}
 	for (int32_t l = 0; l < net->g.n_links; l++)
 		net->tier_cap_Bps[net->g.tier[l]] += net->g.bw_Bps[l];
-	net->auto_cache = calloc(1, sizeof *net->auto_cache);
-	if (net->auto_cache == NULL) {
+	net->time_cache = calloc(1, sizeof *net->time_cache);
+	if (net->time_cache == NULL) {
 		err_set(e, ERR_RUN, "out of memory for the network");
 		goto fail;
 	}
@@ -377,9 +380,9 @@ static int run_alone(struct net *net, const struct coll *c, enum coll_algo algo,
 	return rc;
 }
 
-static uint64_t auto_key(const struct coll *c)
+static uint64_t time_key(const struct coll *c, enum coll_algo algo)
 {
-	uint64_t h = route_hash3((uint64_t)c->op, (uint64_t)c->n_gpus, 0);
+	uint64_t h = route_hash3((uint64_t)c->op, (uint64_t)c->n_gpus, (uint64_t)algo);
 	uint64_t bits;
 
 	memcpy(&bits, &c->bytes, sizeof bits);
@@ -388,26 +391,39 @@ static uint64_t auto_key(const struct coll *c)
 	return route_mix(h ^ bits);
 }
 
+/* run_alone, remembered. */
+static int timed(struct net *net, const struct coll *c, enum coll_algo algo,
+		 int64_t *t_ns, struct err *e)
+{
+	struct net_time_cache *tc = net->time_cache;
+	uint64_t key = time_key(c, algo);
+	size_t i = key % TIME_CACHE;
+
+	if (tc->used[i] && tc->key[i] == key) {
+		*t_ns = tc->t_ns[i];
+		return 0;
+	}
+	if (run_alone(net, c, algo, t_ns, e) < 0)
+		return -1;
+	tc->key[i] = key;
+	tc->t_ns[i] = *t_ns;
+	tc->used[i] = 1;
+	return 0;
+}
+
 /* The fastest applicable all-reduce algorithm on the idle fabric. */
 static int auto_pick(struct net *net, const struct coll *c, enum coll_algo *out,
 		     struct err *e)
 {
-	struct net_auto_cache *ac = net->auto_cache;
-	uint64_t key = auto_key(c);
 	int64_t best = INT64_MAX;
 
 	*out = COLL_RING;
 	if (c->op != COLL_ALL_REDUCE)
 		return 0;
-	for (int i = 0; i < AUTO_CACHE; i++)
-		if (ac->used[i] && ac->key[i] == key) {
-			*out = (enum coll_algo)ac->algo[i];
-			return 0;
-		}
 	for (enum coll_algo a = COLL_RING; a <= COLL_HIER; a++) {
 		struct err tmp = { 0 };
 		int64_t t;
-		if (run_alone(net, c, a, &t, &tmp) < 0) {
+		if (timed(net, c, a, &t, &tmp) < 0) {
 			if (tmp.status == ERR_USAGE)
 				continue;	/* not applicable here (hier) */
 			*e = tmp;
@@ -418,10 +434,6 @@ static int auto_pick(struct net *net, const struct coll *c, enum coll_algo *out,
 			*out = a;
 		}
 	}
-	ac->key[ac->next] = key;
-	ac->algo[ac->next] = (uint8_t)*out;
-	ac->used[ac->next] = 1;
-	ac->next = (ac->next + 1) % AUTO_CACHE;
 	return 0;
 }
 
@@ -440,7 +452,7 @@ double net_coll_time_s(struct net *net, const struct coll *c, struct err *e)
 	int64_t t;
 
 	if (net_coll_resolve(net, c, &algo, e) < 0 ||
-	    run_alone(net, c, algo, &t, e) < 0)
+	    timed(net, c, algo, &t, e) < 0)
 		return -1;
 	return (double)t / 1e9;
 }

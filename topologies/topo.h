@@ -137,7 +137,7 @@ struct net {
 	struct df *df;
 	int *rank_gpu;
 	struct flow_sys *idle;	/* empty flow system for net_coll_time_s */
-	struct net_auto_cache *auto_cache;
+	struct net_time_cache *time_cache;
 	double tier_cap_Bps[TIER_COUNT];
 };
 
