@@ -15,7 +15,11 @@
  *         two, alternating tree and mirror), each led in a node by a
  *         different GPU and so through a different NIC, each with S/C.
  *         Reduce goes up while broadcast comes down (pipelined), so every
- *         tree and chain edge carries S/C each way at once.  One node: ring.
+ *         tree and chain edge carries S/C each way at once.  NCCL's tree
+ *         kernels reach only a set busbw per channel (tuning.cc,
+ *         perChMaxTreeBw: Ampere 24, 22.5, 16 GB/s for 1, 2, 4+ nodes):
+ *         network.collective.tree_channel_busbw_Bps caps each tree flow
+ *         accordingly.  One node: ring.
  *   hier  NVLink reduce-scatter in each node, ring all-reduce across nodes
  *         per rail (local GPU j of every node, S/m each), NVLink all-gather.
  *   all-to-all: every pair, S/n each, at once.  sendrecv: [src, dst] one
@@ -45,7 +49,7 @@ static int add_xfer(struct coll_phase *ph, int32_t src, int32_t dst,
 		ph->x = x;
 		ph->cap = cap;
 	}
-	ph->x[ph->n++] = (struct coll_xfer){ src, dst, key, bytes };
+	ph->x[ph->n++] = (struct coll_xfer){ src, dst, key, bytes, 0 };
 	return 0;
 }
 
@@ -229,6 +233,11 @@ static int plan_tree(const struct net *net, const struct coll *c,
 	C += C % 2;
 	struct coll_phase *ph = &p->ph[0];
 	double share = c->bytes / C;
+	/* NCCL's tree kernels move at most a fixed busbw per channel; a
+	 * channel's flows all carry S/C, so each runs at most at that busbw
+	 * over nccl-tests' factor 2(n-1)/n. */
+	double ch_busbw = net->p.tree_channel_busbw_Bps[N <= 2 ? N - 1 : 2];
+	double cap = ch_busbw > 0 ? ch_busbw * g->n / (2.0 * (g->n - 1)) : 0;
 
 	p->n_phases = 1;
 	while ((1 << depth) < N)
@@ -256,6 +265,8 @@ static int plan_tree(const struct net *net, const struct coll *c,
 			    add_xfer(ph, plead, lead, (uint32_t)ch, share, e) < 0)
 				return -1;
 		}
+	for (int32_t i = 0; i < ph->n; i++)
+		ph->x[i].max_Bps = cap;
 	ph->latency_ns = net->p.base_latency_ns +
 			 2 * ((max_m - 1) * step_ns(net, 0) + depth * step_ns(net, 1));
 	return 0;
@@ -376,8 +387,11 @@ static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		for (int k = 0; k < n; k++)
 			wire += net->g.latency_ns[path[k]];
 		int64_t lat = llround(ph->latency_ns + wire);
-		if (flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e) < 0)
+		int32_t id = flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e);
+		if (id < 0)
 			return -1;
+		if (x->max_Bps > 0)
+			flow_set_max(fs, id, x->max_Bps);
 	}
 	r->pending = ph->n;
 	return 0;

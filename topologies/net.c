@@ -58,6 +58,9 @@ void net_params_default(struct net_params *p)
 	p->base_latency_ns = 8400;
 	p->step_nvlink_ns = 3400;
 	p->step_net_ns = 9600;
+	p->tree_channel_busbw_Bps[0] = 24e9;
+	p->tree_channel_busbw_Bps[1] = 22.5e9;
+	p->tree_channel_busbw_Bps[2] = 16e9;
 }
 
 static int check_link(const struct link_spec *s, const char **bad_key,
