@@ -33,7 +33,7 @@ const struct cfg_setting net_settings[] = {
 	  "ports per switch, even (0: the link's switch_radix)" },
 	{ "network.fat_tree.oversubscription", CFG_FLOAT_LIST, "", 1, 1024, "[1.0, 1.0]",
 	  NULL, "down:up port ratio at the leaf and at the spine (aggregation); "
-	  "radix*r/(1+r) must be whole" },
+	  "ports that do not fit the ratio stay dark" },
 	{ "network.fat_tree.rail_optimized", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "NIC i of every node of a scalable unit on leaf i (DGX SuperPOD)" },
 	{ "network.fat_tree.ecmp", CFG_ENUM, "", 0, 0, "spread", "spread|hash",
