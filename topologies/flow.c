@@ -28,7 +28,7 @@ struct flow {
 	uint64_t seq, owner;
 	int32_t heap;		/* index in the time heap, -1 outside */
 	uint32_t stamp;
-	uint8_t n, state, frozen;
+	uint8_t n, state;
 	int32_t path[NET_PATH_MAX];
 	int32_t pos[NET_PATH_MAX];
 };
@@ -51,6 +51,7 @@ struct flow_sys {
 	double *rem, *share;		/* solve scratch, per link */
 	int32_t *unfrozen, *lh_pos, *lh, n_lh;
 	int32_t *comp_l, *comp_f, *capped;
+	uint8_t *frozen;		/* by flow id: kept apart, it is hot */
 	uint64_t rated;
 };
 
@@ -232,6 +233,7 @@ void flow_sys_free(struct flow_sys *fs)
 	free(fs->comp_l);
 	free(fs->comp_f);
 	free(fs->capped);
+	free(fs->frozen);
 	free(fs);
 }
 
@@ -254,8 +256,11 @@ static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
 		int32_t *th = realloc(fs->th, sizeof *th * (size_t)cap);
 		int32_t *cf = realloc(fs->comp_f, sizeof *cf * (size_t)cap);
 		int32_t *cc = realloc(fs->capped, sizeof *cc * (size_t)cap);
+		uint8_t *fz = realloc(fs->frozen, (size_t)cap);
 		if (cc)
 			fs->capped = cc;
+		if (fz)
+			fs->frozen = fz;
 		if (f)
 			fs->f = f;
 		if (fr)
@@ -264,7 +269,7 @@ static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
 			fs->th = th;
 		if (cf)
 			fs->comp_f = cf;
-		if (!f || !fr || !th || !cf || !cc)
+		if (!f || !fr || !th || !cf || !cc || !fz)
 			return err_set(e, ERR_RUN, "out of memory for flows");
 		fs->cap_f = cap;
 	}
@@ -373,16 +378,19 @@ static void collect(struct flow_sys *fs, int32_t *n_l, int32_t *n_f)
 	*n_f = nf;
 }
 
-/* Freeze flow f at rate s: take s from its other links still filling. */
-static void freeze(struct flow_sys *fs, struct flow *f, double s, int32_t skip)
+/* Freeze flow id at rate s: take s from its other links still filling. */
+static void freeze(struct flow_sys *fs, int32_t id, double s, int32_t skip)
 {
-	f->frozen = 1;
+	struct flow *f = &fs->f[id];
+
+	fs->frozen[id] = 1;
 	f->rate = s;
 	for (int h = 0; h < f->n; h++) {
 		int32_t m = f->path[h];
 		if (m == skip || fs->lh_pos[m] < 0)
 			continue;
-		fs->rem[m] = fmax(fs->rem[m] - s, 0);
+		double r = fs->rem[m] - s;
+		fs->rem[m] = r > 0 ? r : 0;
 		if (--fs->unfrozen[m] == 0) {
 			l_remove(fs, m);
 		} else {
@@ -427,21 +435,23 @@ static void fill(struct flow_sys *fs, int32_t nl, int32_t nc)
 		l_down(fs, i);
 	while (fs->n_lh > 0) {
 		int32_t l = fs->lh[0];
-		while (ci < nc && fs->f[fs->capped[ci]].frozen)
+		while (ci < nc && fs->frozen[fs->capped[ci]])
 			ci++;
 		if (ci < nc && fs->f[fs->capped[ci]].max_Bps < fs->share[l]) {
-			struct flow *f = &fs->f[fs->capped[ci++]];
-			freeze(fs, f, f->max_Bps, -1);
+			int32_t id = fs->capped[ci++];
+			freeze(fs, id, fs->f[id].max_Bps, -1);
 			continue;
 		}
 		/* Rounding must not starve a flow: a share never drops below a
 		 * tiny fraction of the link. */
-		double s = fmax(fs->share[l], fs->cap[l] * 1e-12);
+		double s = fs->share[l], floor_s = fs->cap[l] * 1e-12;
+		if (s < floor_s)
+			s = floor_s;
 		l_remove(fs, l);
 		for (int32_t k = 0; k < fs->lf_n[l]; k++) {
-			struct flow *f = &fs->f[fs->lf[l][k]];
-			if (!f->frozen)
-				freeze(fs, f, s, l);
+			int32_t id = fs->lf[l][k];
+			if (!fs->frozen[id])
+				freeze(fs, id, s, l);
 		}
 	}
 }
@@ -462,7 +472,7 @@ void flow_solve(struct flow_sys *fs, int64_t now_ns)
 		if (f->left < 0)
 			f->left = 0;
 		f->t_last = now_ns;
-		f->frozen = 0;
+		fs->frozen[fs->comp_f[i]] = 0;
 		if (f->max_Bps > 0)
 			fs->capped[nc++] = fs->comp_f[i];
 	}
