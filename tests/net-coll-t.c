@@ -237,12 +237,20 @@ static void table(void)
 	tap_ok(strstr(buf, "1073741824") != NULL, "table lists 1073741824 bytes");
 	fputs(buf, stdout);
 	free(buf);
+	out = open_memstream(&buf, &len);
+	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 2, 9, out, &e) < 0 &&
+	       e.status == ERR_USAGE, "table: 9 ranks on 8 GPUs is a usage error");
+	e.status = 0;
+	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 1, 8, out, &e) < 0 &&
+	       e.status == ERR_USAGE, "table: a factor of 1 is a usage error");
+	fclose(out);
+	free(buf);
 	net_free(net);
 }
 
 int main(void)
 {
-	tap_plan(19);
+	tap_plan(21);
 	one_node_closed_forms();
 	multi_node_closed_form();
 	measured_busbw();
