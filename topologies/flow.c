@@ -511,7 +511,7 @@ static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 	f->left = 0;
 	f->rate = 0;
 	f->state = FLOW_DRAIN;
-	f->key_ns = now_ns + f->lat_ns;
+	f->key_ns = now_ns <= INT64_MAX - f->lat_ns ? now_ns + f->lat_ns : INT64_MAX;
 	t_update(fs, id);
 }
 

@@ -371,6 +371,11 @@ static int run_alone(struct net *net, const struct coll *c, enum coll_algo algo,
 	while (rc == 0 && flow_count(a.fs) > 0) {
 		flow_solve(a.fs, a.now);
 		a.now = flow_next_ns(a.fs);
+		if (a.now == INT64_MAX) {
+			rc = err_set(e, ERR_RUN, "%s: flows cannot progress",
+				     coll_op_name(c->op));
+			break;
+		}
 		rc = flow_advance(a.fs, a.now, alone_delivered, &a, e);
 	}
 	/* Failure leaves flows behind: drop the idle system, build afresh. */
