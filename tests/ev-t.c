@@ -164,6 +164,34 @@ static void test_queue_cancel(void)
 }
 
 /*
+ * Many cancels, then pushes that fill the heap array: the cancelled entries
+ * are compacted away before it grows.  Survivors: ids 10, 20, ..., 16000
+ * (1600 of them) at time 16001 - id, then 1600 new ids at time 0.
+ */
+static void test_queue_mass_cancel(void)
+{
+	struct evq *q = evq_new();
+	struct ev ev;
+	int ok = 1;
+
+	for (int64_t i = 1; i <= 16000; i++)
+		evq_push(q, 16001 - i, 0, (uint64_t)i);
+	for (uint64_t id = 1; id <= 16000; id++)
+		if (id % 10 != 0)
+			ok &= evq_cancel(q, id);
+	tap_ok(ok && evq_len(q) == 1600, "14400 of 16000 cancelled: evq_len 1600");
+	for (int i = 0; i < 1600; i++)
+		evq_push(q, 0, 1, 0);
+	for (uint64_t id = 16001; id <= 17600; id++)	/* the time-0 ones, FIFO */
+		ok &= evq_pop(q, &ev) && ev.id == id && ev.time_ns == 0;
+	for (uint64_t id = 16000; id >= 10; id -= 10)	/* latest id is earliest */
+		ok &= evq_pop(q, &ev) && ev.id == id && ev.time_ns == 16001 - (int64_t)id;
+	tap_ok(ok && !evq_pop(q, &ev) && evq_len(q) == 0,
+	       "then 1600 pushes at t=0: they pop first in id order, then the survivors");
+	evq_free(q);
+}
+
+/*
  * Reference: pending events in an array sorted by (time, id) descending, so
  * the earliest is last.  Phases alternate between mostly pushing and mostly
  * popping/cancelling, so the queue grows to thousands, empties again, and
@@ -425,9 +453,10 @@ static void test_determinism(void)
 
 int main(void)
 {
-	tap_plan(36);
+	tap_plan(38);
 	test_queue_order();
 	test_queue_cancel();
+	test_queue_mass_cancel();
 	test_queue_random();
 	test_fifo_and_clock();
 	test_until();
