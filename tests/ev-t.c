@@ -64,6 +64,18 @@ static int on_fail(struct ev_sim *sim, const struct ev *ev, void *ctx,
 	return err_set(e, ERR_USAGE, "x.cfg:3: training.gc.interval_s: boom");
 }
 
+/* Schedules one follow-up with arg+100 at delay 0, for the first event only. */
+static int on_now(struct ev_sim *sim, const struct ev *ev, void *ctx,
+		  struct err *e)
+{
+	struct trace *t = ctx;
+
+	on_record(sim, ev, ctx, e);
+	if (ev->arg < 100)
+		ev_after(sim, 0, t->kind_chain, ev->arg + 100);
+	return 0;
+}
+
 static int on_past(struct ev_sim *sim, const struct ev *ev, void *ctx,
 		   struct err *e)
 {
@@ -312,6 +324,25 @@ static void test_fifo_and_clock(void)
 	free(t);
 }
 
+/* A and B pending at 5 ns; A schedules C "now": C runs after B (id 3 > 2). */
+static void test_same_time_from_handler(void)
+{
+	struct ev_sim *sim = ev_sim_new();
+	struct trace *t = calloc(1, sizeof *t);
+	struct err e = { 0 };
+
+	t->kind_chain = ev_kind(sim, "now", on_now, t);
+	int rec = ev_kind(sim, "record", on_record, t);
+	ev_at(sim, 5, t->kind_chain, 1);
+	ev_at(sim, 5, rec, 2);
+	ev_run(sim, INT64_MAX, &e);
+	tap_ok(t->n == 3 && t->arg[0] == 1 && t->arg[1] == 2 && t->arg[2] == 101 &&
+	       t->time_ns[2] == 5 && t->id[2] == 3,
+	       "an event scheduled at the current time runs after those already due then");
+	ev_sim_free(sim);
+	free(t);
+}
+
 static void test_until(void)
 {
 	struct ev_sim *sim = ev_sim_new();
@@ -453,12 +484,13 @@ static void test_determinism(void)
 
 int main(void)
 {
-	tap_plan(38);
+	tap_plan(39);
 	test_queue_order();
 	test_queue_cancel();
 	test_queue_mass_cancel();
 	test_queue_random();
 	test_fifo_and_clock();
+	test_same_time_from_handler();
 	test_until();
 	test_engine_cancel_stop();
 	test_errors();
