@@ -204,6 +204,30 @@ static void test_queue_mass_cancel(void)
 }
 
 /*
+ * 1.2 million push/pop pairs with at most 3 pending: ids cross 18 chunks of
+ * the pending bitmap (2^16 ids each), while event #1 stays pending for the
+ * first half and is cancelled then; the ids go on in order throughout.
+ */
+static void test_queue_long_ids(void)
+{
+	struct evq *q = evq_new();
+	struct ev ev;
+	int ok = evq_push(q, INT64_MAX, 0, 0) == 1;
+
+	for (int64_t i = 0; i < 1200000 && ok; i++) {
+		if (i == 600000)
+			ok &= evq_cancel(q, 1) && !evq_cancel(q, 1) && evq_len(q) == 0;
+		uint64_t a = evq_push(q, i, 0, 0), b = evq_push(q, i, 0, 0);
+		ok &= a == (uint64_t)(2 * i + 2) && b == a + 1;
+		ok &= evq_pop(q, &ev) && ev.id == a && evq_pop(q, &ev) && ev.id == b;
+		ok &= !evq_cancel(q, a) && evq_len(q) == (i < 600000 ? 1u : 0u);
+	}
+	tap_ok(ok && !evq_pop(q, &ev), "2.4 million ids across bitmap chunks, "
+	       "a long-pending event cancelled midway: order, ids and evq_len hold");
+	evq_free(q);
+}
+
+/*
  * Reference: pending events in an array sorted by (time, id) descending, so
  * the earliest is last.  Phases alternate between mostly pushing and mostly
  * popping/cancelling, so the queue grows to thousands, empties again, and
@@ -484,10 +508,11 @@ static void test_determinism(void)
 
 int main(void)
 {
-	tap_plan(39);
+	tap_plan(40);
 	test_queue_order();
 	test_queue_cancel();
 	test_queue_mass_cancel();
+	test_queue_long_ids();
 	test_queue_random();
 	test_fifo_and_clock();
 	test_same_time_from_handler();
