@@ -51,6 +51,7 @@
 #define EVQ_CACHE_LINE 64
 #define EVQ_GROUP_BYTES 128	/* four 32-byte entries */
 #define EVQ_MIN_CAP 64
+_Static_assert(sizeof(struct ev) == 32, "four events must fill 128 bytes");
 
 struct evq_chunk {
 	uint64_t *bits;		/* NULL once no id in the chunk is pending */
