@@ -5,3 +5,6 @@ libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbo
 	models/checkpoint.c models/failure.c models/run.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h
+# Accounting's parts (issue 6).
+libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c
+noinst_HEADERS += models/trace.h models/storage.h models/budget.h models/telemetry.h
