@@ -8,3 +8,7 @@ noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 # Accounting's parts (issue 6).
 libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c
 noinst_HEADERS += models/trace.h models/storage.h models/budget.h models/telemetry.h
+check_PROGRAMS += tests/acct-energy-t
+TESTS += tests/acct-energy-t
+tests_acct_energy_t_SOURCES = tests/acct-energy-t.c
+EXTRA_DIST += tests/acct-load.h tests/acct
