@@ -18,3 +18,6 @@ tests_acct_billing_t_SOURCES = tests/acct-billing-t.c
 check_PROGRAMS += tests/acct-budget-t
 TESTS += tests/acct-budget-t
 tests_acct_budget_t_SOURCES = tests/acct-budget-t.c
+check_PROGRAMS += tests/acct-patterson-t
+TESTS += tests/acct-patterson-t
+tests_acct_patterson_t_SOURCES = tests/acct-patterson-t.c
