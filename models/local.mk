@@ -21,3 +21,6 @@ tests_acct_budget_t_SOURCES = tests/acct-budget-t.c
 check_PROGRAMS += tests/acct-patterson-t
 TESTS += tests/acct-patterson-t
 tests_acct_patterson_t_SOURCES = tests/acct-patterson-t.c
+check_PROGRAMS += tests/acct-trace-t
+TESTS += tests/acct-trace-t
+tests_acct_trace_t_SOURCES = tests/acct-trace-t.c
