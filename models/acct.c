@@ -9,6 +9,7 @@
 #include "models/carbon.h"
 #include "models/cost.h"
 #include "models/power.h"
+#include "models/region.h"
 #include "models/storage.h"
 #include "models/telemetry.h"
 #include "models/trace.h"
@@ -21,7 +22,7 @@ static const struct cfg_setting acct_settings[] = {
 };
 
 const struct cfg_setting *const acct_setting_tables[] = {
-	acct_settings, power_settings, cost_settings, carbon_settings,
+	acct_settings, region_settings, power_settings, cost_settings, carbon_settings,
 	storage_settings, budget_settings, NULL
 };
 
@@ -375,7 +376,8 @@ static struct acct *acct_build(const struct scenario *sc, const struct gpu_spec 
 	carbon_from_scenario(sc, &a->co2);
 	storage_from_scenario(sc, &a->st);
 	budget_from_scenario(sc, &a->bud);
-	if (cost_from_scenario(sc, pools, L->gpus_per_node, &a->cost, e) < 0 ||
+	if (region_check(sc, e) < 0 ||
+	    cost_from_scenario(sc, pools, L->gpus_per_node, &a->cost, e) < 0 ||
 	    load_traces(a, sc, e) < 0) {
 		acct_free(a);
 		return NULL;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "models/carbon.h"
+#include "models/region.h"
 
 const struct cfg_setting carbon_settings[] = {
 	{ "carbon.grid_g_per_kwh", CFG_FLOAT, "gCO2e/kWh", 0, 5000, "475", NULL,
@@ -29,7 +30,7 @@ const struct cfg_setting carbon_settings[] = {
 
 void carbon_from_scenario(const struct scenario *sc, struct carbon *c)
 {
-	c->grid_g_per_kwh = sc_float(sc, "carbon.grid_g_per_kwh");
+	c->grid_g_per_kwh = region_float(sc, "carbon.grid_g_per_kwh", "grid_g_per_kwh");
 	c->grid_trace = sc_str(sc, "carbon.grid_trace");
 	c->trace_column = sc_str(sc, "carbon.trace_column");
 	c->market_basis = strcmp(sc_str(sc, "carbon.basis"), "market") == 0;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "models/region.h"
 
 const struct cfg_setting cost_settings[] = {
 	{ "cost.mode", CFG_ENUM, "", 0, 0, "cloud", "cloud|owned",
@@ -42,8 +43,8 @@ const struct cfg_setting cost_settings[] = {
 	  "AvailabilityZone to read from the spot trace (needed if it holds several)" },
 	{ "instances.*.gpu", CFG_STRING, "", 0, 0, "", NULL, "GPU type (gpus catalog)" },
 	{ "instances.*.gpus", CFG_INT, "", 1, 1024, NULL, NULL, "GPUs per instance" },
-	{ "instances.*.on_demand_usd_per_hour", CFG_FLOAT, "USD/h", 0, 1e6, NULL, NULL,
-	  "on-demand price of the instance" },
+	{ "instances.*.on_demand_usd_per_hour", CFG_FLOAT, "USD/h", 0, 1e6, "0", NULL,
+	  "on-demand price of the instance (0: none)" },
 	{ "instances.*.reserved_usd_per_hour", CFG_FLOAT, "USD/h", 0, 1e6, "0", NULL,
 	  "effective hourly price under a reservation / savings plan (0: none)" },
 	{ "instances.*.capacity_block_usd_per_hour", CFG_FLOAT, "USD/h", 0, 1e6, "0", NULL,
@@ -90,6 +91,12 @@ static int pool_price(const struct scenario *sc, const struct pool *p, int gpus_
 			return sc_error(sc, e, path, "no instance type \"%s\" in the instances "
 					"catalog (expected an entry of scenarios/catalog/"
 					"prices.cfg)", inst);
+		if (sc_str(sc, "instances.%s.gpu", inst)[0] &&
+		    strcmp(sc_str(sc, "instances.%s.gpu", inst), sc_str(sc, "cluster.gpu")) != 0)
+			return sc_error(sc, e, path, "%s has %s GPUs but the cluster has %s "
+					"(expected an instance of cluster.gpu)", inst,
+					sc_str(sc, "instances.%s.gpu", inst),
+					sc_str(sc, "cluster.gpu"));
 		if ((int)sc_int(sc, "instances.%s.gpus", inst) != gpus_per_node)
 			return sc_error(sc, e, path, "%s has %d GPUs but nodes have %d "
 					"(expected cluster.gpus_per_node = instance GPUs)", inst,
@@ -122,7 +129,8 @@ int cost_from_scenario(const struct scenario *sc, const struct pools *pools,
 	c->network_usd_per_node = sc_float(sc, "cost.owned.network_usd_per_node");
 	c->life_s = sc_float(sc, "cost.owned.service_life_years") * 365.25 * 86400;
 	c->opex_usd_per_node_s = sc_float(sc, "cost.owned.opex_usd_per_node_hour") / 3600;
-	c->electricity_usd_per_kwh = sc_float(sc, "cost.electricity_usd_per_kwh");
+	c->electricity_usd_per_kwh = region_float(sc, "cost.electricity_usd_per_kwh",
+						  "electricity_usd_per_kwh");
 	c->electricity_trace = sc_str(sc, "cost.electricity_trace");
 	if (c->mode == COST_OWNED)
 		return 0;

@@ -1,5 +1,6 @@
 /* power.c -- see power.h. */
 #include "models/power.h"
+#include "models/region.h"
 
 const struct cfg_setting power_settings[] = {
 	{ "power.gpu_busy_fraction", CFG_FLOAT, "", 0, 1, "0.8", NULL,
@@ -50,7 +51,7 @@ void power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
 	p->switch_ports_per_nic = sc_float(sc, "power.switch_ports_per_nic");
 	p->switch_port_w = sc_float(sc, "power.switch_port_w");
 	p->switch_radix = sc_float(sc, "power.switch_radix");
-	p->pue = sc_float(sc, "power.pue");
+	p->pue = region_float(sc, "power.pue", "pue");
 	p->pue_trace = sc_str(sc, "power.pue_trace");
 }
 
