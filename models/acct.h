@@ -49,7 +49,10 @@ struct activity {
 	int gpus_training;	/* running iterations; the other held GPUs idle */
 	int pool_nodes_held[POOLS_MAX];	/* per pool of struct pools, same order */
 	/* From the step model, per training GPU and iteration (0: unknown,
-	 * power uses power.gpu_busy_fraction). */
+	 * power uses power.gpu_busy_fraction).  With struct step_result:
+	 * busy_frac and tensor_active_frac as they are, comm_frac =
+	 * (tp_exposed_s + pp_exposed_s + dp_exposed_s) / iteration_s; the rest
+	 * of the iteration is pipeline bubble. */
 	double busy_frac;		/* compute kernels running */
 	double tensor_active_frac;	/* of which tensor-core (GEMM) kernels */
 	double comm_frac;		/* exposed communication wait */

@@ -347,6 +347,8 @@ static int csv_row(struct trace *t, size_t *cap, long lineno, char *line,
 			       "columns)", t->file, lineno, qty_name(q), n);
 	if (check_value(t->file, lineno, q, f[col], &v, e) < 0)
 		return -1;
+	if (t->n == 0)
+		t->first_line = lineno;
 	return add_row(t, cap, lineno, ts, v * scale, true, e);
 }
 
@@ -493,7 +495,7 @@ static int jscalar(struct json *j, char *out, size_t len)
 	else if (strncmp(j->s, "false", 5) == 0)
 		j->s += 5;
 	else if (*j->s == '-' || isdigit((unsigned char)*j->s))
-		while (strchr("+-.eE0123456789", *j->s) && *j->s)
+		while (*j->s && strchr("+-.eE0123456789", *j->s))
 			j->s++;
 	else
 		return jerr(j, "unexpected character");
@@ -739,6 +741,8 @@ static int spot_build(struct trace *t, struct spot_rec *r, size_t n, const char 
 		}
 		if (trace_push(t, &cap, ts, v, e) < 0)
 			return -1;
+		if (k == 0 || dir < 0)
+			t->first_line = r[i].line;	/* the oldest record */
 	}
 	if (dir < 0)
 		for (size_t i = 0, j = t->n - 1; i < j; i++, j--) {
@@ -825,9 +829,10 @@ int trace_cur_init(struct trace_cur *c, const struct trace *t, int64_t origin_s,
 	c->tr = t;
 	c->origin_s = origin_s;
 	if (origin_s < t->t_s[0])
-		return err_set(e, ERR_USAGE, "%s:2: the trace starts %lld s after the run "
+		return err_set(e, ERR_USAGE, "%s:%ld: the trace starts %lld s after the run "
 			       "(expected a first row at or before the run's start, "
-			       "run.start_utc)", t->file, (long long)(t->t_s[0] - origin_s));
+			       "run.start_utc)", t->file, t->first_line,
+			       (long long)(t->t_s[0] - origin_s));
 	if (t->step_s) {
 		int64_t off = origin_s - t->t_s[0];
 		c->cycle = off / span_s(t);

@@ -57,6 +57,7 @@ struct trace {
 	int64_t *t_s;		/* UTC seconds since 1970, strictly increasing */
 	double *v;		/* in the canonical unit of its quantity */
 	int64_t step_s;		/* regular traces: the step; 0: change points */
+	long first_line;	/* file line of the earliest row, for messages */
 };
 
 int trace_load_csv(struct trace *t, const char *path, enum trace_qty q,
