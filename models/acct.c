@@ -393,13 +393,64 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 	return acct_build(sc, g, L, pools, e);
 }
 
+static void describe_trace(FILE *out, const char *what, const struct trace *t)
+{
+	fprintf(out, "%-22s trace %s: %zu rows, %s\n", what, t->file, t->n,
+		t->step_s ? "regular, repeats after its last row" :
+			    "change points, the last holds");
+}
+
+static void describe(const struct acct *a, FILE *out)
+{
+	fprintf(out, "# accounting\n");
+	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
+		a->pw.gpu_idle_w, power_train_gpu_w(&a->pw, 0, 0, 0));
+	if (a->has[TR_PUE])
+		describe_trace(out, "pue", &a->tr[TR_PUE]);
+	else
+		fprintf(out, "pue                    %.3g\n", a->pw.pue);
+	if (a->has[TR_GRID])
+		describe_trace(out, "grid_g_per_kwh", &a->tr[TR_GRID]);
+	else
+		fprintf(out, "grid_g_per_kwh         %.4g\n", a->co2.grid_g_per_kwh);
+	if (a->cost.mode == COST_OWNED) {
+		fprintf(out, "cost                   owned: $%.0f + $%.0f per node over %.1f "
+			"years, $%.4g per node-hour\n", a->cost.server_usd,
+			a->cost.network_usd_per_node, a->cost.life_s / (365.25 * 86400),
+			a->cost.opex_usd_per_node_s * 3600);
+		if (a->has[TR_ELEC])
+			describe_trace(out, "electricity_usd_kwh", &a->tr[TR_ELEC]);
+		else
+			fprintf(out, "electricity_usd_kwh    %.4g\n",
+				a->cost.electricity_usd_per_kwh);
+	}
+	for (int i = 0; a->cost.mode == COST_CLOUD && i < a->pools.n; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "pool %s", a->pools.p[i].name);
+		if (a->has[TR_SPOT0 + i])
+			describe_trace(out, what, &a->tr[TR_SPOT0 + i]);
+		else
+			fprintf(out, "%-22s %d nodes, %s, $%.4g per node-hour%s\n", what,
+				a->pools.p[i].nodes, pool_class_names[a->pools.p[i].cls],
+				a->cost.pool[i].usd_per_node_hour,
+				a->cost.pool[i].committed ? ", paid for the whole run" : "");
+	}
+	for (int k = 0; k < BUDGET_KINDS; k++)
+		if (a->bud.limit[k] > 0)
+			fprintf(out, "%-22s %.6g%s\n", budget_kind_name(k), a->bud.limit[k],
+				a->bud.stop ? ", stop when reached" : "");
+}
+
 int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, struct err *e)
+	       const struct layout *L, const struct pools *pools, FILE *out,
+	       struct err *e)
 {
 	struct acct *a = acct_build(sc, g, L, pools, e);
 
 	if (a == NULL)
 		return -1;
+	if (out)
+		describe(a, out);
 	acct_free(a);
 	return 0;
 }

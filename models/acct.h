@@ -29,6 +29,7 @@
 #define MODELS_ACCT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
@@ -72,9 +73,11 @@ extern const struct cfg_setting *const acct_setting_tables[];
  * and line (status ERR_USAGE). */
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct layout *L, const struct pools *pools, struct err *e);
-/* Validate accounting's settings and traces without running. */
+/* Validate accounting's settings and traces without running; with out,
+ * print what accounting will use (prices, PUE, grid, traces, budgets). */
 int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, struct err *e);
+	       const struct layout *L, const struct pools *pools, FILE *out,
+	       struct err *e);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */

@@ -387,7 +387,7 @@ int run_check(const struct scenario *sc, FILE *out, struct err *e)
 	struct model md;
 
 	if (model_from_scenario(sc, &md, e) < 0 ||
-	    acct_check(sc, &md.g, &md.L, &md.pools, e) < 0)
+	    acct_check(sc, &md.g, &md.L, &md.pools, NULL, e) < 0)
 		return -1;
 	if (out == NULL)
 		return 0;
@@ -403,7 +403,7 @@ int run_check(const struct scenario *sc, FILE *out, struct err *e)
 	fprintf(out, "iterations            %lld\n", (long long)md.total_iters);
 	fprintf(out, "checkpoint            %.4g bytes, write %.1f s, every %lld iterations\n",
 		md.ck.size_bytes, md.ck.write_s, (long long)md.ck.interval_iters);
-	return 0;
+	return acct_check(sc, &md.g, &md.L, &md.pools, out, e);
 }
 
 static int register_kinds(struct run *r)

@@ -142,8 +142,32 @@ static void test_covariance(void)
 	       "constant power: no difference (%.3g kg)", diff);
 }
 
+/* Market-based accounting with a contractual factor of 0 (fully matched
+ * renewable supply): carbon_kg is 0, the location-based figure unchanged. */
+static void test_market(void)
+{
+	const char *ov[] = { "carbon.basis=\"market\"", "carbon.market_g_per_kwh=0" };
+	struct fixture f;
+	struct activity act = held(4, 32);
+	const struct acct_totals *t;
+	double kwh = 1.25 * it_power_w(4, 32) * 3600 / 3.6e6;
+
+	if (fixture_open(&f, "power.cfg", ov, 2) < 0) {
+		tap_ok(0, "power.cfg (market) loads");
+		return;
+	}
+	acct_set_activity(f.a, 0, &act);
+	acct_advance(f.a, 3600 * S);
+	t = acct_totals(f.a);
+	tap_near(t->carbon_location_kg, kwh * 0.400, 1e-12, "location-based: kWh x 400 g");
+	tap_near(t->carbon_market_kg, 0, 0, "market-based with a 0 g/kWh contract: 0");
+	tap_near(t->carbon_kg, 0, 0, "carbon.basis = market reports the market figure");
+	fixture_close(&f);
+}
+
 int main(void)
 {
+	test_market();
 	test_integral();
 	test_steps();
 	test_covariance();
