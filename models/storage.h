@@ -10,8 +10,10 @@
  * `retain` of them (0: all), so it holds min(written, retain) x checkpoint
  * bytes (GB = 10^9 bytes).  Cost is GB-months held, a month being 730 hours
  * as AWS bills GB-months; power is W per TB held (the tier's share of
- * drives and servers).  Checkpoints outlive the run in a real account: the
- * figures here cover only the run's own duration.  No tiers: no storage.
+ * drives and servers).  In owned mode (cost.h) the price stands for the
+ * amortised cost of the capacity.  Checkpoints outlive the run in a real
+ * account: the figures here cover only the run's own duration.  No tiers:
+ * no storage.
  */
 #ifndef MODELS_STORAGE_H
 #define MODELS_STORAGE_H
