@@ -10,6 +10,8 @@
 #include "acct-load.h"
 #include "models/trace.h"
 
+/* acct_sample fills 12 fixed columns, then 4 DCGM series per pool. */
+#define DCGM0 12
 #define IDLE_W 50.0
 #define TRAIN_W (50.0 + 0.8 * (400.0 - 50.0))	/* default busy fraction: 330 W */
 
@@ -52,7 +54,7 @@ static void test_integral(void)
 		 t->storage_energy_j, 1e-12, "IT energy = GPU + node + network + storage");
 	tap_near(v[0], it_power_w(2, 0), 1e-12, "it_power_w at the end: 2 idle nodes");
 	tap_near(v[3], 1.25 * want_j / 3.6e6, 1e-9, "energy_kwh column = facility J / 3.6e6");
-	dcgm_mj = v[12 + 1];	/* DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{pool=all} */
+	dcgm_mj = v[DCGM0 + 1];	/* TOTAL_ENERGY_CONSUMPTION{pool=all} */
 	tap_near(dcgm_mj, t->gpu_energy_j * 1e3, 1e-12,
 		 "DCGM total energy (mJ) = integral of GPU power x 1000");
 	tap_near(t->carbon_kg, 1.25 * want_j / 3.6e6 * 0.400, 1e-9,
@@ -165,8 +167,39 @@ static void test_market(void)
 	fixture_close(&f);
 }
 
+/* With the step model's breakdown: busy 0.8 of which tensor 0.55, exposed
+ * communication 0.1, bubble 0.1.  Level = 1.0 x 0.55 + 0.8 x 0.25 + 0.4 x
+ * 0.1 + 0.1 x 0.1 = 0.80 (default levels), so 50 + 0.8 x 350 = 330 W, the
+ * same as without a breakdown; DCGM utilisation 90%, tensor active 0.55. */
+static void test_breakdown(void)
+{
+	struct fixture f;
+	struct activity act = held(4, 32);
+	double v[128];
+
+	if (fixture_open(&f, "spot.cfg", NULL, 0) < 0) {
+		tap_ok(0, "spot.cfg loads");
+		return;
+	}
+	act.busy_frac = 0.8;
+	act.tensor_active_frac = 0.55;
+	act.comm_frac = 0.1;
+	acct_set_activity(f.a, 0, &act);
+	acct_sample(f.a, 10 * S, v);
+	tap_near(v[DCGM0 + 0], 32 * 330.0, 1e-12, "DCGM power: 32 GPUs x 330 W from the breakdown");
+	tap_near(v[DCGM0 + 2], 90, 1e-12, "DCGM GPU_UTIL = (busy + comm) x 100%");
+	tap_near(v[DCGM0 + 3], 0.55, 1e-12, "DCGM PIPE_TENSOR_ACTIVE = tensor-active fraction");
+	act.tensor_active_frac = 0.8;	/* all busy time in GEMMs: level 0.85 */
+	acct_set_activity(f.a, 10 * S, &act);
+	acct_sample(f.a, 20 * S, v);
+	tap_near(v[DCGM0 + 0], 32 * (50 + 0.85 * 350), 1e-12,
+		 "more tensor time, more power: level 0.8 + 0.04 + 0.01 = 0.85");
+	fixture_close(&f);
+}
+
 int main(void)
 {
+	test_breakdown();
 	test_market();
 	test_integral();
 	test_steps();
