@@ -1,36 +1,62 @@
 /*
  * ev.c -- the event queue and the engine (see ev.h).
  *
- * The queue is two structures, each doing the one thing it is good at:
+ * The queue is a ladder queue (after Tang, Goh and Thng, "Ladder queue: an
+ * O(1) priority queue structure for large-scale discrete event simulation",
+ * ACM TOMACS 15(3), 2005), built for a machine whose random memory access
+ * is slow (on the 2-core test machine 24 ns within 1 MB, 230 ns within
+ * 8 MB, 330 ns within 128 MB).  A heap of 10^6 events pays about ten
+ * dependent cache misses per pop; here an event is appended to an unsorted
+ * bucket (its tail line is hot), moved a few times in sequential passes,
+ * and sorted only in a small heap that stays in cache.  Three tiers, by
+ * time:
  *
- *  - an implicit 4-ary min-heap of whole events, 32 bytes each {time_ns, id,
- *    arg, kind}, ordered by (time_ns, id).  Four siblings are 128 bytes and
- *    the array is offset so that every sibling group fills exactly two cache
- *    lines; the tree is half as deep as a binary heap, and while one level
- *    is compared the next level's lines are already being fetched.
- *  - a bitmap of pending ids, in chunks of 2^16 ids (8 KiB).  Ids are
- *    consecutive, so a push sets the next bit; a pop or cancel clears one.
- *    A chunk is freed when none of its ids is pending, so memory follows the
- *    span of pending ids, not the number of events ever pushed.
+ *  - bottom: a 4-ary min-heap of whole events ordered by (time_ns, id),
+ *    holding every pending event earlier than the deepest rung's next
+ *    bucket (or than top, with no rung).  Pops come only from here.
+ *  - rungs: a stack of up to EVQ_RUNGS levels.  A rung splits a time range
+ *    into at most EVQ_RUNG_BUCKETS buckets of equal power-of-two width
+ *    (a shift, no division); bucket k holds the events in
+ *    [start + k*w, start + (k+1)*w), the last one everything up to the
+ *    range's end.  A bucket is an unsorted list of 1 KiB blocks from a
+ *    pool.  Rung i+1 is the spread of one bucket of rung i.
+ *  - top: an unsorted block list of the events at or after top_lo, with
+ *    their least and greatest time.
  *
- * Why not a hash table from id to payload (the first version): on the
- * 2-core test machine a random access into tens of MiB costs 230-330 ns,
- * and the table added one to every pop and push.  Carrying the payload in
- * the heap keeps every access on the heap's own prefetched path; the bitmap
- * is 200x denser than the table was, and a pop only writes to it.  At 10^6
- * pending events this took the hold benchmark from 1.0-1.2 to 1.4-1.9
- * million holds/s and the peak RSS from 85 to 36 MiB.  What remains is the
- * heap's chain of dependent cache misses, about ten levels deep at 10^6.
+ * A push goes to top, else to the first rung whose unconsumed buckets
+ * cover its time, else to bottom.  When bottom is empty, the deepest rung's
+ * next non-empty bucket moves into it and is heapified; a bucket of more
+ * than EVQ_BOTTOM_BATCH events with distinct times is instead spread over a
+ * new, finer rung (about EVQ_BUCKET_EVS events a bucket, over the bucket's
+ * own [least, greatest] time).  With no rung left, top is spread into rung
+ * 0 the same way and top_lo moves past its greatest time.  Buckets and top
+ * keep each event's id, and bottom sorts by (time_ns, id), so equal times
+ * pop in id order wherever they were; events of equal time are always in
+ * the same tier and bucket.  Pushes before bottom's bound (the bare queue
+ * allows any time) go into bottom; if bottom outgrows EVQ_BOTTOM_MAX and
+ * twice its size at the last refill, it is spread into a new rung too.
+ * Equal times cannot be spread: a burst of them sits in bottom, a heap.
  *
- * Cancellation is lazy and O(1): it clears the id's bit and leaves the heap
- * entry behind; a pop that meets an entry whose bit is clear discards it
- * (checked only while such dead entries exist).  evq_len() is exact at all
- * times.  Before the heap array grows, if dead entries outnumber live ones
- * they are dropped and the heap rebuilt in O(n) (paid for by the cancels that
- * made them), so cancellations alone never make the array grow.
+ * Pending ids are a bitmap in chunks of 2^16 ids (8 KiB).  Ids are
+ * consecutive, so a push sets the next bit; a pop or cancel clears one.  A
+ * chunk is freed when none of its ids is pending, so memory follows the span
+ * of pending ids, not the number of events ever pushed.
  *
- * Cost: push and pop O(log4 n), cancel O(1).  Ids start at 1 and are never
- * reused; 0 means "no event" (push failed for lack of memory).
+ * Cancellation is lazy and O(1): it clears the id's bit and leaves the entry
+ * where it is; bottom's root, a bucket being moved, or a compaction drops
+ * entries whose bit is clear (checked only while such dead entries exist).
+ * evq_len() is exact at all times.  Before the entry count outgrows the
+ * reserve (below), if dead entries outnumber live ones every tier is
+ * compacted, so cancellations alone never make the queue grow.
+ *
+ * A pop must not fail, yet it moves events: so bottom's array always has
+ * room for every entry in the queue (reserved by push, doubling; untouched
+ * pages of it cost no memory), and a spread first makes sure the pool has a
+ * block free for each new bucket, else moves the bucket into bottom.
+ *
+ * Cost: push O(rungs), pop amortized O(1) for spread-out times, O(log n)
+ * at worst (everything in bottom); cancel O(1).  Ids start at 1 and are
+ * never reused; 0 means "no event" (push failed for lack of memory).
  *
  * The engine adds a clock, the table of kinds and the run loop.  A model that
  * schedules into the past, with an unknown kind, or runs out of memory gets 0
@@ -46,12 +72,52 @@
 
 #include "sim/ev.h"
 
-/* --- the heap ------------------------------------------------------------ */
-
 #define EVQ_CACHE_LINE 64
 #define EVQ_GROUP_BYTES 128	/* four 32-byte entries */
-#define EVQ_MIN_CAP 64
+#define EVQ_MIN_CAP 64		/* bottom's first reserve, entries */
 _Static_assert(sizeof(struct ev) == 32, "four events must fill 128 bytes");
+
+/*
+ * Ladder constants, tuned with tests/bench/evq-hold-b on the test machine:
+ * 4096 buckets keep a rung's bucket headers (48 B) and hot tail lines in the
+ * 1 MiB L2; a bucket of up to 48 events is heapified at once, a larger one
+ * spread to about 16 a bucket.
+ */
+#define EVQ_BLK_EVS 127	/* events in a 4 KiB block */
+#define EVQ_SLAB_BLKS 16	/* blocks per pool allocation (64 KiB) */
+#ifndef EVQ_RUNG_BUCKETS
+#define EVQ_RUNG_BUCKETS 4096
+#endif
+#define EVQ_RUNGS 8
+#ifndef EVQ_BOTTOM_BATCH
+#define EVQ_BOTTOM_BATCH 48
+#endif
+#ifndef EVQ_BUCKET_EVS
+#define EVQ_BUCKET_EVS 16
+#endif
+#define EVQ_BOTTOM_MAX 4096
+
+struct evq_blk {
+	struct evq_blk *next;
+	char pad[sizeof(struct ev) - sizeof(struct evq_blk *)];
+	struct ev ev[EVQ_BLK_EVS];
+};
+_Static_assert(sizeof(struct evq_blk) == 4096, "a block is 4 KiB");
+
+/* An unsorted list of events: full blocks, then the tail block. */
+struct evq_list {
+	struct evq_blk *head, *tail;
+	size_t n;		/* entries, live and cancelled */
+	uint32_t tail_n;	/* entries in the tail; EVQ_BLK_EVS when empty */
+	int64_t min_ns, max_ns;	/* bounds of the times put in */
+};
+
+struct evq_rung {
+	int64_t start_ns;
+	unsigned shift;		/* bucket width is 2^shift ns */
+	uint32_t nb, cur;	/* buckets in use; the next to consume */
+	struct evq_list *b;	/* EVQ_RUNG_BUCKETS, allocated on first use */
+};
 
 struct evq_chunk {
 	uint64_t *bits;		/* NULL once no id in the chunk is pending */
@@ -62,17 +128,42 @@ struct evq_chunk {
 #define EVQ_CHUNK_WORDS ((1u << EVQ_CHUNK_SHIFT) / 64)
 
 struct evq {
-	struct ev *heap;	/* heap[0] is the root; children 4i+1..4i+4 */
+	struct ev *heap;	/* bottom: heap[0] is the root, children 4i+1.. */
 	void *heap_mem;		/* what malloc returned (heap is aligned in it) */
-	size_t n;		/* heap entries, live and cancelled */
-	size_t cap;
+	size_t n;		/* bottom's entries, live and cancelled */
+	size_t cap;		/* >= every entry in the queue (the reserve) */
+	size_t bottom_limit;	/* spread bottom when n passes this */
+	struct evq_rung rung[EVQ_RUNGS];
+	int nr;			/* rungs in use; rung[nr - 1] is the deepest */
+	struct evq_list top;
+	int64_t top_lo;		/* pushes at or after this go to top */
+	struct evq_blk *pool;	/* free blocks, linked by next */
+	size_t pool_free;
+	void **slabs;
+	size_t nslabs, slabs_cap;
 	size_t live;		/* pending events */
-	size_t dead;		/* cancelled entries still in the heap */
+	size_t dead;		/* cancelled entries still stored */
 	uint64_t next_id;
 	struct evq_chunk *dir;	/* dir[k] holds ids of chunk dir_base + k */
 	size_t dir_n, dir_cap;
 	uint64_t dir_base;
 };
+
+/*
+ * Prefetch the line at p.  GCC 12's dead-code pass deletes loops and
+ * branches whose only statements are __builtin_prefetch (seen at -O2 in
+ * list_drain); the empty asm that takes p marks the code as needed.
+ */
+static inline void evq_prefetch(const void *p, int for_write)
+{
+	if (for_write)
+		__builtin_prefetch(p, 1);
+	else
+		__builtin_prefetch(p, 0);
+	__asm__ volatile("" : : "r"(p));
+}
+
+/* --- the bottom heap ------------------------------------------------------ */
 
 /*
  * Branch-free on purpose: which child is least is a coin toss the branch
@@ -85,9 +176,9 @@ static inline int ent_lt(const struct ev *a, const struct ev *b)
 }
 
 /*
- * Grow the heap array to new_cap entries.  Children of i start at 4i+1, so
+ * Grow bottom's array to new_cap entries.  Children of i start at 4i+1, so
  * with the root 3 entries (96 bytes) past a 128-byte boundary every sibling
- * group 4i+1..4i+4 starts on one.
+ * group 4i+1..4i+4 starts on one, and a group fills two cache lines.
  */
 static int heap_grow(struct evq *q, size_t new_cap)
 {
@@ -144,17 +235,6 @@ static void heap_sift_down(struct ev *h, size_t n, size_t i, const struct ev *x)
 		size_t c = 4 * i + 1;
 		if (c >= n)
 			break;
-		/*
-		 * The four children's own child groups are 16 consecutive
-		 * entries (8 lines) from 4c+1: fetch them now, so the next
-		 * level waits less on memory.
-		 */
-		size_t g = 4 * c + 1;
-		if (g < n) {
-			const char *line = (const char *)&h[g];
-			for (int l = 0; l < 8; l++)
-				__builtin_prefetch(line + l * EVQ_CACHE_LINE);
-		}
 		size_t end = c + 4 < n ? c + 4 : n;
 		size_t m = heap_min_child(h, c, end);
 		if (!ent_lt(&h[m], x))
@@ -172,6 +252,17 @@ static void heap_remove_root(struct evq *q)
 	if (n > 0) {
 		struct ev last = q->heap[n];
 		heap_sift_down(q->heap, n, 0, &last);
+	}
+}
+
+/* Order bottom's n entries as a heap, bottom-up, O(n). */
+static void heap_build(struct evq *q)
+{
+	if (q->n < 2)
+		return;
+	for (size_t i = (q->n - 2) / 4 + 1; i-- > 0;) {
+		struct ev x = q->heap[i];
+		heap_sift_down(q->heap, q->n, i, &x);
 	}
 }
 
@@ -193,6 +284,26 @@ static bool pend_test(const struct evq_chunk *ch, uint64_t id)
 	uint64_t bit = id & ((UINT64_C(1) << EVQ_CHUNK_SHIFT) - 1);
 
 	return ch != NULL && (ch->bits[bit / 64] >> (bit % 64) & 1);
+}
+
+/* Is entry x live?  Only asked while dead entries exist. */
+static bool pend_live(const struct evq *q, const struct ev *x)
+{
+	return q->dead == 0 || pend_test(pend_chunk(q, x->id), x->id);
+}
+
+/*
+ * The bitmap spans every id from the oldest pending one, megabytes in a long
+ * run, so the pop's bit is a cache miss: the bucket that goes to bottom
+ * next fetches its bits ahead, while the events before it are popped.
+ */
+static inline void pend_prefetch(const struct evq *q, uint64_t id)
+{
+	struct evq_chunk *ch = pend_chunk(q, id);
+	uint64_t bit = id & ((UINT64_C(1) << EVQ_CHUNK_SHIFT) - 1);
+
+	if (ch != NULL)
+		evq_prefetch(&ch->bits[bit / 64], 1);
 }
 
 static void pend_clear(struct evq *q, struct evq_chunk *ch, uint64_t id)
@@ -258,7 +369,344 @@ static int pend_add(struct evq *q, uint64_t id)
 	return 0;
 }
 
-/* Drop cancelled entries from the heap and rebuild it bottom-up, O(n). */
+/* --- the block pool and block lists -------------------------------------- */
+
+/* Have at least want blocks free; -1 if memory ran out first. */
+static int pool_reserve(struct evq *q, size_t want)
+{
+	while (q->pool_free < want) {
+		if (q->nslabs == q->slabs_cap) {
+			size_t cap = q->slabs_cap ? 2 * q->slabs_cap : 16;
+			void **s = realloc(q->slabs, cap * sizeof *s);
+			if (s == NULL)
+				return -1;
+			q->slabs = s;
+			q->slabs_cap = cap;
+		}
+		struct evq_blk *slab = aligned_alloc(EVQ_CACHE_LINE,
+				EVQ_SLAB_BLKS * sizeof *slab);
+		if (slab == NULL)
+			return -1;
+		q->slabs[q->nslabs++] = slab;
+		for (size_t i = 0; i < EVQ_SLAB_BLKS; i++) {
+			slab[i].next = q->pool;
+			q->pool = &slab[i];
+		}
+		q->pool_free += EVQ_SLAB_BLKS;
+	}
+	return 0;
+}
+
+static void blk_free(struct evq *q, struct evq_blk *b)
+{
+	b->next = q->pool;
+	q->pool = b;
+	q->pool_free++;
+}
+
+static void list_init(struct evq_list *l)
+{
+	*l = (struct evq_list){ NULL, NULL, 0, EVQ_BLK_EVS, INT64_MAX, INT64_MIN };
+}
+
+/* Make room in l's tail for one more event; -1 if memory ran out. */
+static inline int list_reserve(struct evq *q, struct evq_list *l)
+{
+	if (l->tail_n < EVQ_BLK_EVS)
+		return 0;
+	if (q->pool_free == 0 && pool_reserve(q, 1) != 0)
+		return -1;
+	struct evq_blk *b = q->pool;
+	q->pool = b->next;
+	q->pool_free--;
+	b->next = NULL;
+	if (l->tail != NULL)
+		l->tail->next = b;
+	else
+		l->head = b;
+	l->tail = b;
+	l->tail_n = 0;
+	return 0;
+}
+
+/* Append x after list_reserve made room. */
+static inline void list_put(struct evq_list *l, const struct ev *x)
+{
+	l->tail->ev[l->tail_n++] = *x;
+	l->n++;
+	/*
+	 * A bucket's next push comes thousands of pushes later, into a line
+	 * not yet written: fetch it now, not then.
+	 */
+	if (l->tail_n + 1 < EVQ_BLK_EVS)
+		evq_prefetch(&l->tail->ev[l->tail_n + 1], 1);
+	if (x->time_ns < l->min_ns)
+		l->min_ns = x->time_ns;
+	if (x->time_ns > l->max_ns)
+		l->max_ns = x->time_ns;
+}
+
+static inline uint32_t blk_count(const struct evq_list *l,
+				 const struct evq_blk *b)
+{
+	return b == l->tail ? l->tail_n : EVQ_BLK_EVS;
+}
+
+/* Blocks are scattered: fetch the next one while this one is read. */
+static inline void blk_prefetch(const struct evq_blk *b)
+{
+	if (b == NULL)
+		return;
+	for (size_t off = 0; off < sizeof *b; off += EVQ_CACHE_LINE)
+		evq_prefetch((const char *)b + off, 0);
+}
+
+/* Move l's live entries into bottom (which has room: the reserve); l empties. */
+static void list_drain(struct evq *q, struct evq_list *l)
+{
+	struct evq_blk *b = l->head;
+
+	while (b != NULL) {
+		struct evq_blk *next = b->next;
+		uint32_t m = blk_count(l, b);
+		blk_prefetch(next);
+		for (uint32_t i = 0; i < m; i++) {
+			if (pend_live(q, &b->ev[i]))
+				q->heap[q->n++] = b->ev[i];
+			else
+				q->dead--;
+		}
+		blk_free(q, b);
+		b = next;
+	}
+	list_init(l);
+}
+
+/*
+ * Fetch the pending bits of l's first events: l goes to bottom next, and a
+ * pop's bit is a cache miss otherwise (see pend_prefetch).
+ */
+static void list_prefetch_pend(const struct evq *q, const struct evq_list *l)
+{
+	if (l->head == NULL)
+		return;
+	uint32_t m = blk_count(l, l->head);
+	for (uint32_t i = 0; i < m && i < EVQ_BOTTOM_BATCH; i++)
+		pend_prefetch(q, l->head->ev[i].id);
+}
+
+/* Keep only l's live entries, in place; emptied blocks go back to the pool. */
+static void list_compact(struct evq *q, struct evq_list *l)
+{
+	struct evq_blk *w = l->head, *b = l->head;
+	uint32_t wn = 0;
+	size_t n = 0;
+
+	for (; b != NULL; b = b->next) {
+		uint32_t m = blk_count(l, b);
+		for (uint32_t i = 0; i < m; i++) {
+			if (!pend_test(pend_chunk(q, b->ev[i].id), b->ev[i].id)) {
+				q->dead--;
+				continue;
+			}
+			if (wn == EVQ_BLK_EVS) {
+				w = w->next;
+				wn = 0;
+			}
+			w->ev[wn++] = b->ev[i];
+			n++;
+		}
+	}
+	if (n == 0) {
+		w = NULL;
+		wn = EVQ_BLK_EVS;
+	}
+	b = w != NULL ? w->next : l->head;
+	while (b != NULL) {
+		struct evq_blk *next = b->next;
+		blk_free(q, b);
+		b = next;
+	}
+	if (w != NULL)
+		w->next = NULL;
+	else
+		l->head = NULL;
+	l->tail = w;
+	l->tail_n = wn;
+	l->n = n;
+}
+
+/* --- rungs ----------------------------------------------------------------- */
+
+/* The list a push at time t goes to, or NULL for bottom. */
+static inline struct evq_list *evq_route(struct evq *q, int64_t t)
+{
+	if (t >= q->top_lo)
+		return &q->top;
+	for (int i = 0; i < q->nr; i++) {
+		struct evq_rung *r = &q->rung[i];
+		if (t < r->start_ns)
+			continue;	/* a deeper rung spread from bottom may */
+		uint64_t k = ((uint64_t)t - (uint64_t)r->start_ns) >> r->shift;
+		if (k >= r->nb)
+			k = r->nb - 1;	/* the last bucket runs to the range's end */
+		if (k >= r->cur)
+			return &r->b[k];
+	}
+	return NULL;
+}
+
+/*
+ * Open a new deepest rung over n events in [min_ns, max_ns] (max > min), in
+ * about n / EVQ_BUCKET_EVS buckets; extra_blks more free blocks are needed
+ * than one a bucket.  NULL (nothing changed) if memory is short.
+ */
+static struct evq_rung *rung_open(struct evq *q, int64_t min_ns,
+				  int64_t max_ns, size_t n, size_t extra_blks)
+{
+	struct evq_rung *r = &q->rung[q->nr];
+	uint64_t span = (uint64_t)max_ns - (uint64_t)min_ns;
+	size_t want = n / EVQ_BUCKET_EVS;
+	unsigned shift = 0;
+
+	if (want > EVQ_RUNG_BUCKETS)
+		want = EVQ_RUNG_BUCKETS;
+	if (want < 2)
+		want = 2;
+	while ((span >> shift) >= want)
+		shift++;
+	uint32_t nb = (uint32_t)(span >> shift) + 1;
+
+	if (r->b == NULL) {
+		r->b = malloc(EVQ_RUNG_BUCKETS * sizeof *r->b);
+		if (r->b == NULL)
+			return NULL;
+	}
+	if (pool_reserve(q, nb + extra_blks) != 0)
+		return NULL;
+	r->start_ns = min_ns;
+	r->shift = shift;
+	r->nb = nb;
+	r->cur = 0;
+	for (uint32_t k = 0; k < nb; k++)
+		list_init(&r->b[k]);
+	q->nr++;
+	return r;
+}
+
+/* Put x (a moved event) into rung r; the pool has a block for it. */
+static inline void rung_put(struct evq *q, struct evq_rung *r,
+			    const struct ev *x)
+{
+	uint64_t k = ((uint64_t)x->time_ns - (uint64_t)r->start_ns) >> r->shift;
+	struct evq_list *l = &r->b[k < r->nb ? k : r->nb - 1];
+	int rc = list_reserve(q, l);
+
+	(void)rc;	/* cannot fail: rung_open reserved the blocks */
+	list_put(l, x);
+}
+
+/*
+ * Spread list l over a new deepest rung; false (l unchanged) if it has too
+ * few events, only one time, or memory is short.  Source blocks are freed
+ * as they are read, so one spare block a bucket is enough.
+ */
+static bool list_spread(struct evq *q, struct evq_list *l)
+{
+	if (l->n <= EVQ_BOTTOM_BATCH || l->min_ns == l->max_ns ||
+	    q->nr == EVQ_RUNGS)
+		return false;
+	struct evq_rung *r = rung_open(q, l->min_ns, l->max_ns, l->n, 1);
+	if (r == NULL)
+		return false;
+	struct evq_blk *b = l->head;
+	while (b != NULL) {
+		struct evq_blk *next = b->next;
+		uint32_t m = blk_count(l, b);
+		blk_prefetch(next);
+		for (uint32_t i = 0; i < m; i++) {
+			if (pend_live(q, &b->ev[i]))
+				rung_put(q, r, &b->ev[i]);
+			else
+				q->dead--;
+		}
+		blk_free(q, b);
+		b = next;
+	}
+	list_init(l);
+	return true;
+}
+
+/*
+ * Bottom has grown past its limit (pushes before its bound): spread it into
+ * a new deepest rung, which covers up to the old bound (its last bucket is
+ * open-ended), so the routing stays exact.
+ */
+static void bottom_spread(struct evq *q)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < q->n; i++) {
+		if (q->heap[i].time_ns < lo)
+			lo = q->heap[i].time_ns;
+		if (q->heap[i].time_ns > hi)
+			hi = q->heap[i].time_ns;
+	}
+	q->bottom_limit = 2 * q->n;	/* do not retry until it doubles */
+	if (lo == hi || q->nr == EVQ_RUNGS)
+		return;
+	struct evq_rung *r = rung_open(q, lo, hi, q->n,
+				       q->n / EVQ_BLK_EVS + 1);
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < q->n; i++) {
+		if (pend_live(q, &q->heap[i]))
+			rung_put(q, r, &q->heap[i]);
+		else
+			q->dead--;
+	}
+	q->n = 0;
+}
+
+/*
+ * Bottom is empty: fill it from the deepest rung's next non-empty bucket,
+ * spreading big buckets, and from top when no rung is left.  False when the
+ * queue holds nothing.
+ */
+static bool evq_refill(struct evq *q)
+{
+	while (q->n == 0) {
+		if (q->nr == 0) {
+			if (q->top.n == 0) {
+				q->top_lo = INT64_MIN;	/* empty: start afresh */
+				return false;
+			}
+			int64_t max = q->top.max_ns;
+			q->top_lo = max == INT64_MAX ? max : max + 1;
+			if (!list_spread(q, &q->top))
+				list_drain(q, &q->top);
+			continue;
+		}
+		struct evq_rung *r = &q->rung[q->nr - 1];
+		while (r->cur < r->nb && r->b[r->cur].n == 0)
+			r->cur++;
+		if (r->cur == r->nb) {
+			q->nr--;
+			continue;
+		}
+		struct evq_list *l = &r->b[r->cur++];
+		if (!list_spread(q, l)) {
+			list_drain(q, l);
+			if (r->cur < r->nb)
+				list_prefetch_pend(q, &r->b[r->cur]);
+		}
+	}
+	heap_build(q);
+	q->bottom_limit = 2 * q->n > EVQ_BOTTOM_MAX ? 2 * q->n : EVQ_BOTTOM_MAX;
+	return true;
+}
+
+/* Drop cancelled entries from every tier; bottom is rebuilt in O(n). */
 static void evq_compact(struct evq *q)
 {
 	size_t n = 0;
@@ -266,14 +714,13 @@ static void evq_compact(struct evq *q)
 	for (size_t i = 0; i < q->n; i++)
 		if (pend_test(pend_chunk(q, q->heap[i].id), q->heap[i].id))
 			q->heap[n++] = q->heap[i];
+	q->dead -= q->n - n;
 	q->n = n;
-	q->dead = 0;
-	if (n < 2)
-		return;
-	for (size_t i = (n - 2) / 4 + 1; i-- > 0;) {
-		struct ev x = q->heap[i];
-		heap_sift_down(q->heap, n, i, &x);
-	}
+	heap_build(q);
+	list_compact(q, &q->top);
+	for (int i = 0; i < q->nr; i++)
+		for (uint32_t k = q->rung[i].cur; k < q->rung[i].nb; k++)
+			list_compact(q, &q->rung[i].b[k]);
 }
 
 /* --- the queue API ------------------------------------------------------- */
@@ -288,6 +735,9 @@ struct evq *evq_new(void)
 		free(q);
 		return NULL;
 	}
+	q->bottom_limit = EVQ_BOTTOM_MAX;
+	list_init(&q->top);
+	q->top_lo = INT64_MIN;
 	q->next_id = 1;
 	return q;
 }
@@ -299,37 +749,53 @@ void evq_free(struct evq *q)
 	for (size_t k = 0; k < q->dir_n; k++)
 		free(q->dir[k].bits);
 	free(q->dir);
+	for (size_t k = 0; k < q->nslabs; k++)
+		free(q->slabs[k]);
+	free(q->slabs);
+	for (int i = 0; i < EVQ_RUNGS; i++)
+		free(q->rung[i].b);
 	free(q->heap_mem);
 	free(q);
 }
 
 uint64_t evq_push(struct evq *q, int64_t time_ns, int kind, uint64_t arg)
 {
-	if (q->n == q->cap) {
+	if (q->live + q->dead == q->cap) {
 		/* Garbage first: growing for cancelled entries wastes memory. */
 		if (q->dead > q->live)
 			evq_compact(q);
-		if (q->n == q->cap && heap_grow(q, q->cap * 2) != 0)
+		if (q->live + q->dead == q->cap && heap_grow(q, q->cap * 2) != 0)
 			return 0;
 	}
+	struct evq_list *l = evq_route(q, time_ns);
+	if (l != NULL && list_reserve(q, l) != 0)
+		return 0;
 	if (pend_add(q, q->next_id) != 0)
 		return 0;
 	struct ev x = { .time_ns = time_ns, .id = q->next_id++,
 			.kind = kind, .arg = arg };
 
-	heap_sift_up(q->heap, q->n++, &x);
+	if (l != NULL) {
+		list_put(l, &x);
+	} else {
+		heap_sift_up(q->heap, q->n++, &x);
+		if (q->n > q->bottom_limit)
+			bottom_spread(q);
+	}
 	return x.id;
 }
 
 /* Discard cancelled entries at the root; true if a live event is on top. */
 static bool evq_settle(struct evq *q)
 {
-	while (q->n > 0 && q->dead > 0 &&
-	       !pend_test(pend_chunk(q, q->heap[0].id), q->heap[0].id)) {
+	for (;;) {
+		if (q->n == 0 && !evq_refill(q))
+			return false;
+		if (pend_live(q, &q->heap[0]))
+			return true;
 		heap_remove_root(q);
 		q->dead--;
 	}
-	return q->n > 0;
 }
 
 bool evq_pop(struct evq *q, struct ev *out)
