@@ -3,39 +3,42 @@
  *
  * The queue is a ladder queue (after Tang, Goh and Thng, "Ladder queue: an
  * O(1) priority queue structure for large-scale discrete event simulation",
- * ACM TOMACS 15(3), 2005), built for a machine whose random memory access
+ * ACM TOMACS 15(3), 2005), shaped for a machine whose random memory access
  * is slow (on the 2-core test machine 24 ns within 1 MB, 230 ns within
  * 8 MB, 330 ns within 128 MB).  A heap of 10^6 events pays about ten
- * dependent cache misses per pop; here an event is appended to an unsorted
- * bucket (its tail line is hot), moved a few times in sequential passes,
- * and sorted only in a small heap that stays in cache.  Three tiers, by
- * time:
+ * dependent cache misses a pop; here an event is appended to an unsorted
+ * bucket whose tail line is hot, moved in sequential passes, and sorted
+ * only among a few dozen.  Three tiers, by time:
  *
- *  - bottom: a 4-ary min-heap of whole events ordered by (time_ns, id),
- *    holding every pending event earlier than the deepest rung's next
- *    bucket (or than top, with no rung).  Pops come only from here.
+ *  - bottom: every pending event earlier than the deepest rung's next
+ *    bucket (or than top, with no rung), as a run sorted by (time_ns, id)
+ *    plus a 4-ary heap of late arrivals (pushes before the run's last
+ *    event).  Pops come only from here: the run's first or the heap's root.
  *  - rungs: a stack of up to EVQ_RUNGS levels.  A rung splits a time range
- *    into at most EVQ_RUNG_BUCKETS buckets of equal power-of-two width
- *    (a shift, no division); bucket k holds the events in
- *    [start + k*w, start + (k+1)*w), the last one everything up to the
- *    range's end.  A bucket is an unsorted list of 1 KiB blocks from a
- *    pool.  Rung i+1 is the spread of one bucket of rung i.
+ *    into at most EVQ_RUNG_BUCKETS buckets of one power-of-two width (a
+ *    shift, no division); bucket k holds [start + k*w, start + (k+1)*w),
+ *    the last one everything up to the range's end.  A bucket is an
+ *    unsorted list of 1 KiB blocks from a pool.  Rung i+1 is the spread of
+ *    one bucket of rung i (or of an overgrown bottom).
  *  - top: an unsorted block list of the events at or after top_lo, with
  *    their least and greatest time.
  *
  * A push goes to top, else to the first rung whose unconsumed buckets
  * cover its time, else to bottom.  When bottom is empty, the deepest rung's
- * next non-empty bucket moves into it and is heapified; a bucket of more
- * than EVQ_BOTTOM_BATCH events with distinct times is instead spread over a
- * new, finer rung (about EVQ_BUCKET_EVS events a bucket, over the bucket's
- * own [least, greatest] time).  With no rung left, top is spread into rung
- * 0 the same way and top_lo moves past its greatest time.  Buckets and top
- * keep each event's id, and bottom sorts by (time_ns, id), so equal times
- * pop in id order wherever they were; events of equal time are always in
- * the same tier and bucket.  Pushes before bottom's bound (the bare queue
- * allows any time) go into bottom; if bottom outgrows EVQ_BOTTOM_MAX and
- * twice its size at the last refill, it is spread into a new rung too.
- * Equal times cannot be spread: a burst of them sits in bottom, a heap.
+ * next non-empty bucket becomes the run (insertion-sorted); a bucket of more
+ * than EVQ_BOTTOM_BATCH events with more than one time is instead spread
+ * over a new, finer rung (about EVQ_BUCKET_EVS events a bucket, over the
+ * bucket's own [least, greatest] time).  With no rung left, top is spread
+ * into rung 0 the same way and top_lo moves past its greatest time.
+ *
+ * Order is exactly (time_ns, id): the tiers and buckets partition time, so
+ * events of equal time are always in the same one, and bottom sorts by
+ * (time_ns, id) whatever order they arrive in.  Pushes before bottom's
+ * bound (the bare queue allows any time) go into bottom; if bottom outgrows
+ * EVQ_BOTTOM_MAX and twice its size at the last refill, it is spread into
+ * a new rung too.  Equal times cannot be spread: a burst of them ends in
+ * bottom, in the run (a burst at the current time appends) or, beyond
+ * EVQ_BOTTOM_BATCH, in the heap: O(log n) then, never worse.
  *
  * Pending ids are a bitmap in chunks of 2^16 ids (8 KiB).  Ids are
  * consecutive, so a push sets the next bit; a pop or cancel clears one.  A
@@ -43,20 +46,20 @@
  * of pending ids, not the number of events ever pushed.
  *
  * Cancellation is lazy and O(1): it clears the id's bit and leaves the entry
- * where it is; bottom's root, a bucket being moved, or a compaction drops
+ * where it is; bottom's front, a bucket being moved, or a compaction drops
  * entries whose bit is clear (checked only while such dead entries exist).
  * evq_len() is exact at all times.  Before the entry count outgrows the
  * reserve (below), if dead entries outnumber live ones every tier is
  * compacted, so cancellations alone never make the queue grow.
  *
- * A pop must not fail, yet it moves events: so bottom's array always has
- * room for every entry in the queue (reserved by push, doubling; untouched
- * pages of it cost no memory), and a spread first makes sure the pool has a
- * block free for each new bucket, else moves the bucket into bottom.
+ * A pop must not fail, yet it moves events: so bottom's arrays always have
+ * room for every entry in the queue (reserved by push, doubling; pages never
+ * touched cost no memory), and a spread first makes sure the pool has a
+ * block free for each new bucket, else it moves the bucket into bottom.
  *
- * Cost: push O(rungs), pop amortized O(1) for spread-out times, O(log n)
- * at worst (everything in bottom); cancel O(1).  Ids start at 1 and are
- * never reused; 0 means "no event" (push failed for lack of memory).
+ * Cost: push O(rungs) (in practice 1-3 checks), pop amortized O(1) when
+ * times are spread out, O(log n) at worst; cancel O(1).  Ids start at 1 and
+ * are never reused; 0 means "no event" (push failed for lack of memory).
  *
  * The engine adds a clock, the table of kinds and the run loop.  A model that
  * schedules into the past, with an unknown kind, or runs out of memory gets 0
@@ -73,36 +76,49 @@
 #include "sim/ev.h"
 
 #define EVQ_CACHE_LINE 64
-#define EVQ_GROUP_BYTES 128	/* four 32-byte entries */
 #define EVQ_MIN_CAP 64		/* bottom's first reserve, entries */
-_Static_assert(sizeof(struct ev) == 32, "four events must fill 128 bytes");
+_Static_assert(sizeof(struct ev) == 32, "two events fill a cache line");
 
 /*
- * Ladder constants, tuned with tests/bench/evq-hold-b on the test machine:
- * 4096 buckets keep a rung's bucket headers (48 B) and hot tail lines in the
- * 1 MiB L2; a bucket of up to 48 events is heapified at once, a larger one
- * spread to about 16 a bucket.
+ * Rare paths (new blocks and chunks, compaction) and the refill stay out of
+ * line, so push and pop have few registers to save.
  */
-#define EVQ_BLK_EVS 127	/* events in a 4 KiB block */
-#define EVQ_SLAB_BLKS 16	/* blocks per pool allocation (64 KiB) */
-#ifndef EVQ_RUNG_BUCKETS
+#if defined(__GNUC__)
+#define EVQ_COLD __attribute__((noinline, cold))
+#define EVQ_NOINLINE __attribute__((noinline))
+#else
+#define EVQ_COLD
+#define EVQ_NOINLINE
+#endif
+
+/*
+ * Ladder constants, chosen with tests/bench/evq-hold-b (10^6 pending) and
+ * cachegrind on the test machine (AMD EPYC, 64 KiB L1d, 1 MiB L2 a core):
+ *  - 4096 buckets at most in a rung: its bucket headers (48 B) and tail
+ *    lines stay within L2; 1024-2048 timed the same within the noise.
+ *  - 1 KiB blocks: 4 KiB ones cost a third more L2 misses (a bucket of a
+ *    fine rung holds a few events but takes a whole block); 512 B ones make
+ *    the walk along a long bucket wait on each next block.
+ *  - buckets spread to ~8 events, at most 32 sorted at once: ~16/48 spent
+ *    a third of all instructions in the insertion sort, ~4/32 missed more.
+ */
+#define EVQ_BLK_EVS 31		/* events in a 1 KiB block */
+#define EVQ_SLAB_BYTES 65536	/* one pool allocation */
 #define EVQ_RUNG_BUCKETS 4096
-#endif
 #define EVQ_RUNGS 8
-#ifndef EVQ_BOTTOM_BATCH
-#define EVQ_BOTTOM_BATCH 48
-#endif
-#ifndef EVQ_BUCKET_EVS
-#define EVQ_BUCKET_EVS 16
-#endif
+#define EVQ_BOTTOM_BATCH 32
+#define EVQ_BUCKET_EVS 8
 #define EVQ_BOTTOM_MAX 4096
+/* A spread has more than EVQ_BOTTOM_BATCH events: at least 2 buckets. */
+_Static_assert(EVQ_BOTTOM_BATCH / EVQ_BUCKET_EVS >= 2, "spreads must split");
 
 struct evq_blk {
 	struct evq_blk *next;
 	char pad[sizeof(struct ev) - sizeof(struct evq_blk *)];
 	struct ev ev[EVQ_BLK_EVS];
 };
-_Static_assert(sizeof(struct evq_blk) == 4096, "a block is 4 KiB");
+_Static_assert(sizeof(struct evq_blk) == (EVQ_BLK_EVS + 1) * sizeof(struct ev),
+	       "a block is its events and a header of one event's size");
 
 /* An unsorted list of events: full blocks, then the tail block. */
 struct evq_list {
@@ -128,11 +144,12 @@ struct evq_chunk {
 #define EVQ_CHUNK_WORDS ((1u << EVQ_CHUNK_SHIFT) / 64)
 
 struct evq {
-	struct ev *heap;	/* bottom: heap[0] is the root, children 4i+1.. */
-	void *heap_mem;		/* what malloc returned (heap is aligned in it) */
-	size_t n;		/* bottom's entries, live and cancelled */
-	size_t cap;		/* >= every entry in the queue (the reserve) */
-	size_t bottom_limit;	/* spread bottom when n passes this */
+	struct ev *run;		/* bottom: run[head..n) sorted by (time_ns, id) */
+	size_t head, n;
+	struct ev *late;	/* bottom: heap of pushes before the run's end */
+	size_t nlate;
+	size_t cap;		/* of run and late: >= all entries (the reserve) */
+	size_t bottom_limit;	/* spread bottom when it outgrows this */
 	struct evq_rung rung[EVQ_RUNGS];
 	int nr;			/* rungs in use; rung[nr - 1] is the deepest */
 	struct evq_list top;
@@ -163,11 +180,11 @@ static inline void evq_prefetch(const void *p, int for_write)
 	__asm__ volatile("" : : "r"(p));
 }
 
-/* --- the bottom heap ------------------------------------------------------ */
+/* --- bottom: a sorted run and a heap of late arrivals --------------------- */
 
 /*
- * Branch-free on purpose: which child is least is a coin toss the branch
- * predictor loses, and mispredictions cost as much as the memory did.
+ * Branch-free on purpose: in the heap, which child is least is a coin toss
+ * the branch predictor loses.
  */
 static inline int ent_lt(const struct ev *a, const struct ev *b)
 {
@@ -175,32 +192,54 @@ static inline int ent_lt(const struct ev *a, const struct ev *b)
 	       ((a->time_ns == b->time_ns) & (a->id < b->id));
 }
 
-/*
- * Grow bottom's array to new_cap entries.  Children of i start at 4i+1, so
- * with the root 3 entries (96 bytes) past a 128-byte boundary every sibling
- * group 4i+1..4i+4 starts on one, and a group fills two cache lines.
- */
-static int heap_grow(struct evq *q, size_t new_cap)
+/* Grow bottom's two arrays to new_cap entries each; the run moves to 0. */
+static EVQ_COLD int bottom_grow(struct evq *q, size_t new_cap)
 {
-	size_t bytes = (new_cap + 4) * sizeof(struct ev) + EVQ_GROUP_BYTES;
-	void *mem = malloc(bytes);
+	struct ev *run = malloc(new_cap * sizeof *run);
+	struct ev *late = malloc(new_cap * sizeof *late);
 
-	if (mem == NULL)
+	if (run == NULL || late == NULL) {
+		free(run);
+		free(late);
 		return -1;
-	uintptr_t base = ((uintptr_t)mem + EVQ_GROUP_BYTES - 1) &
-			 ~(uintptr_t)(EVQ_GROUP_BYTES - 1);
-	struct ev *heap = (struct ev *)base + 3;
-
-	if (q->n > 0)
-		memcpy(heap, q->heap, q->n * sizeof *heap);
-	free(q->heap_mem);
-	q->heap_mem = mem;
-	q->heap = heap;
+	}
+	if (q->n > q->head)
+		memcpy(run, q->run + q->head, (q->n - q->head) * sizeof *run);
+	if (q->nlate > 0)
+		memcpy(late, q->late, q->nlate * sizeof *late);
+	free(q->run);
+	free(q->late);
+	q->run = run;
+	q->late = late;
+	q->n -= q->head;
+	q->head = 0;
 	q->cap = new_cap;
 	return 0;
 }
 
-static void heap_sift_up(struct ev *h, size_t i, const struct ev *x)
+/*
+ * Sort the run by (time_ns, id).  Insertion sort: the run is one small
+ * bucket, often in order already (buckets fill in id order).
+ */
+static void run_sort(struct evq *q)
+{
+	struct ev *v = q->run;
+
+	for (size_t i = q->head + 1; i < q->n; i++) {
+		if (!ent_lt(&v[i], &v[i - 1]))
+			continue;
+		struct ev x = v[i];
+		size_t j = i;
+		do {
+			v[j] = v[j - 1];
+			j--;
+		} while (j > q->head && ent_lt(&x, &v[j - 1]));
+		v[j] = x;
+	}
+}
+
+/* The late heap: 4-ary, children of i at 4i+1..4i+4, least (time, id) at 0. */
+static void late_sift_up(struct ev *h, size_t i, const struct ev *x)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / 4;
@@ -213,7 +252,7 @@ static void heap_sift_up(struct ev *h, size_t i, const struct ev *x)
 }
 
 /* Index of the least of the children c..end-1 (end > c). */
-static inline size_t heap_min_child(const struct ev *h, size_t c, size_t end)
+static inline size_t late_min_child(const struct ev *h, size_t c, size_t end)
 {
 	if (end - c == 4) {
 		/* A tournament: two independent comparisons, then one. */
@@ -229,14 +268,14 @@ static inline size_t heap_min_child(const struct ev *h, size_t c, size_t end)
 }
 
 /* Put x into the hole at i and move it down to its place among n entries. */
-static void heap_sift_down(struct ev *h, size_t n, size_t i, const struct ev *x)
+static void late_sift_down(struct ev *h, size_t n, size_t i, const struct ev *x)
 {
 	for (;;) {
 		size_t c = 4 * i + 1;
 		if (c >= n)
 			break;
 		size_t end = c + 4 < n ? c + 4 : n;
-		size_t m = heap_min_child(h, c, end);
+		size_t m = late_min_child(h, c, end);
 		if (!ent_lt(&h[m], x))
 			break;
 		h[i] = h[m];
@@ -245,25 +284,51 @@ static void heap_sift_down(struct ev *h, size_t n, size_t i, const struct ev *x)
 	h[i] = *x;
 }
 
-static void heap_remove_root(struct evq *q)
+static void late_remove_root(struct evq *q)
 {
-	size_t n = --q->n;
+	size_t n = --q->nlate;
 
 	if (n > 0) {
-		struct ev last = q->heap[n];
-		heap_sift_down(q->heap, n, 0, &last);
+		struct ev last = q->late[n];
+		late_sift_down(q->late, n, 0, &last);
 	}
 }
 
-/* Order bottom's n entries as a heap, bottom-up, O(n). */
-static void heap_build(struct evq *q)
+/* Order the late heap's entries bottom-up, O(n). */
+static void late_build(struct evq *q)
 {
-	if (q->n < 2)
+	if (q->nlate < 2)
 		return;
-	for (size_t i = (q->n - 2) / 4 + 1; i-- > 0;) {
-		struct ev x = q->heap[i];
-		heap_sift_down(q->heap, q->n, i, &x);
+	for (size_t i = (q->nlate - 2) / 4 + 1; i-- > 0;) {
+		struct ev x = q->late[i];
+		late_sift_down(q->late, q->nlate, i, &x);
 	}
+}
+
+static inline size_t bottom_len(const struct evq *q)
+{
+	return q->n - q->head + q->nlate;
+}
+
+/*
+ * The earliest entry of bottom (not empty): the run's first or the late
+ * heap's root.
+ */
+static inline struct ev *bottom_first(struct evq *q)
+{
+	if (q->nlate > 0 && (q->head == q->n ||
+			     ent_lt(&q->late[0], &q->run[q->head])))
+		return &q->late[0];
+	return &q->run[q->head];
+}
+
+/* Remove what bottom_first returned. */
+static inline void bottom_drop(struct evq *q, const struct ev *first)
+{
+	if (first == q->late)
+		late_remove_root(q);
+	else
+		q->head++;
 }
 
 /* --- the pending bitmap -------------------------------------------------- */
@@ -343,23 +408,29 @@ static int pend_dir_room(struct evq *q)
 }
 
 /* Mark id (always q->next_id) pending, opening a new chunk when it starts one. */
-static int pend_add(struct evq *q, uint64_t id)
+/* Open the chunk after the newest (ids are consecutive). */
+static EVQ_COLD int pend_new_chunk(struct evq *q)
+{
+	if (pend_dir_room(q) != 0)
+		return -1;
+	uint64_t *bits = calloc(EVQ_CHUNK_WORDS, sizeof *bits);
+	if (bits == NULL)
+		return -1;
+	struct evq_chunk *prev = q->dir_n > 0 ? &q->dir[q->dir_n - 1] : NULL;
+	if (prev != NULL && prev->live == 0) {
+		free(prev->bits);
+		prev->bits = NULL;
+	}
+	q->dir[q->dir_n++] = (struct evq_chunk){ bits, 0 };
+	return 0;
+}
+
+static inline int pend_add(struct evq *q, uint64_t id)
 {
 	uint64_t c = id >> EVQ_CHUNK_SHIFT;
 
-	if (c - q->dir_base >= q->dir_n) {	/* ids are consecutive: c is the next chunk */
-		if (pend_dir_room(q) != 0)
-			return -1;
-		uint64_t *bits = calloc(EVQ_CHUNK_WORDS, sizeof *bits);
-		if (bits == NULL)
-			return -1;
-		struct evq_chunk *prev = q->dir_n > 0 ? &q->dir[q->dir_n - 1] : NULL;
-		if (prev != NULL && prev->live == 0) {
-			free(prev->bits);
-			prev->bits = NULL;
-		}
-		q->dir[q->dir_n++] = (struct evq_chunk){ bits, 0 };
-	}
+	if (c - q->dir_base >= q->dir_n && pend_new_chunk(q) != 0)
+		return -1;
 	struct evq_chunk *ch = &q->dir[c - q->dir_base];
 	uint64_t bit = id & ((UINT64_C(1) << EVQ_CHUNK_SHIFT) - 1);
 
@@ -384,15 +455,15 @@ static int pool_reserve(struct evq *q, size_t want)
 			q->slabs_cap = cap;
 		}
 		struct evq_blk *slab = aligned_alloc(EVQ_CACHE_LINE,
-				EVQ_SLAB_BLKS * sizeof *slab);
+				(EVQ_SLAB_BYTES / sizeof(struct evq_blk)) * sizeof *slab);
 		if (slab == NULL)
 			return -1;
 		q->slabs[q->nslabs++] = slab;
-		for (size_t i = 0; i < EVQ_SLAB_BLKS; i++) {
+		for (size_t i = 0; i < (EVQ_SLAB_BYTES / sizeof(struct evq_blk)); i++) {
 			slab[i].next = q->pool;
 			q->pool = &slab[i];
 		}
-		q->pool_free += EVQ_SLAB_BLKS;
+		q->pool_free += (EVQ_SLAB_BYTES / sizeof(struct evq_blk));
 	}
 	return 0;
 }
@@ -410,10 +481,8 @@ static void list_init(struct evq_list *l)
 }
 
 /* Make room in l's tail for one more event; -1 if memory ran out. */
-static inline int list_reserve(struct evq *q, struct evq_list *l)
+static EVQ_COLD int list_new_tail(struct evq *q, struct evq_list *l)
 {
-	if (l->tail_n < EVQ_BLK_EVS)
-		return 0;
 	if (q->pool_free == 0 && pool_reserve(q, 1) != 0)
 		return -1;
 	struct evq_blk *b = q->pool;
@@ -427,6 +496,11 @@ static inline int list_reserve(struct evq *q, struct evq_list *l)
 	l->tail = b;
 	l->tail_n = 0;
 	return 0;
+}
+
+static inline int list_reserve(struct evq *q, struct evq_list *l)
+{
+	return l->tail_n < EVQ_BLK_EVS ? 0 : list_new_tail(q, l);
 }
 
 /* Append x after list_reserve made room. */
@@ -461,7 +535,7 @@ static inline void blk_prefetch(const struct evq_blk *b)
 		evq_prefetch((const char *)b + off, 0);
 }
 
-/* Move l's live entries into bottom (which has room: the reserve); l empties. */
+/* Move l's live entries to the run (it has room: the reserve); l empties. */
 static void list_drain(struct evq *q, struct evq_list *l)
 {
 	struct evq_blk *b = l->head;
@@ -472,7 +546,7 @@ static void list_drain(struct evq *q, struct evq_list *l)
 		blk_prefetch(next);
 		for (uint32_t i = 0; i < m; i++) {
 			if (pend_live(q, &b->ev[i]))
-				q->heap[q->n++] = b->ev[i];
+				q->run[q->n++] = b->ev[i];
 			else
 				q->dead--;
 		}
@@ -545,8 +619,9 @@ static inline struct evq_list *evq_route(struct evq *q, int64_t t)
 		return &q->top;
 	for (int i = 0; i < q->nr; i++) {
 		struct evq_rung *r = &q->rung[i];
+		/* Before this rung; a deeper one, spread from bottom, may start earlier. */
 		if (t < r->start_ns)
-			continue;	/* a deeper rung spread from bottom may */
+			continue;
 		uint64_t k = ((uint64_t)t - (uint64_t)r->start_ns) >> r->shift;
 		if (k >= r->nb)
 			k = r->nb - 1;	/* the last bucket runs to the range's end */
@@ -571,8 +646,6 @@ static struct evq_rung *rung_open(struct evq *q, int64_t min_ns,
 
 	if (want > EVQ_RUNG_BUCKETS)
 		want = EVQ_RUNG_BUCKETS;
-	if (want < 2)
-		want = 2;
 	while ((span >> shift) >= want)
 		shift++;
 	uint32_t nb = (uint32_t)(span >> shift) + 1;
@@ -642,30 +715,35 @@ static bool list_spread(struct evq *q, struct evq_list *l)
  * a new deepest rung, which covers up to the old bound (its last bucket is
  * open-ended), so the routing stays exact.
  */
-static void bottom_spread(struct evq *q)
+static EVQ_COLD void bottom_spread(struct evq *q)
 {
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int64_t lo = bottom_first(q)->time_ns, hi = INT64_MIN;
+	size_t len = bottom_len(q);
 
-	for (size_t i = 0; i < q->n; i++) {
-		if (q->heap[i].time_ns < lo)
-			lo = q->heap[i].time_ns;
-		if (q->heap[i].time_ns > hi)
-			hi = q->heap[i].time_ns;
-	}
-	q->bottom_limit = 2 * q->n;	/* do not retry until it doubles */
+	if (q->n > q->head)
+		hi = q->run[q->n - 1].time_ns;
+	for (size_t i = 0; i < q->nlate; i++)
+		if (q->late[i].time_ns > hi)
+			hi = q->late[i].time_ns;
+	q->bottom_limit = 2 * len;	/* do not retry until it doubles */
 	if (lo == hi || q->nr == EVQ_RUNGS)
 		return;
-	struct evq_rung *r = rung_open(q, lo, hi, q->n,
-				       q->n / EVQ_BLK_EVS + 1);
+	struct evq_rung *r = rung_open(q, lo, hi, len, len / EVQ_BLK_EVS + 1);
 	if (r == NULL)
 		return;
-	for (size_t i = 0; i < q->n; i++) {
-		if (pend_live(q, &q->heap[i]))
-			rung_put(q, r, &q->heap[i]);
+	for (size_t i = q->head; i < q->n; i++) {
+		if (pend_live(q, &q->run[i]))
+			rung_put(q, r, &q->run[i]);
 		else
 			q->dead--;
 	}
-	q->n = 0;
+	for (size_t i = 0; i < q->nlate; i++) {
+		if (pend_live(q, &q->late[i]))
+			rung_put(q, r, &q->late[i]);
+		else
+			q->dead--;
+	}
+	q->head = q->n = q->nlate = 0;
 }
 
 /*
@@ -673,8 +751,9 @@ static void bottom_spread(struct evq *q)
  * spreading big buckets, and from top when no rung is left.  False when the
  * queue holds nothing.
  */
-static bool evq_refill(struct evq *q)
+static EVQ_NOINLINE bool evq_refill(struct evq *q)
 {
+	q->head = q->n = 0;
 	while (q->n == 0) {
 		if (q->nr == 0) {
 			if (q->top.n == 0) {
@@ -701,22 +780,38 @@ static bool evq_refill(struct evq *q)
 				list_prefetch_pend(q, &r->b[r->cur]);
 		}
 	}
-	heap_build(q);
-	q->bottom_limit = 2 * q->n > EVQ_BOTTOM_MAX ? 2 * q->n : EVQ_BOTTOM_MAX;
+	if (q->n <= EVQ_BOTTOM_BATCH) {
+		run_sort(q);
+	} else {
+		/* A bucket that could not be spread: a heap, not O(n^2) sorting. */
+		memcpy(q->late, q->run, q->n * sizeof *q->late);
+		q->nlate = q->n;
+		q->n = 0;
+		late_build(q);
+	}
+	q->bottom_limit = 2 * bottom_len(q) > EVQ_BOTTOM_MAX ?
+			  2 * bottom_len(q) : EVQ_BOTTOM_MAX;
 	return true;
 }
 
-/* Drop cancelled entries from every tier; bottom is rebuilt in O(n). */
-static void evq_compact(struct evq *q)
+/* Drop cancelled entries from every tier; the late heap is rebuilt, O(n). */
+static EVQ_COLD void evq_compact(struct evq *q)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < q->n; i++)
-		if (pend_test(pend_chunk(q, q->heap[i].id), q->heap[i].id))
-			q->heap[n++] = q->heap[i];
-	q->dead -= q->n - n;
+	for (size_t i = q->head; i < q->n; i++)
+		if (pend_test(pend_chunk(q, q->run[i].id), q->run[i].id))
+			q->run[n++] = q->run[i];
+	q->dead -= q->n - q->head - n;
+	q->head = 0;
 	q->n = n;
-	heap_build(q);
+	n = 0;
+	for (size_t i = 0; i < q->nlate; i++)
+		if (pend_test(pend_chunk(q, q->late[i].id), q->late[i].id))
+			q->late[n++] = q->late[i];
+	q->dead -= q->nlate - n;
+	q->nlate = n;
+	late_build(q);
 	list_compact(q, &q->top);
 	for (int i = 0; i < q->nr; i++)
 		for (uint32_t k = q->rung[i].cur; k < q->rung[i].nb; k++)
@@ -731,7 +826,7 @@ struct evq *evq_new(void)
 
 	if (q == NULL)
 		return NULL;
-	if (heap_grow(q, EVQ_MIN_CAP) != 0) {
+	if (bottom_grow(q, EVQ_MIN_CAP) != 0) {
 		free(q);
 		return NULL;
 	}
@@ -754,19 +849,48 @@ void evq_free(struct evq *q)
 	free(q->slabs);
 	for (int i = 0; i < EVQ_RUNGS; i++)
 		free(q->rung[i].b);
-	free(q->heap_mem);
+	free(q->run);
+	free(q->late);
 	free(q);
+}
+
+/* The reserve is full: compact if that frees room, else double it. */
+static EVQ_COLD int evq_make_room(struct evq *q)
+{
+	/* Garbage first: growing for cancelled entries wastes memory. */
+	if (q->dead > q->live)
+		evq_compact(q);
+	if (q->live + q->dead == q->cap && bottom_grow(q, q->cap * 2) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * A push before bottom's bound.  At or after the run's last event (a burst
+ * at the current time) it extends the run; else it joins the late heap.
+ * A bottom grown too big is spread.
+ */
+static EVQ_COLD void bottom_push(struct evq *q, const struct ev *x)
+{
+	if (q->head == q->n || !ent_lt(x, &q->run[q->n - 1])) {
+		if (q->n == q->cap) {	/* pops left room at the front */
+			memmove(q->run, q->run + q->head,
+				(q->n - q->head) * sizeof *q->run);
+			q->n -= q->head;
+			q->head = 0;
+		}
+		q->run[q->n++] = *x;
+	} else {
+		late_sift_up(q->late, q->nlate++, x);
+	}
+	if (bottom_len(q) > q->bottom_limit)
+		bottom_spread(q);
 }
 
 uint64_t evq_push(struct evq *q, int64_t time_ns, int kind, uint64_t arg)
 {
-	if (q->live + q->dead == q->cap) {
-		/* Garbage first: growing for cancelled entries wastes memory. */
-		if (q->dead > q->live)
-			evq_compact(q);
-		if (q->live + q->dead == q->cap && heap_grow(q, q->cap * 2) != 0)
-			return 0;
-	}
+	if (q->live + q->dead == q->cap && evq_make_room(q) != 0)
+		return 0;
 	struct evq_list *l = evq_route(q, time_ns);
 	if (l != NULL && list_reserve(q, l) != 0)
 		return 0;
@@ -775,25 +899,23 @@ uint64_t evq_push(struct evq *q, int64_t time_ns, int kind, uint64_t arg)
 	struct ev x = { .time_ns = time_ns, .id = q->next_id++,
 			.kind = kind, .arg = arg };
 
-	if (l != NULL) {
+	if (l != NULL)
 		list_put(l, &x);
-	} else {
-		heap_sift_up(q->heap, q->n++, &x);
-		if (q->n > q->bottom_limit)
-			bottom_spread(q);
-	}
+	else
+		bottom_push(q, &x);
 	return x.id;
 }
 
-/* Discard cancelled entries at the root; true if a live event is on top. */
+/* Discard cancelled entries at the front; true if a live event is first. */
 static bool evq_settle(struct evq *q)
 {
 	for (;;) {
-		if (q->n == 0 && !evq_refill(q))
+		if (bottom_len(q) == 0 && !evq_refill(q))
 			return false;
-		if (pend_live(q, &q->heap[0]))
+		struct ev *first = bottom_first(q);
+		if (pend_live(q, first))
 			return true;
-		heap_remove_root(q);
+		bottom_drop(q, first);
 		q->dead--;
 	}
 }
@@ -802,9 +924,11 @@ bool evq_pop(struct evq *q, struct ev *out)
 {
 	if (!evq_settle(q))
 		return false;
-	*out = q->heap[0];
-	heap_remove_root(q);
-	/* No dead entry is on top after settling, so the chunk exists. */
+	struct ev *first = bottom_first(q);
+
+	*out = *first;
+	bottom_drop(q, first);
+	/* No dead entry is first after settling, so the chunk exists. */
 	pend_clear(q, pend_chunk(q, out->id), out->id);
 	return true;
 }
@@ -813,7 +937,7 @@ bool evq_peek_time(struct evq *q, int64_t *time_ns)
 {
 	if (!evq_settle(q))
 		return false;
-	*time_ns = q->heap[0].time_ns;
+	*time_ns = bottom_first(q)->time_ns;
 	return true;
 }
 
