@@ -371,16 +371,23 @@ static inline void pend_prefetch(const struct evq *q, uint64_t id)
 		evq_prefetch(&ch->bits[bit / 64], 1);
 }
 
-static void pend_clear(struct evq *q, struct evq_chunk *ch, uint64_t id)
+/* The chunk's last pending id went: free it, unless it is the newest. */
+static EVQ_COLD void pend_chunk_empty(struct evq *q, struct evq_chunk *ch)
+{
+	/* The newest chunk stays: the next pushes set bits in it. */
+	if (ch != &q->dir[q->dir_n - 1]) {
+		free(ch->bits);
+		ch->bits = NULL;
+	}
+}
+
+static inline void pend_clear(struct evq *q, struct evq_chunk *ch, uint64_t id)
 {
 	uint64_t bit = id & ((UINT64_C(1) << EVQ_CHUNK_SHIFT) - 1);
 
 	ch->bits[bit / 64] &= ~(UINT64_C(1) << (bit % 64));
-	/* The newest chunk stays: the next pushes set bits in it. */
-	if (--ch->live == 0 && ch != &q->dir[q->dir_n - 1]) {
-		free(ch->bits);
-		ch->bits = NULL;
-	}
+	if (--ch->live == 0)
+		pend_chunk_empty(q, ch);
 	q->live--;
 }
 
@@ -488,6 +495,8 @@ static EVQ_COLD int list_new_tail(struct evq *q, struct evq_list *l)
 	struct evq_blk *b = q->pool;
 	q->pool = b->next;
 	q->pool_free--;
+	if (q->pool != NULL)	/* the next new tail reads its link */
+		evq_prefetch(q->pool, 1);
 	b->next = NULL;
 	if (l->tail != NULL)
 		l->tail->next = b;
@@ -554,6 +563,17 @@ static void list_drain(struct evq *q, struct evq_list *l)
 		b = next;
 	}
 	list_init(l);
+}
+
+/* Fetch the lines of l's first block that hold events. */
+static void list_prefetch_head(const struct evq_list *l)
+{
+	if (l->head == NULL)
+		return;
+	uint32_t m = blk_count(l, l->head);
+	const char *p = (const char *)l->head;
+	for (size_t off = 0; off <= m * sizeof(struct ev); off += EVQ_CACHE_LINE)
+		evq_prefetch(p + off, 0);
 }
 
 /*
@@ -776,6 +796,13 @@ static EVQ_NOINLINE bool evq_refill(struct evq *q)
 		struct evq_list *l = &r->b[r->cur++];
 		if (!list_spread(q, l)) {
 			list_drain(q, l);
+			/*
+			 * Pipeline the next buckets: the one after next is
+			 * fetched, the next one (fetched last time) fetches
+			 * its pending bits.
+			 */
+			if (r->cur + 1 < r->nb)
+				list_prefetch_head(&r->b[r->cur + 1]);
 			if (r->cur < r->nb)
 				list_prefetch_pend(q, &r->b[r->cur]);
 		}
@@ -906,15 +933,15 @@ uint64_t evq_push(struct evq *q, int64_t time_ns, int kind, uint64_t arg)
 	return x.id;
 }
 
-/* Discard cancelled entries at the front; true if a live event is first. */
-static bool evq_settle(struct evq *q)
+/* Discard cancelled entries at the front; the first live event, or NULL. */
+static inline struct ev *evq_settle(struct evq *q)
 {
 	for (;;) {
 		if (bottom_len(q) == 0 && !evq_refill(q))
-			return false;
+			return NULL;
 		struct ev *first = bottom_first(q);
 		if (pend_live(q, first))
-			return true;
+			return first;
 		bottom_drop(q, first);
 		q->dead--;
 	}
@@ -922,10 +949,10 @@ static bool evq_settle(struct evq *q)
 
 bool evq_pop(struct evq *q, struct ev *out)
 {
-	if (!evq_settle(q))
-		return false;
-	struct ev *first = bottom_first(q);
+	struct ev *first = evq_settle(q);
 
+	if (first == NULL)
+		return false;
 	*out = *first;
 	bottom_drop(q, first);
 	/* No dead entry is first after settling, so the chunk exists. */
@@ -935,9 +962,11 @@ bool evq_pop(struct evq *q, struct ev *out)
 
 bool evq_peek_time(struct evq *q, int64_t *time_ns)
 {
-	if (!evq_settle(q))
+	struct ev *first = evq_settle(q);
+
+	if (first == NULL)
 		return false;
-	*time_ns = bottom_first(q)->time_ns;
+	*time_ns = first->time_ns;
 	return true;
 }
 
