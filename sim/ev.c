@@ -104,11 +104,12 @@ _Static_assert(sizeof(struct ev) == 32, "two events fill a cache line");
  */
 #define EVQ_BLK_EVS 31		/* events in a 1 KiB block */
 #define EVQ_SLAB_BYTES 65536	/* one pool allocation */
-#define EVQ_RUNG_BUCKETS 4096
+#define EVQ_RUNG_BUCKETS 2048
 #define EVQ_RUNGS 8
 #define EVQ_BOTTOM_BATCH 32
 #define EVQ_BUCKET_EVS 8
 #define EVQ_BOTTOM_MAX 4096
+#define EVQ_SORT_BINS 16384	/* a bucket up to this size is counting-sorted */
 /* A spread has more than EVQ_BOTTOM_BATCH events: at least 2 buckets. */
 _Static_assert(EVQ_BOTTOM_BATCH / EVQ_BUCKET_EVS >= 2, "spreads must split");
 
@@ -164,6 +165,7 @@ struct evq {
 	struct evq_chunk *dir;	/* dir[k] holds ids of chunk dir_base + k */
 	size_t dir_n, dir_cap;
 	uint64_t dir_base;
+	uint32_t bins[EVQ_SORT_BINS];	/* counting sort's counts (64 KiB) */
 };
 
 /*
@@ -731,6 +733,85 @@ static bool list_spread(struct evq *q, struct evq_list *l)
 }
 
 /*
+ * Move list l (EVQ_BOTTOM_BATCH < n <= EVQ_SORT_BINS) into the empty run in
+ * order: a counting sort on (time - least) >> shift into at least as many
+ * bins as events, then the insertion sort orders each bin and ties by id.
+ * Two passes over l, the second from cache, instead of a finer rung.  False
+ * (l untouched) if a bin would hold more than EVQ_BOTTOM_BATCH: a cluster,
+ * which a rung spreads better.
+ */
+static bool list_sort_to_run(struct evq *q, struct evq_list *l)
+{
+	uint64_t span = (uint64_t)l->max_ns - (uint64_t)l->min_ns;
+	size_t nbins = 1;
+	unsigned shift = 0;
+	uint32_t most = 0;
+
+	while (nbins < l->n)
+		nbins <<= 1;
+	while ((span >> shift) >= nbins)
+		shift++;
+	size_t used = (size_t)(span >> shift) + 1;
+	uint32_t *cnt = q->bins;
+
+	memset(cnt, 0, used * sizeof *cnt);
+	for (struct evq_blk *b = l->head; b != NULL; b = b->next) {
+		uint32_t m = blk_count(l, b);
+		blk_prefetch(b->next);
+		for (uint32_t i = 0; i < m; i++) {
+			if (!pend_live(q, &b->ev[i]))
+				continue;
+			uint64_t k = ((uint64_t)b->ev[i].time_ns -
+				      (uint64_t)l->min_ns) >> shift;
+			if (++cnt[k] > most)
+				most = cnt[k];
+		}
+	}
+	if (most > EVQ_BOTTOM_BATCH)
+		return false;
+	uint32_t sum = 0;
+	for (size_t k = 0; k < used; k++) {
+		uint32_t c = cnt[k];
+		cnt[k] = sum;
+		sum += c;
+	}
+	struct evq_blk *b = l->head;
+	while (b != NULL) {
+		struct evq_blk *next = b->next;
+		uint32_t m = blk_count(l, b);
+		for (uint32_t i = 0; i < m; i++) {
+			if (!pend_live(q, &b->ev[i])) {
+				q->dead--;
+				continue;
+			}
+			uint64_t k = ((uint64_t)b->ev[i].time_ns -
+				      (uint64_t)l->min_ns) >> shift;
+			q->run[cnt[k]++] = b->ev[i];
+		}
+		blk_free(q, b);
+		b = next;
+	}
+	q->n = sum;
+	list_init(l);
+	run_sort(q);
+	return true;
+}
+
+/*
+ * Move list l into bottom (sorted, or to be sorted by the caller) or spread
+ * it over a new rung; true if it left the run sorted.
+ */
+static bool evq_take(struct evq *q, struct evq_list *l)
+{
+	if (l->n > EVQ_BOTTOM_BATCH && l->n <= EVQ_SORT_BINS &&
+	    l->min_ns != l->max_ns && list_sort_to_run(q, l))
+		return true;
+	if (!list_spread(q, l))
+		list_drain(q, l);
+	return false;
+}
+
+/*
  * Bottom has grown past its limit (pushes before its bound): spread it into
  * a new deepest rung, which covers up to the old bound (its last bucket is
  * open-ended), so the routing stays exact.
@@ -773,6 +854,8 @@ static EVQ_COLD void bottom_spread(struct evq *q)
  */
 static EVQ_NOINLINE bool evq_refill(struct evq *q)
 {
+	bool sorted = false;
+
 	q->head = q->n = 0;
 	while (q->n == 0) {
 		if (q->nr == 0) {
@@ -782,6 +865,12 @@ static EVQ_NOINLINE bool evq_refill(struct evq *q)
 			}
 			int64_t max = q->top.max_ns;
 			q->top_lo = max == INT64_MAX ? max : max + 1;
+			/*
+			 * Top always goes to a rung: sorted into bottom, its
+			 * whole span would be before bottom's bound, and every
+			 * push would go to the late heap.
+			 */
+			sorted = false;
 			if (!list_spread(q, &q->top))
 				list_drain(q, &q->top);
 			continue;
@@ -794,8 +883,8 @@ static EVQ_NOINLINE bool evq_refill(struct evq *q)
 			continue;
 		}
 		struct evq_list *l = &r->b[r->cur++];
-		if (!list_spread(q, l)) {
-			list_drain(q, l);
+		sorted = evq_take(q, l);
+		if (q->n > 0 && !sorted) {
 			/*
 			 * Pipeline the next buckets: the one after next is
 			 * fetched, the next one (fetched last time) fetches
@@ -807,7 +896,9 @@ static EVQ_NOINLINE bool evq_refill(struct evq *q)
 				list_prefetch_pend(q, &r->b[r->cur]);
 		}
 	}
-	if (q->n <= EVQ_BOTTOM_BATCH) {
+	if (sorted) {
+		/* done */
+	} else if (q->n <= EVQ_BOTTOM_BATCH) {
 		run_sort(q);
 	} else {
 		/* A bucket that could not be spread: a heap, not O(n^2) sorting. */
@@ -955,6 +1046,9 @@ bool evq_pop(struct evq *q, struct ev *out)
 		return false;
 	*out = *first;
 	bottom_drop(q, first);
+	/* A long run: fetch the pending bit of the pop 16 ahead (see pend_prefetch). */
+	if (q->head + 16 < q->n)
+		pend_prefetch(q, q->run[q->head + 16].id);
 	/* No dead entry is first after settling, so the chunk exists. */
 	pend_clear(q, pend_chunk(q, out->id), out->id);
 	return true;
