@@ -25,11 +25,17 @@
  *
  * A push goes to top, else to the first rung whose unconsumed buckets
  * cover its time, else to bottom.  When bottom is empty, the deepest rung's
- * next non-empty bucket becomes the run (insertion-sorted); a bucket of more
- * than EVQ_BOTTOM_BATCH events with more than one time is instead spread
- * over a new, finer rung (about EVQ_BUCKET_EVS events a bucket, over the
- * bucket's own [least, greatest] time).  With no rung left, top is spread
- * into rung 0 the same way and top_lo moves past its greatest time.
+ * next non-empty bucket becomes the run: up to EVQ_BOTTOM_BATCH events are
+ * insertion-sorted; up to EVQ_SORT_BINS are counting-sorted on their time
+ * (two passes over the bucket, the second from cache) unless they cluster;
+ * a bigger or clustered bucket is spread over a new, finer rung (about
+ * EVQ_BUCKET_EVS events a bucket, over the bucket's own [least, greatest]
+ * time).  With no rung left, top is spread into rung 0 the same way (never
+ * sorted into bottom: its whole span would then be before bottom's bound,
+ * and later pushes would all go to the late heap) and top_lo moves past
+ * its greatest time.  The price of sorting a whole bucket into the run:
+ * pushes that land in the bucket being popped (in the hold benchmark at
+ * 10^6 pending, under 1% of them) go to the late heap.
  *
  * Order is exactly (time_ns, id): the tiers and buckets partition time, so
  * events of equal time are always in the same one, and bottom sorts by
@@ -94,13 +100,16 @@ _Static_assert(sizeof(struct ev) == 32, "two events fill a cache line");
 /*
  * Ladder constants, chosen with tests/bench/evq-hold-b (10^6 pending) and
  * cachegrind on the test machine (AMD EPYC, 64 KiB L1d, 1 MiB L2 a core):
- *  - 4096 buckets at most in a rung: its bucket headers (48 B) and tail
- *    lines stay within L2; 1024-2048 timed the same within the noise.
+ *  - 2048 buckets at most in a rung, 16384 events counting-sorted at most:
+ *    at 10^6 pending the buckets at the front of rung 0 hold ~8000 events,
+ *    sorted straight into the run, and a push touches 2048 bucket headers
+ *    (48 B) and tail lines, within L2.  4096/8192 and 1024/16384 were
+ *    10-20% slower (more tails missed; buckets too big to sort).
  *  - 1 KiB blocks: 4 KiB ones cost a third more L2 misses (a bucket of a
  *    fine rung holds a few events but takes a whole block); 512 B ones make
  *    the walk along a long bucket wait on each next block.
- *  - buckets spread to ~8 events, at most 32 sorted at once: ~16/48 spent
- *    a third of all instructions in the insertion sort, ~4/32 missed more.
+ *  - spreads to ~8 events a bucket, at most 32 insertion-sorted: ~16/48
+ *    spent a third of all instructions in the insertion sort.
  */
 #define EVQ_BLK_EVS 31		/* events in a 1 KiB block */
 #define EVQ_SLAB_BYTES 65536	/* one pool allocation */
