@@ -176,8 +176,8 @@ static void test_queue_cancel(void)
 }
 
 /*
- * Many cancels, then pushes that fill the heap array: the cancelled entries
- * are compacted away before it grows.  Survivors: ids 10, 20, ..., 16000
+ * Many cancels, then pushes that fill the queue's reserve: the cancelled
+ * entries are compacted away before it grows.  Survivors: ids 10, 20, ..., 16000
  * (1600 of them) at time 16001 - id, then 1600 new ids at time 0.
  */
 static void test_queue_mass_cancel(void)
@@ -231,7 +231,7 @@ static void test_queue_long_ids(void)
  * Reference: pending events in an array sorted by (time, id) descending, so
  * the earliest is last.  Phases alternate between mostly pushing and mostly
  * popping/cancelling, so the queue grows to thousands, empties again, and
- * the heap compaction after many cancels is exercised.
+ * the compaction after many cancels is exercised.
  */
 struct ref {
 	struct ev *v;
@@ -394,9 +394,10 @@ static int rh_cancel(struct refheap *h, uint64_t id, uint64_t issued)
 /*
  * The ladder's paths, each forced by the shape of the times, checked pop by
  * pop against the reference heap: 40000 events over 1 s (top spread into a
- * full rung of 4096 buckets, then its buckets into finer rungs), a cluster
- * of 6000 within 100 ns (rungs three deep), 40 events at each of now + 2^k,
- * k = 0..61 (every spread peels off a few powers: the rung stack fills up
+ * full rung of 2048 buckets, whose ~20 events each are sorted into bottom),
+ * a cluster of 6000 within 100 ns (too clustered to counting-sort: spread
+ * into a finer rung), 40 events at each of now + 2^k, k = 0..61 (every
+ * spread peels off a few powers: the rung stack fills up to its 8 levels
  * and the rest goes to bottom's heap), bursts of 300 at one time (cannot be
  * spread: they must come out in id order), 5000 pushes into the past at
  * once (bottom overflows its 4096 and is spread), pushes past every rung
@@ -484,8 +485,9 @@ static void test_queue_ladder(void)
 		pops++;
 	}
 	tap_ok(bad < 0 && !evq_pop(q, &got) && evq_len(q) == 0,
-	       "ladder: spreads, 3-deep rungs, equal-time bursts, pushes into "
-	       "the past, top refills, cancels: same order as a reference heap");
+	       "ladder: spreads, sorted buckets, 8-deep rungs, equal-time bursts, "
+	       "pushes into the past, top refills, cancels: same order as a "
+	       "reference heap");
 	if (bad >= 0)
 		tap_diag("first mismatch at op %ld", bad);
 	tap_diag("%" PRIu64 " pushes, %ld pops, %ld cancels", issued, pops, cancels);
