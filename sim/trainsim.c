@@ -134,10 +134,35 @@ static char *default_out_path(const char *scenario)
 	return out;
 }
 
-static int write_root_attrs(struct report *rep, const struct scenario *sc,
-			    struct err *e)
+/* The -s overrides (and --seed) as given, one KEY=VALUE per line: what
+ * defines this run within a sweep (trainsim collect reads it back). */
+static char *overrides_text(const struct cli *c)
 {
-	if (rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
+	size_t len = 1;
+	char *s, *p;
+
+	for (size_t i = 0; i < c->n_overrides; i++)
+		len += strlen(c->overrides[i]) + 1;
+	if ((s = p = malloc(len)) == NULL)
+		return NULL;
+	*p = '\0';
+	for (size_t i = 0; i < c->n_overrides; i++)
+		p += sprintf(p, "%s\n", c->overrides[i]);
+	return s;
+}
+
+static int write_root_attrs(struct report *rep, const struct cli *c,
+			    const struct scenario *sc, struct err *e)
+{
+	char *ov = overrides_text(c);
+	int rc;
+
+	if (ov == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	rc = rep_attr_str(rep, "overrides", ov, e);
+	free(ov);
+	if (rc < 0 ||
+	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", sc_text(sc), e) < 0 ||
 	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0)
 		return -1;
@@ -163,7 +188,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	if (run_check(sc, NULL, e) < 0)
 		goto out;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
-	    write_root_attrs(rep, sc, e) < 0)
+	    write_root_attrs(rep, c, sc, e) < 0)
 		goto out;
 	progress_init(&prog, c->quiet);
 	opts.seed = (uint64_t)sc_int(sc, "run.seed");
@@ -226,6 +251,7 @@ static const struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct err *e);
 } subcommands[] = {
+	{ "collect", cmd_collect }, { "export", cmd_export }, { "plan", cmd_plan },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,30 @@
+#!/bin/sh
+# trainsim plan: its best configuration, run through trainsim with the
+# printed overrides, reproduces the reported summary exactly; Daly's interval
+# and the deadline are honoured.
+set -u
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+i=0
+ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
+echo "1..9"
+sc="$SRCDIR/scenarios/tiny.cfg"
+
+"$TRAINSIM" plan "$sc" --deadline-days 1 --top 3 --json >p.txt; ok $? "plan exits 0"
+grep -c '^ *trainsim -s' p.txt | grep -qx 3; ok $? "three ranked configurations with their commands"
+cmd=$(grep -m1 '^ *trainsim -s' p.txt | sed 's/^ *trainsim//')
+eval "\"$TRAINSIM\" -q --json -o best.h5 $cmd" >run.json; ok $? "the best configuration runs"
+tail -1 p.txt >plan.json
+cmp -s plan.json run.json; ok $? "trainsim reproduces the planned summary bit for bit"
+# Minimize time with failures on: a deadline no layout meets is reported.
+"$TRAINSIM" plan "$sc" --deadline-days 0.0001 >none.txt; ok $? "impossible deadline exits 0"
+grep -q 'no configuration completes' none.txt; ok $? "and says so"
+# Daly 2006 eq. 37 by hand for tiny.cfg: checkpoint 125,948,928 params x 14 B
+# / 2 GB/s = 0.881642496 s; 2 nodes x 6.5 / 1000 node-days: M = 6,646,153.8 s;
+# sqrt(2 d M) (1 + sqrt(d/2M)/3 + d/(18 M)) - d = 3422.72 s.
+"$TRAINSIM" plan --daly "$sc" >d.txt; ok $? "plan --daly"
+awk '$1=="daly_interval_s"{exit !($2 > 3422.7 && $2 < 3422.75)}' d.txt
+ok $? "Daly's interval for tiny.cfg = 3422.72 s (by hand)"
+"$TRAINSIM" plan "$sc" --deadline-days 1 --minimize nonsense 2>/dev/null; [ $? -eq 2 ]
+ok $? "bad --minimize: exit 2"

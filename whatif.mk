@@ -1,0 +1,6 @@
+# whatif.mk -- what-if studies: collect/export of run files, the planner,
+# sweep scripts, plots, and their tests.
+libtrainsim_a_SOURCES += sim/h5in.c sim/collect.c sim/export.c models/plan.c
+noinst_HEADERS += sim/h5in.h models/plan.h
+TESTS += tests/whatif-collect.sh tests/whatif-plan.sh
+EXTRA_DIST += tests/whatif-collect.sh tests/whatif-plan.sh
