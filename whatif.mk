@@ -4,3 +4,7 @@ libtrainsim_a_SOURCES += sim/h5in.c sim/collect.c sim/export.c models/plan.c
 noinst_HEADERS += sim/h5in.h models/plan.h
 TESTS += tests/whatif-collect.sh tests/whatif-plan.sh
 EXTRA_DIST += tests/whatif-collect.sh tests/whatif-plan.sh
+TESTS += tests/whatif-plot.sh
+EXTRA_DIST += tests/whatif-plot.sh
+check_PROGRAMS += tests/whatif-fixture
+tests_whatif_fixture_SOURCES = tests/whatif-fixture.c

@@ -5,7 +5,8 @@
  *   trainsim export RUN.h5 [SERIES...]   time_s and the named series (all
  *                                        when none are named), one row per
  *                                        sample; a "# name ..." header line
- *   trainsim export --list RUN.h5        series names and units, one a line
+ *   trainsim export --list RUN.h5        series: name unit, one a line
+ *   trainsim export --step-list RUN.h5   /step datasets: name num|str length unit
  *   trainsim export --summary RUN.h5     summary figures: name value unit
  *   trainsim export --events RUN.h5 [KIND...]
  *                                        time_s kind who value (all kinds
@@ -28,10 +29,10 @@
 #include "sim/cmd.h"
 #include "sim/h5in.h"
 
-enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP };
+enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_LIST };
 
 static const char export_usage[] =
-	"usage: trainsim export [--list|--summary|--events|--step] RUN.h5 [NAME...]\n"
+	"usage: trainsim export [--list|--summary|--events|--step|--step-list] RUN.h5 [NAME...]\n"
 	"Print a run's time series (default), series list, summary, events or\n"
 	"/step data as whitespace-separated columns (see doc/whatif.txt).\n";
 
@@ -161,20 +162,39 @@ static int export_series(struct h5in *f, char **names, size_t n, FILE *out,
 	return rc;
 }
 
-static int export_list(struct h5in *f, FILE *out, struct err *e)
+/* Members of group; with_shape adds whether each holds numbers or
+ * strings and its length (the units group of /step is left out). */
+static int export_list(struct h5in *f, const char *group, int with_shape, FILE *out,
+		       struct err *e)
 {
 	char **have, path[512];
 	size_t n;
 
-	if (h5in_members(f, "/timeseries", &have, &n, e) < 0)
+	if (h5in_members(f, group, &have, &n, e) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct err ue = { 0 };
 		char *unit;
 
-		snprintf(path, sizeof path, "/timeseries/%s", have[i]);
+		if (strcmp(have[i], "units") == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", group, have[i]);
 		unit = h5in_attr_str(f, path, "unit", &ue);
 		print_word(have[i], out);
+		if (with_shape) {
+			int str = h5in_is_strings(f, path);
+			double *v = NULL;
+			char **sv = NULL;
+			size_t len = 0;
+
+			if (str ? h5in_read_strs(f, path, &sv, &len, &ue)
+				: h5in_read_f64(f, path, &v, &len, &ue))
+				len = 0;
+			if (sv)
+				h5in_names_free(sv, len);
+			free(v);
+			fprintf(out, " %s %zu", str ? "str" : "num", len);
+		}
 		fputc(' ', out);
 		print_word(unit ? unit : "", out);
 		fputc('\n', out);
@@ -215,6 +235,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		{ "summary", no_argument, NULL, 'S' },
 		{ "events", no_argument, NULL, 'E' },
 		{ "step", no_argument, NULL, 'P' },
+		{ "step-list", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -232,6 +253,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		case 'S': mode = EX_SUMMARY; break;
 		case 'E': mode = EX_EVENTS; break;
 		case 'P': mode = EX_STEP; break;
+		case 'T': mode = EX_STEP_LIST; break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default:
 			return err_set(e, ERR_USAGE, "trainsim export: bad option %s\n%s",
@@ -245,7 +267,8 @@ int cmd_export(int argc, char **argv, struct err *e)
 	names = argv + optind + 1;
 	n = (size_t)(argc - optind - 1);
 	switch (mode) {
-	case EX_LIST: rc = export_list(f, stdout, e); break;
+	case EX_LIST: rc = export_list(f, "/timeseries", 0, stdout, e); break;
+	case EX_STEP_LIST: rc = export_list(f, "/step", 1, stdout, e); break;
 	case EX_SUMMARY: rc = print_attrs(f, "/summary", stdout, e); break;
 	case EX_EVENTS: rc = export_events(f, names, n, stdout, e); break;
 	case EX_STEP:
