@@ -8,3 +8,5 @@ TESTS += tests/whatif-plot.sh
 EXTRA_DIST += tests/whatif-plot.sh
 check_PROGRAMS += tests/whatif-fixture
 tests_whatif_fixture_SOURCES = tests/whatif-fixture.c
+TESTS += tests/whatif-sweep.sh
+EXTRA_DIST += tests/whatif-sweep.sh

@@ -56,8 +56,10 @@ sweep_abs() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$(pwd)" "$1"
 sweep_init() {
 	SWEEP_STUDY=$1; shift
 	SWEEP_SELF=$(basename "$0")
-	SWEEP_LIB=$(cd "$(dirname "$0")" && pwd)
-	SWEEP_ROOT=$(cd "$SWEEP_LIB/../.." && pwd)
+	SWEEP_SCRIPT=$(cd "$(dirname "$0")" && pwd)/$SWEEP_SELF
+	# The source tree: a study in scenarios/sweeps is two levels down; one
+	# elsewhere sets SWEEP_ROOT before sourcing this file.
+	[ -n "${SWEEP_ROOT:-}" ] || SWEEP_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 	SWEEP_DIR=""; SWEEP_JOBS=$(sweep_cores); SWEEP_SMALL=0; SWEEP_DRY=0
 	SWEEP_SSH=""; SWEEP_SLURM=0; SWEEP_COLLECT_ONLY=0; SWEEP_PLOT=1
 	SWEEP_FIXED=""; SWEEP_ARGS="$*"
@@ -261,7 +263,7 @@ JOB
 #!/bin/sh
 #SBATCH --job-name=trainsim-$SWEEP_STUDY-collect
 #SBATCH --output=$SWEEP_DIR/logs/slurm-collect-%j.out
-TRAINSIM=$(sweep_q "$TRAINSIM") exec sh $(sweep_q "$SWEEP_LIB/$SWEEP_SELF") --collect -o $(sweep_q "$SWEEP_DIR") $SWEEP_ARGS
+TRAINSIM=$(sweep_q "$TRAINSIM") exec sh $(sweep_q "$SWEEP_SCRIPT") --collect -o $(sweep_q "$SWEEP_DIR") $SWEEP_ARGS
 JOB
 	chmod +x "$run" "$col"
 	if [ "$SWEEP_DRY" = 1 ] || [ "$todo" -eq 0 ]; then
