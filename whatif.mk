@@ -10,3 +10,11 @@ check_PROGRAMS += tests/whatif-fixture
 tests_whatif_fixture_SOURCES = tests/whatif-fixture.c
 TESTS += tests/whatif-sweep.sh
 EXTRA_DIST += tests/whatif-sweep.sh
+EXTRA_DIST += tests/bench/whatif-sweep-1000.sh
+
+# The 1,000-scenario sweep of the 175B case (a minute or more; never run by
+# make check).
+bench-sweep: trainsim
+	TRAINSIM='$(abs_top_builddir)/trainsim' SRCDIR='$(abs_top_srcdir)' \
+		$(SHELL) $(top_srcdir)/tests/bench/whatif-sweep-1000.sh
+.PHONY: bench-sweep
