@@ -18,3 +18,6 @@ bench-sweep: trainsim
 	TRAINSIM='$(abs_top_builddir)/trainsim' SRCDIR='$(abs_top_srcdir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/whatif-sweep-1000.sh
 .PHONY: bench-sweep
+check_PROGRAMS += tests/whatif-plan-t
+TESTS += tests/whatif-plan-t
+tests_whatif_plan_t_SOURCES = tests/whatif-plan-t.c
