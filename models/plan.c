@@ -296,6 +296,19 @@ static int bound(struct plan *p, struct cand *c, struct err *e)
 	return rc;
 }
 
+/* Last resort of both orders, so that the ranking is the same on every
+ * libc: the overrides as text. */
+static int by_overrides(const struct cand *x, const struct cand *y)
+{
+	for (int i = 0; i < x->n_ov && i < y->n_ov; i++) {
+		int c = strcmp(x->ov[i], y->ov[i]);
+
+		if (c)
+			return c;
+	}
+	return x->n_ov - y->n_ov;
+}
+
 static int by_bound(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
@@ -304,7 +317,7 @@ static int by_bound(const void *a, const void *b)
 		return x->bound < y->bound ? -1 : 1;
 	if (x->duration_s != y->duration_s)
 		return x->duration_s < y->duration_s ? -1 : 1;
-	return 0;	/* qsort is not stable; the index breaks the tie below */
+	return by_overrides(x, y);
 }
 
 static int by_objective(const void *a, const void *b)
@@ -321,7 +334,7 @@ static int by_objective(const void *a, const void *b)
 		return x->gpus - y->gpus;
 	if (x->tp * x->pp != y->tp * y->pp)
 		return x->tp * x->pp - y->tp * y->pp;
-	return memcmp(x->ov, y->ov, sizeof x->ov);
+	return by_overrides(x, y);
 }
 
 /* Mean time between failures of the candidate's job, and its checkpoint
@@ -442,7 +455,8 @@ static int search(struct plan *p, bool json, struct err *e)
 			cs.v[n_bounded++] = cs.v[i];
 	}
 	cs.n = n_bounded;
-	qsort(cs.v, cs.n, sizeof *cs.v, by_bound);
+	if (cs.n > 0)
+		qsort(cs.v, cs.n, sizeof *cs.v, by_bound);
 	/* Branch and bound over layouts in order of their bound. */
 	for (size_t i = 0; i < cs.n; i++) {
 		struct cand c = cs.v[i];
@@ -459,7 +473,8 @@ static int search(struct plan *p, bool json, struct err *e)
 			goto oom;
 		}
 	}
-	qsort(done.v, done.n, sizeof *done.v, by_objective);
+	if (done.n > 0)
+		qsort(done.v, done.n, sizeof *done.v, by_objective);
 	printf("# plan %s: deadline %.2f days, minimize %s; %zu layouts fit in memory, "
 	       "%zu may meet the deadline, %ld runs simulated\n", p->file,
 	       p->deadline_s / 86400.0, goal_names[p->goal], n_layouts, cs.n, p->runs);
