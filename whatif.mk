@@ -10,7 +10,7 @@ check_PROGRAMS += tests/whatif-fixture
 tests_whatif_fixture_SOURCES = tests/whatif-fixture.c
 TESTS += tests/whatif-sweep.sh
 EXTRA_DIST += tests/whatif-sweep.sh
-EXTRA_DIST += tests/bench/whatif-sweep-1000.sh
+EXTRA_DIST += tests/bench/whatif-sweep-1000.sh doc/whatif.txt
 
 # The 1,000-scenario sweep of the 175B case (a minute or more; never run by
 # make check).

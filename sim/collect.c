@@ -309,9 +309,14 @@ int cmd_collect(int argc, char **argv, struct err *e)
 	size_t n = 0;
 	int ch, rc = -1;
 
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "+o:h")) != -1) {
+	while ((ch = getopt_long(argc, argv, "+o:h", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'o': h5_path = optarg; break;
 		case 'h': fputs(collect_usage, stdout); return 0;

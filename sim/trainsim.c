@@ -48,6 +48,11 @@ static const char usage_text[] =
 	"  -h, --help        this text\n"
 	"  -V, --version     version\n"
 	"\n"
+	"Subcommands (trainsim NAME --help):\n"
+	"  collect RUN.h5...  one row per run (TSV; -o for an HDF5 table)\n"
+	"  export RUN.h5      a run's series, events, summary, step as text columns\n"
+	"  plan SCENARIO.cfg --deadline-days D   search for the best configuration\n"
+	"\n"
 	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
 
 static int parse_seed(const char *text, struct cli *c, struct err *e)
