@@ -29,8 +29,9 @@ gp_render() {
 			rm -f "$base.$fmt.tmp" "$base.$fmt.err"
 			plot_die "gnuplot failed on $script"
 		fi
-		# Warnings are worth seeing, but not fatal.
-		[ -s "$base.$fmt.err" ] && sed "s|^|$PLOT_SELF: $script: |" "$base.$fmt.err" >&2
+		# Warnings are worth seeing, but not fatal; an empty range (all
+		# runs alike) is not worth one.
+		grep -v 'Warning: empty .* range' "$base.$fmt.err" | sed "s|^|$PLOT_SELF: $script: |" >&2
 		rm -f "$base.$fmt.err"
 		[ -s "$base.$fmt.tmp" ] || plot_die "gnuplot wrote nothing for $base.$fmt"
 		mv "$base.$fmt.tmp" "$base.$fmt"
