@@ -8,6 +8,11 @@
  *   --gpus N,N,...         cluster sizes to try (default: the scenario's
  *                          size x 1/4, 1/2, 3/4, 1, 3/2, 2, 3, 4 in whole nodes)
  *   --top N                configurations to list (default 10)
+ *   --spot-fractions F,... also search the pricing mix: the share of nodes
+ *                          in a spot pool (pools.sp, the rest in pools.od;
+ *                          for a scenario without pools of its own)
+ *   --tsv FILE             every configuration evaluated, as a table that
+ *                          plots/plot-sweep --kind pareto draws
  *   --json                 print the best one's summary as --json would
  *   --daly                 print Daly's interval for the scenario and exit
  *   -s KEY=VALUE           applied to every candidate (and printed with it)
@@ -77,15 +82,17 @@ double plan_daly_interval_s(double write_s, double mtbf_s)
 enum goal { GOAL_COST, GOAL_CARBON, GOAL_TIME };
 static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
 
-#define PLAN_OV_MAX 8		/* overrides that define a candidate */
+#define PLAN_OV_MAX 12		/* overrides that define a candidate */
 #define PLAN_OV_LEN 64
 
 struct cand {
 	int gpus, tp, pp, dp, mb, zero, recompute;
+	int spot_nodes;			/* with --spot-fractions */
 	double ckpt_s;			/* 0 until a full evaluation picks one */
 	double mem_bound_bytes;
 	double bound;			/* objective of the undisrupted run */
 	double obj, duration_s, cost_usd, carbon_kg, peak_mem_gib;
+	double op_carbon_kg, embodied_kg;
 	int feasible;
 	char ov[PLAN_OV_MAX][PLAN_OV_LEN];
 	int n_ov;
@@ -108,12 +115,16 @@ struct plan {
 	long runs;			/* evaluations made, for the report */
 	int *gpu_list;
 	size_t n_gpu_list;
+	double *spot_fractions;		/* NULL: pricing as the scenario has it */
+	size_t n_spot;
+	FILE *tsv;			/* --tsv: every configuration evaluated */
+	bool tsv_started;
 };
 
 static const char plan_usage[] =
 	"usage: trainsim plan [-s KEY=VALUE]... SCENARIO.cfg --deadline-days D\n"
 	"                     [--minimize cost|carbon|time] [--gpus N,N,...] [--top N]\n"
-	"                     [--json] [--daly]\n"
+	"                     [--spot-fractions F,F,...] [--tsv FILE] [--json] [--daly]\n"
 	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
 	"checkpoint interval for the best run that completes by the deadline.\n";
 
@@ -211,6 +222,22 @@ static void cand_set_overrides(struct cand *c, const struct plan *p)
 	if (c->ckpt_s > 0)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN,
 			 "training.checkpoint.interval_s=%.0f", c->ckpt_s);
+	if (p->n_spot > 0) {
+		/* Two pools, "od" and "sp"; an empty one is left out (a pool
+		 * holds at least one node). */
+		int nodes = c->gpus / p->gpus_per_node;
+
+		if (c->spot_nodes < nodes) {
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.od.class=on_demand");
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.od.nodes=%d",
+				 nodes - c->spot_nodes);
+		}
+		if (c->spot_nodes > 0) {
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.sp.class=spot");
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.sp.nodes=%d",
+				 c->spot_nodes);
+		}
+	}
 }
 
 /* --- the search ----------------------------------------------------------- */
@@ -232,6 +259,23 @@ static int cands_push(struct cands *cs, const struct cand *c)
 		cs->cap = cap;
 	}
 	cs->v[cs->n++] = *c;
+	return 0;
+}
+
+/* The candidate once per pricing mix (once as it is without --spot-fractions). */
+static int push_pricing(const struct plan *p, struct cands *cs, struct cand *c)
+{
+	int nodes = c->gpus / p->gpus_per_node, last = -1;
+
+	for (size_t i = 0; i < (p->n_spot ? p->n_spot : 1); i++) {
+		c->spot_nodes = p->n_spot ? (int)lround(p->spot_fractions[i] * nodes) : 0;
+		if (c->spot_nodes == last)
+			continue;	/* two fractions round to the same split */
+		last = c->spot_nodes;
+		cand_set_overrides(c, p);
+		if (cands_push(cs, c) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -267,8 +311,7 @@ static int enumerate(const struct plan *p, struct cands *cs)
 								&p->m, tp, pp, dp, mbs[k], rec, z);
 							if (c.mem_bound_bytes > p->hbm_bytes)
 								continue;
-							cand_set_overrides(&c, p);
-							if (cands_push(cs, &c) < 0)
+							if (push_pricing(p, cs, &c) < 0)
 								return -1;
 						}
 				}
@@ -391,7 +434,9 @@ static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
 		t.obj = objective(p, rep);
 		t.duration_s = figure(rep, "duration_s");
 		t.cost_usd = figure(rep, "cost_usd");
-		t.carbon_kg = figure(rep, "carbon_kg") + figure(rep, "embodied_carbon_kg");
+		t.op_carbon_kg = figure(rep, "carbon_kg");
+		t.embodied_kg = figure(rep, "embodied_carbon_kg");
+		t.carbon_kg = t.op_carbon_kg + t.embodied_kg;
 		t.peak_mem_gib = rep_summary_get(rep, "peak_memory_gib");
 		t.feasible = figure(rep, "completed") > 0 && t.duration_s <= p->deadline_s &&
 			     !(t.peak_mem_gib * 1073741824.0 > p->hbm_bytes);
@@ -423,6 +468,8 @@ static void print_cand_line(const struct plan *p, int rank, const struct cand *c
 	       c->dp, c->mb, c->recompute ? "yes" : "no");
 	if (p->has_zero)
 		printf(" %4d", c->zero);
+	if (p->n_spot)
+		printf(" %4d", c->spot_nodes);
 	printf(" %8.0f %7.1f\n", c->ckpt_s, c->mem_bound_bytes / 1073741824.0);
 }
 
@@ -434,6 +481,37 @@ static void print_command(const struct plan *p, const struct cand *c)
 	for (int i = 0; i < c->n_ov; i++)
 		printf(" -s %s", c->ov[i]);
 	printf(" %s\n", p->file);
+}
+
+/* --tsv: the configurations evaluated, as a table plots/plot-sweep reads
+ * (the shape of trainsim collect's: run, overrides, figures). */
+static void tsv_row(struct plan *p, const struct cand *c)
+{
+	if (!p->tsv_started) {
+		fputs("run\tcluster.gpus\tparallel.tp\tparallel.pp\tparallel.micro_batch"
+		      "\ttraining.recompute", p->tsv);
+		if (p->has_zero)
+			fputs("\tparallel.zero_stage", p->tsv);
+		if (p->n_spot)
+			fputs("\tpools.sp.nodes", p->tsv);
+		fputs("\ttraining.checkpoint.interval_s\tcost_usd\tcarbon_kg"
+		      "\tembodied_carbon_kg\tduration_s\tcompleted\n", p->tsv);
+		p->tsv_started = true;
+	}
+	fprintf(p->tsv, "gpus%d,tp%d,pp%d,mb%d%s", c->gpus, c->tp, c->pp, c->mb,
+		c->recompute ? ",rec" : "");
+	if (p->has_zero)
+		fprintf(p->tsv, ",z%d", c->zero);
+	if (p->n_spot)
+		fprintf(p->tsv, ",spot%d", c->spot_nodes);
+	fprintf(p->tsv, "\t%d\t%d\t%d\t%d\t%s", c->gpus, c->tp, c->pp, c->mb,
+		c->recompute ? "true" : "false");
+	if (p->has_zero)
+		fprintf(p->tsv, "\t%d", c->zero);
+	if (p->n_spot)
+		fprintf(p->tsv, "\t%d", c->spot_nodes);
+	fprintf(p->tsv, "\t%.0f\t%.17g\t%.17g\t%.17g\t%.17g\t1\n", c->ckpt_s, c->cost_usd,
+		c->op_carbon_kg, c->embodied_kg, c->duration_s);
 }
 
 static int search(struct plan *p, bool json, struct err *e)
@@ -468,6 +546,8 @@ static int search(struct plan *p, bool json, struct err *e)
 		}
 		if (evaluate_full(p, &c, e) < 0)
 			goto out;
+		if (c.feasible && p->tsv)
+			tsv_row(p, &c);
 		if (c.feasible && cands_push(&done, &c) < 0) {
 			free(c.json);
 			goto oom;
@@ -483,8 +563,9 @@ static int search(struct plan *p, bool json, struct err *e)
 		rc = 0;
 		goto out;
 	}
-	printf("rank       cost_usd      days    carbon_t   gpus  tp  pp   dp  mb  rec%s"
-	       "   ckpt_s mem_lb_GiB\n", p->has_zero ? " zero" : "");
+	printf("rank       cost_usd      days    carbon_t   gpus  tp  pp   dp  mb  rec%s%s"
+	       "   ckpt_s mem_lb_GiB\n", p->has_zero ? " zero" : "",
+	       p->n_spot ? " spot" : "");
 	for (size_t i = 0; i < done.n && i < (size_t)p->top; i++) {
 		print_cand_line(p, (int)i + 1, &done.v[i]);
 		print_command(p, &done.v[i]);
@@ -522,6 +603,30 @@ static int parse_gpus(struct plan *p, const char *text, struct err *e)
 			return err_set(e, ERR_USAGE, "plan: --gpus %s: expected "
 				       "positive integers separated by commas", text);
 		p->gpu_list[p->n_gpu_list] = (int)v;
+		s = end + 1;
+	}
+	return 0;
+}
+
+/* --spot-fractions 0,0.5,1: shares of the nodes in a spot pool. */
+static int parse_fractions(struct plan *p, const char *text, struct err *e)
+{
+	size_t n = 1;
+	const char *s = text;
+
+	for (const char *q = text; *q; q++)
+		n += *q == ',';
+	free(p->spot_fractions);
+	if ((p->spot_fractions = calloc(n, sizeof *p->spot_fractions)) == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (p->n_spot = 0; p->n_spot < n; p->n_spot++) {
+		char *end;
+		double v = strtod(s, &end);
+
+		if (end == s || !(v >= 0 && v <= 1) || (*end && *end != ','))
+			return err_set(e, ERR_USAGE, "plan: --spot-fractions %s: expected "
+				       "numbers from 0 to 1 separated by commas", text);
+		p->spot_fractions[p->n_spot] = v;
 		s = end + 1;
 	}
 	return 0;
@@ -584,7 +689,8 @@ static int print_daly(struct plan *p, struct err *e)
 
 int cmd_plan(int argc, char **argv, struct err *e)
 {
-	enum { OPT_DEADLINE = 256, OPT_MIN, OPT_GPUS, OPT_TOP, OPT_JSON, OPT_DALY };
+	enum { OPT_DEADLINE = 256, OPT_MIN, OPT_GPUS, OPT_TOP, OPT_JSON, OPT_DALY,
+	       OPT_SPOT, OPT_TSV };
 	static const struct option longs[] = {
 		{ "deadline-days", required_argument, NULL, OPT_DEADLINE },
 		{ "minimize", required_argument, NULL, OPT_MIN },
@@ -592,12 +698,14 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "daly", no_argument, NULL, OPT_DALY },
+		{ "spot-fractions", required_argument, NULL, OPT_SPOT },
+		{ "tsv", required_argument, NULL, OPT_TSV },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan p = { .goal = GOAL_COST, .top = 10, .deadline_s = -1 };
 	bool json = false, daly = false;
-	const char *gpus = NULL;
+	const char *gpus = NULL, *tsv = NULL;
 	int ch, rc = -1;
 	char *end;
 
@@ -639,6 +747,11 @@ int cmd_plan(int argc, char **argv, struct err *e)
 			break;
 		case OPT_JSON: json = true; break;
 		case OPT_DALY: daly = true; break;
+		case OPT_SPOT:
+			if (parse_fractions(&p, optarg, e) < 0)
+				goto out;
+			break;
+		case OPT_TSV: tsv = optarg; break;
 		case 'h': fputs(plan_usage, stdout); rc = 0; goto out;
 		default:
 			err_set(e, ERR_USAGE, "plan: bad option %s\n%s", argv[optind - 1],
@@ -663,8 +776,18 @@ int cmd_plan(int argc, char **argv, struct err *e)
 	}
 	if ((gpus ? parse_gpus(&p, gpus, e) : default_gpus(&p, e)) < 0)
 		goto out;
+	if (tsv && (p.tsv = fopen(tsv, "w")) == NULL) {
+		err_set(e, ERR_RUN, "plan: --tsv %s: cannot create", tsv);
+		goto out;
+	}
 	rc = search(&p, json, e);
+	if (p.tsv && fclose(p.tsv) != 0 && rc == 0)
+		rc = err_set(e, ERR_RUN, "plan: --tsv %s: cannot write", tsv);
+	p.tsv = NULL;
 out:
+	if (p.tsv)
+		fclose(p.tsv);
+	free(p.spot_fractions);
 	cfg_schema_free(p.schema);
 	free(p.base_ov);
 	free(p.gpu_list);

@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 i=0
 ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-echo "1..9"
+echo "1..14"
 sc="$SRCDIR/scenarios/tiny.cfg"
 
 "$TRAINSIM" plan "$sc" --deadline-days 1 --top 3 --json >p.txt; ok $? "plan exits 0"
@@ -28,3 +28,15 @@ awk '$1=="daly_interval_s"{exit !($2 > 3422.7 && $2 < 3422.75)}' d.txt
 ok $? "Daly's interval for tiny.cfg = 3422.72 s (by hand)"
 "$TRAINSIM" plan "$sc" --deadline-days 1 --minimize nonsense 2>/dev/null; [ $? -eq 2 ]
 ok $? "bad --minimize: exit 2"
+
+# The pricing mix (two pools) and the table of what was evaluated.
+"$TRAINSIM" plan "$sc" --deadline-days 1 --top 2 --gpus 32 --spot-fractions 0,0.5 \
+	--tsv plan.tsv --json >q.txt; ok $? "plan --spot-fractions --tsv"
+grep -q -- '-s pools.sp.class=spot -s pools.sp.nodes=2' q.txt
+ok $? "half of 4 nodes in a spot pool: pools.sp.nodes=2"
+cmd=$(grep -m1 '^ *trainsim -s' q.txt | sed 's/^ *trainsim//')
+eval "\"$TRAINSIM\" -q --json -o best2.h5 $cmd" >run2.json && tail -1 q.txt | cmp -s - run2.json
+ok $? "the best configuration with pools reproduces bit for bit"
+[ "$(awk -F'\t' 'NR > 1 && $NF == 1' plan.tsv | wc -l)" -ge 2 ]; ok $? "--tsv holds the evaluated configurations"
+"$SRCDIR/plots/plot-sweep" -o pp --kind pareto plan.tsv >/dev/null && [ -s pp/sweep-pareto.png ]
+ok $? "plot-sweep draws the planner's table"

@@ -50,6 +50,6 @@ png s/sweep-groups.png && svg s/sweep-groups.svg; ok $? "groups PNG and SVG"
 "$SRCDIR/plots/plot-sweep" -o s --kind pareto t.tsv >/dev/null; ok $? "plot-sweep --kind pareto"
 png s/sweep-pareto.png && svg s/sweep-pareto.svg; ok $? "Pareto PNG and SVG"
 # Two configurations (means over 3 replicas each) in the title.
-grep -q '2 configurations' s/sweep-pareto.svg; ok $? "Pareto counts configurations, not replicas"
+grep -q '2 distinct configurations' s/sweep-pareto.svg; ok $? "Pareto counts configurations, not replicas"
 "$SRCDIR/plots/plot-sweep" -o s --kind pareto nonexistent.tsv 2>/dev/null; [ $? -eq 2 ]
 ok $? "a missing table: exit 2"
