@@ -153,6 +153,14 @@ static double figure(const struct report *rep, const char *name)
 	return isnan(v) ? 0 : v;
 }
 
+/* Did the run finish its tokens?  (A report without the figure: yes.) */
+static bool completed(const struct report *rep)
+{
+	double v = rep_summary_get(rep, "completed");
+
+	return isnan(v) || v > 0;
+}
+
 static double objective(const struct plan *p, const struct report *rep)
 {
 	switch (p->goal) {
@@ -334,7 +342,7 @@ static int bound(struct plan *p, struct cand *c, struct err *e)
 		return rc;
 	c->bound = objective(p, rep);
 	c->duration_s = figure(rep, "duration_s");
-	rc = figure(rep, "completed") > 0 && c->duration_s <= p->deadline_s ? 0 : 1;
+	rc = completed(rep) && c->duration_s <= p->deadline_s ? 0 : 1;
 	rep_free(rep);
 	return rc;
 }
@@ -438,7 +446,7 @@ static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
 		t.embodied_kg = figure(rep, "embodied_carbon_kg");
 		t.carbon_kg = t.op_carbon_kg + t.embodied_kg;
 		t.peak_mem_gib = rep_summary_get(rep, "peak_memory_gib");
-		t.feasible = figure(rep, "completed") > 0 && t.duration_s <= p->deadline_s &&
+		t.feasible = completed(rep) && t.duration_s <= p->deadline_s &&
 			     !(t.peak_mem_gib * 1073741824.0 > p->hbm_bytes);
 		if (t.feasible && (!best.feasible || by_objective(&t, &best) < 0)) {
 			char *json = NULL;
