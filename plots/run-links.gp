@@ -22,7 +22,7 @@ if (!hasdata) {
 		plot datafile using 0:2:xtic(1) with boxes lc rgb "#2ca02c"
 	} else {
 		set ylabel "bytes per iteration"
-		set format y "%.3s%cB"
+		set format y "%.1s %cB"
 		plot datafile using 0:2:xtic(1) with boxes lc rgb "#2ca02c", \
 		     datafile using 0:2:(iter_s > 0 ? sprintf("%.3g GB/s", $2 / iter_s / 1e9) : "") \
 			with labels offset 0,1 notitle
