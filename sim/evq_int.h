@@ -127,7 +127,7 @@ static inline void evq_prefetch(const void *p, int for_write)
 	__asm__ volatile("" : : "r"(p));
 }
 
-/* --- out of line, in the files named ---------------------------------------- */
+/* --- out of line, in the files named ------------------------------------- */
 
 /* evq_bottom.c: the sorted run and the late heap. */
 int EVQ_COLD evq_bottom_grow(struct evq *q, size_t new_cap);
@@ -253,7 +253,6 @@ static inline void pend_clear(struct evq *q, struct evq_chunk *ch, uint64_t id)
 }
 
 /* Mark id (always q->next_id) pending, opening a new chunk when it starts one. */
-
 static inline int pend_add(struct evq *q, uint64_t id)
 {
 	uint64_t c = id >> EVQ_CHUNK_SHIFT;
