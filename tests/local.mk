@@ -7,3 +7,6 @@ TESTS += tests/run-model-t
 tests_run_model_t_SOURCES = tests/run-model-t.c
 TESTS += tests/e2e-run.sh
 EXTRA_DIST += tests/e2e-run.sh
+check_PROGRAMS += tests/disrupt-t
+TESTS += tests/disrupt-t
+tests_disrupt_t_SOURCES = tests/disrupt-t.c
