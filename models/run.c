@@ -318,7 +318,8 @@ static double iters_now(const struct run *r, int64_t now_ns)
 static int event(struct run *r, const char *kind, int64_t who, double value,
 		 struct err *e)
 {
-	return rep_event(r->rep, ev_now(r->sim) * 1e-9, kind, who, value, e);
+	/* ns / 1e9, not ns * 1e-9: whole seconds stay whole */
+	return rep_event(r->rep, ev_now(r->sim) / 1e9, kind, who, value, e);
 }
 
 /* --- accounting, I/O, retention ------------------------------------------ */
@@ -986,7 +987,7 @@ static int sample(struct run *r, struct err *e)
 	if (r->opts->progress)
 		r->opts->progress(r->opts->progress_ctx,
 				  row[TS_TOKENS] / (double)r->md.tokens_needed, now * 1e-9);
-	return rep_sample(r->rep, now * 1e-9, row, e);
+	return rep_sample(r->rep, now / 1e9, row, e);
 }
 
 static int on_sample(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)

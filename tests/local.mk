@@ -10,3 +10,5 @@ EXTRA_DIST += tests/e2e-run.sh
 check_PROGRAMS += tests/disrupt-t
 TESTS += tests/disrupt-t
 tests_disrupt_t_SOURCES = tests/disrupt-t.c
+TESTS += tests/spot-replay.sh
+EXTRA_DIST += tests/spot-replay.sh
