@@ -333,6 +333,7 @@ static int read_skypilot(const char *path, const char *text, struct cap_trace *t
 		json_err(&j, "text after the closing brace");
 		goto out;
 	}
+	j.p = j.s;	/* a missing key: point at the object's start */
 	if (gap_s <= 0) {
 		json_err(&j, "no metadata.gap_seconds");
 		goto out;
