@@ -891,6 +891,8 @@ static int preempt(struct run *r, int j, int k, struct err *e)
 		return 0;
 	if (stopped_for_notice) {
 		r->final_ckpt = false;
+		if (r->draining)	/* the drain did not make it */
+			interrupt(r, true);
 		return try_resume(r, e);
 	}
 	if (r->state == RS_WAIT || r->state == RS_DETECT)

@@ -17,3 +17,5 @@ EXTRA_DIST += tests/replicas.sh
 EXTRA_PROGRAMS += tests/bench/disrupt-b
 BENCHES += tests/bench/disrupt-b
 tests_bench_disrupt_b_SOURCES = tests/bench/disrupt-b.c
+TESTS += tests/scenarios-disrupt.sh
+EXTRA_DIST += tests/scenarios-disrupt.sh
