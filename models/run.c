@@ -1043,8 +1043,10 @@ static void summarize(struct run *r)
 		    "TFLOP/s");
 	rep_summary(rep, "mfu", tfm_model_flops_per_token(&md->m) * md->tokens_per_iter /
 		    (iter_s * md->L.gpus * md->g.peak_bf16_flops), "");
-	rep_summary(rep, "goodput", dur_s > 0 ? (r->state_s[RS_TRAIN] - r->gc_s[RS_TRAIN]) /
-		    dur_s : NAN, "");
+	/* useful training time: the tokens done at the full cluster's pace
+	 * without GC, so slower elastic training and GC count as lost */
+	rep_summary(rep, "goodput", dur_s > 0 ? (double)r->tokens / md->tokens_per_iter *
+		    md->iteration_s / dur_s : NAN, "");
 	acct_summarize(r->acct, r->end_ns, rep);
 	rep_summary(rep, "failures", (double)r->failures, "");
 	rep_summary(rep, "preemptions", (double)r->preemptions, "");
