@@ -403,8 +403,59 @@ static void test_policies(void)
 	rep_free(r);
 }
 
+/* A failure trace with one NIC failure at 300 s, before the first
+ * checkpoint: it loses exactly 300 s of training and adds detection (60 s),
+ * restart (540 s) and the load of the checkpoint (bytes / 200 GB/s). */
+static void test_failure_trace(void)
+{
+	const char *off[] = { "failures.enabled=false" };
+	const char *tr[] = { "failures.trace=\"traces/failures-example.csv\"" };
+	double l = 12, h = 768, s = 2048, V = 51200;
+	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+	double load_s = P * 14 / 200e9;
+	double d0 = run1(off, 1, 1, "duration_s", NULL);
+	struct report *r;
+
+	run1(tr, 1, 1, "duration_s", &r);
+	tap_int((long long)rep_summary_get(r, "failures"), 1, "trace: one failure");
+	tap_int((long long)rep_summary_get(r, "failures_nic"), 1, "... of kind nic");
+	tap_near(rep_summary_get(r, "lost_work_s"), 300, 1e-9, "... losing the 300 s before it");
+	tap_near(rep_summary_get(r, "duration_s"), d0 + 300 + 60 + 540 + load_s, 1e-9,
+		 "duration = undisturbed + lost 300 s + detect 60 s + restart 540 s + load");
+	tap_ok(fabs(rep_summary_get(r, "time_redo_s") - 300) < rep_summary_get(r, "iteration_time_s"),
+	       "redo time = the work lost, but the partial iteration (%.4f s)",
+	       rep_summary_get(r, "time_redo_s"));
+	rep_free(r);
+}
+
+/* Weibull gaps (k = 0.7) keep the configured rate: by the renewal theorem
+ * failures / time -> 1 / mean gap.  Count variance per failure is the gaps'
+ * squared CV, Gamma(1+2/k)/Gamma(1+1/k)^2 - 1 = 2.2 for k = 0.7.  (Each run
+ * starts a fresh renewal, whose early hazard is higher for k < 1: a few
+ * percent more failures in runs of ~50 mean gaps, inside the band.) */
+static void test_weibull_rate(void)
+{
+	const char *ov[] = { "failures.per_node_per_1000_days=100000", "failures.restart_s=30",
+			     "failures.distribution=\"weibull\"", "failures.weibull_shape=0.7",
+			     "failures.spares=10000000", "run.tokens=2e10" };
+	double n = 0, t = 0, rate = 2 * 100.0 / 86400.0;
+
+	for (int seed = 1; seed <= 40; seed++) {
+		struct report *r;
+		run1(ov, 6, (uint64_t)seed, "failures", &r);
+		n += rep_summary_get(r, "failures");
+		t += rep_summary_get(r, "duration_s");
+		rep_free(r);
+	}
+	tap_diag("Weibull k 0.7: %.0f failures in %.0f s: %.4g/s, want %.4g/s", n, t, n / t, rate);
+	tap_near(n / t, rate, 4 * sqrt(2.2 * n) / n, "Weibull failures keep the mean rate "
+		 "(4 standard errors)");
+}
+
 int main(void)
 {
+	test_failure_trace();
+	test_weibull_rate();
 	test_daly_formula();
 	test_policies();
 	test_gc_max();
