@@ -452,8 +452,79 @@ static void test_weibull_rate(void)
 		 "(4 standard errors)");
 }
 
+/* Storage tier: write = latency + size / min(nodes x per-node, tier cap,
+ * write_bw_gbps); async stalls only for the snapshot (shard / 25 GB/s) but
+ * a checkpoint due while the previous drains waits for it: with a drain W
+ * longer than the interval tau, every checkpoint after the first stalls
+ * snapshot + W - tau. */
+static void test_storage_async(void)
+{
+	double l = 12, h = 768, s = 2048, V = 51200;
+	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+	double size = P * 14, W = 3 + size / 0.8e9, snap = size / 16 / 25e9;
+	const char *tier[] = { "storage.t.write_gbps_per_node=0.5",
+			       "storage.t.read_gbps_per_node=1", "storage.t.write_gbps_max=0.8",
+			       "storage.t.latency_s=3", "training.checkpoint.storage=\"t\"",
+			       "failures.enabled=false", "training.checkpoint.mode=\"sync\"",
+			       "training.checkpoint.policy=\"iterations\"",
+			       "training.checkpoint.interval_iters=10" };
+	struct report *r;
+	double it_s, n, tau;
+
+	run1(tier, 9, 1, "duration_s", &r);
+	tap_near(rep_summary_get(r, "checkpoint_stall_s"), W, 1e-12,
+		 "sync write = 3 s + size / min(2 x 0.5, 0.8, 2) GB/s");
+	rep_free(r);
+	tier[6] = "training.checkpoint.mode=\"async\"";
+	run1(tier, 9, 1, "duration_s", &r);
+	it_s = rep_summary_get(r, "iteration_time_s");
+	tau = 10 * it_s;
+	n = ceil(3815 / 10.0) - 1;
+	tap_ok(W > tau, "drain %.2f s longer than the interval %.2f s", W, tau);
+	tap_near(rep_summary_get(r, "checkpoint_stall_s"), snap, 1e-12,
+		 "async stall = shard / 25 GB/s");
+	tap_near(rep_summary_get(r, "time_checkpoint_s"), n * snap + (n - 1) * (W - tau), 1e-9,
+		 "async: each later checkpoint waits for the previous drain");
+	double bytes = rep_summary_get(r, "checkpoint_bytes_written");
+	tap_ok(bytes >= (n - 1) * size * (1 - 1e-12) && bytes <= n * size * (1 + 1e-12),
+	       "bytes written: the drains done, and part of the last (%.4g of %g checkpoints)",
+	       bytes / size, n);
+	rep_free(r);
+}
+
+/* Spot rate model: a held node not yet warned is preempted at r per hour,
+ * so E[N] = r x (held node-hours - node-hours under notice), the latter N x
+ * notice_s (each preemption is announced notice_s before).  AWS bands: the
+ * midpoint share per 730 h month (gt20: 25%). */
+static void test_spot_rate(void)
+{
+	const char *ov[] = { "pools.s.class=\"spot\"", "pools.s.nodes=2",
+			     "pools.s.preemption_per_node_hour=2", "pools.s.replacement_s=60",
+			     "failures.enabled=false", "spot.policy=\"elastic\"",
+			     "run.tokens=1e10" };
+	const char *band[] = { "pools.s.class=\"spot\"", "pools.s.nodes=2",
+			       "pools.s.interruption_band=\"gt20\"", "failures.enabled=false" };
+	double n = 0, h = 0;
+
+	for (int seed = 1; seed <= 30; seed++) {
+		struct report *r;
+		run1(ov, 7, (uint64_t)seed, "preemptions", &r);
+		n += rep_summary_get(r, "preemptions");
+		h += rep_summary_get(r, "gpu_hours") / 8;
+		rep_free(r);
+	}
+	double want = 2 * (h - n * 120 / 3600.0);
+	tap_diag("spot: %.0f preemptions in %.1f node-hours; expected %.1f", n, h, want);
+	tap_ok(fabs(n - want) <= 4 * sqrt(want), "preemptions = rate x node-hours not under "
+	       "notice, within 4 standard errors");
+	tap_near(run1(band, 4, 1, "mtti_s", NULL), 1 / (2 * 0.25 / 730 / 3600), 1e-12,
+		 "band gt20: MTTI = 1 / (2 nodes x 25% per 730 h)");
+}
+
 int main(void)
 {
+	test_spot_rate();
+	test_storage_async();
 	test_failure_trace();
 	test_weibull_rate();
 	test_daly_formula();
