@@ -291,8 +291,14 @@ struct run {
 	int64_t sample_ns;
 };
 
+/* Seconds to ns, capped at 4e9 s (127 years): a delay that long never
+ * comes (run.max_days is capped the same way), and now + cap stays far
+ * from INT64_MAX. */
+#define RUN_HORIZON_S 4e9
 static int64_t s_to_ns(double s)
 {
+	if (!(s < RUN_HORIZON_S))
+		return (int64_t)(RUN_HORIZON_S * 1e9);
 	return (int64_t)llround(s * 1e9);
 }
 
@@ -802,7 +808,7 @@ static void schedule_spot(struct run *r, int j)
 
 	if (p->has_trace) {
 		s->next_change_s = spot_next_change(p, now_s, &s->next_avail);
-		if (!isfinite(s->next_change_s) || s->next_change_s > 1e9 * 1e3)
+		if (!(s->next_change_s < RUN_HORIZON_S))
 			return;
 		if (s->next_avail < s->held)
 			ev_at(r->sim, s_to_ns(fmax(now_s, s->next_change_s - p->notice_s)),

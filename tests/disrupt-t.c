@@ -521,8 +521,37 @@ static void test_spot_rate(void)
 		 "band gt20: MTTI = 1 / (2 nodes x 25% per 730 h)");
 }
 
+/* Elastic with spot.batch = shrink: fewer replicas run smaller batches at
+ * the full cluster's iteration time, so the run needs more iterations for
+ * its tokens; with keep, iterations are slower and as many. */
+static void test_elastic_batch(void)
+{
+	const char *ov[] = { "cluster.gpus=128", "run.tokens=2e11", "failures.enabled=false",
+			     "pools.spot.class=\"spot\"", "pools.spot.nodes=16",
+			     "pools.spot.trace=\"traces/skypilot-16node-us-east-2b.json\"",
+			     "spot.policy=\"elastic\"", "spot.batch=\"keep\"" };
+	struct report *k, *sh;
+	double need = ceil(2e11 / (256 * 2048.0));
+
+	run1(ov, 8, 1, "duration_s", &k);
+	ov[7] = "spot.batch=\"shrink\"";
+	run1(ov, 8, 1, "duration_s", &sh);
+	tap_ok(rep_summary_get(k, "dp_min") < 32 && rep_summary_get(k, "resizes") > 0,
+	       "the trace shrinks the job (dp down to %g of 32)", rep_summary_get(k, "dp_min"));
+	tap_near(rep_summary_get(k, "iterations"), need, 0, "keep: the undisturbed iteration count");
+	tap_ok(rep_summary_get(sh, "iterations") > need && rep_summary_get(sh, "completed") == 1,
+	       "shrink: more, smaller iterations (%g) for the same tokens",
+	       rep_summary_get(sh, "iterations"));
+	tap_ok(rep_summary_get(sh, "tokens") >= need * 256 * 2048 &&
+	       rep_summary_get(sh, "tokens") < need * 256 * 2048 + 256 * 2048,
+	       "shrink: tokens reach the target, overshooting by less than a batch");
+	rep_free(k);
+	rep_free(sh);
+}
+
 int main(void)
 {
+	test_elastic_batch();
 	test_spot_rate();
 	test_storage_async();
 	test_failure_trace();
