@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"  -s KEY=VALUE      override a setting by its path (repeatable)\n"
 	"      --seed N      seed of every random stream (same as -s run.seed=N)\n"
 	"      --replicas N  run N seeds (seed, seed+1, ...) in parallel; add KEY_mean\n"
-	"                    and KEY_ci95 (95%% t interval) per summary figure\n"
+	"                    and KEY_ci95 (95% t interval) per summary figure\n"
 	"      --json        print the summary as one JSON object on stdout\n"
 	"  -q                no human summary, no progress line\n"
 	"      --check       validate, print the resolved scenario and derived figures\n"
