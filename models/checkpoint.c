@@ -18,7 +18,8 @@ const struct cfg_setting ckpt_settings[] = {
 	{ "training.checkpoint.bytes_per_param", CFG_FLOAT, "bytes", 0.1, 64, "14", NULL,
 	  "checkpoint bytes per parameter (bf16 weights + fp32 master + Adam m, v)" },
 	{ "training.checkpoint.storage", CFG_STRING, "", 0, 0, "", NULL,
-	  "storage catalog entry (storage.NAME); empty: use write_bw_gbps / read_bw_gbps" },
+	  "storage type (storage_types.NAME, scenarios/catalog/storage.cfg); empty: "
+	  "use write_bw_gbps / read_bw_gbps" },
 	{ "training.checkpoint.write_bw_gbps", CFG_FLOAT, "GB/s", 1e-3, 1e6, "100", NULL,
 	  "aggregate storage write bandwidth (10^9 bytes/s); a cap on the tier's when set" },
 	{ "training.checkpoint.read_bw_gbps", CFG_FLOAT, "GB/s", 1e-3, 1e6, "200", NULL,
@@ -26,27 +27,23 @@ const struct cfg_setting ckpt_settings[] = {
 	{ "training.checkpoint.snapshot_gbps", CFG_FLOAT, "GB/s", 1e-3, 1e6, "25", NULL,
 	  "async: per-GPU device-to-host copy bandwidth (PCIe Gen4 x16 ~25 GB/s, "
 	  "reliability.md 5.3)" },
-	{ "training.checkpoint.keep", CFG_INT, "", 1, 1e6, "2", NULL,
-	  "checkpoints retained on storage (keep-last-K)" },
 	{ "training.checkpoint.on_notice", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "on a spot preemption notice, checkpoint and stop if the write fits in the "
 	  "notice (Megatron --exit-signal-handler)" },
 	CFG_END
 };
 
-const struct cfg_setting storage_settings[] = {
-	{ "storage.*.write_gbps_per_node", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
+const struct cfg_setting ckpt_storage_settings[] = {
+	{ "storage_types.*.write_gbps_per_node", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
 	  "write bandwidth one node reaches" },
-	{ "storage.*.read_gbps_per_node", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
+	{ "storage_types.*.read_gbps_per_node", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
 	  "read bandwidth one node reaches" },
-	{ "storage.*.write_gbps_max", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
+	{ "storage_types.*.write_gbps_max", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
 	  "aggregate write cap of the whole tier" },
-	{ "storage.*.read_gbps_max", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
+	{ "storage_types.*.read_gbps_max", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
 	  "aggregate read cap of the whole tier" },
-	{ "storage.*.latency_s", CFG_FLOAT, "s", 0, 1e6, "0", NULL,
+	{ "storage_types.*.latency_s", CFG_FLOAT, "s", 0, 1e6, "0", NULL,
 	  "fixed cost of one save or load (open, metadata, commit)" },
-	{ "storage.*.usd_per_gb_month", CFG_FLOAT, "USD/GB-month", 0, 1e6, "0", NULL,
-	  "price of stored bytes" },
 	CFG_END
 };
 
@@ -89,22 +86,20 @@ static int storage_figures(const struct scenario *sc, int nodes, struct ckpt *c,
 	double w = INFINITY, r = INFINITY;
 
 	*latency_s = 0;
-	c->usd_per_gb_month = 0;
 	if (t[0]) {
 		const char *const *names;
-		size_t n = sc_children(sc, "storage", &names), i;
+		size_t n = sc_children(sc, "storage_types", &names), i;
 		for (i = 0; i < n && strcmp(names[i], t) != 0; i++)
 			;
 		if (i == n)
 			return sc_error(sc, e, "training.checkpoint.storage", "no storage tier "
-					"\"%s\" (expected an entry of the storage catalog, "
+					"\"%s\" (expected an entry of storage_types, as in "
 					"scenarios/catalog/storage.cfg)", t);
-		w = fmin(nodes * sc_float(sc, "storage.%s.write_gbps_per_node", t),
-			 sc_float(sc, "storage.%s.write_gbps_max", t)) * 1e9;
-		r = fmin(nodes * sc_float(sc, "storage.%s.read_gbps_per_node", t),
-			 sc_float(sc, "storage.%s.read_gbps_max", t)) * 1e9;
-		*latency_s = sc_float(sc, "storage.%s.latency_s", t);
-		c->usd_per_gb_month = sc_float(sc, "storage.%s.usd_per_gb_month", t);
+		w = fmin(nodes * sc_float(sc, "storage_types.%s.write_gbps_per_node", t),
+			 sc_float(sc, "storage_types.%s.write_gbps_max", t)) * 1e9;
+		r = fmin(nodes * sc_float(sc, "storage_types.%s.read_gbps_per_node", t),
+			 sc_float(sc, "storage_types.%s.read_gbps_max", t)) * 1e9;
+		*latency_s = sc_float(sc, "storage_types.%s.latency_s", t);
 	}
 	if (!t[0] || sc_has(sc, "training.checkpoint.write_bw_gbps"))
 		w = fmin(w, sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9);
@@ -134,7 +129,6 @@ int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int 
 	c->snapshot_s = c->size_bytes / gpus /
 			(sc_float(sc, "training.checkpoint.snapshot_gbps") * 1e9);
 	c->stall_s = c->mode == CKPT_ASYNC ? c->snapshot_s : c->write_s;
-	c->keep = (int)sc_int(sc, "training.checkpoint.keep");
 	c->on_notice = sc_bool(sc, "training.checkpoint.on_notice");
 	c->young_s = isfinite(mtti_s) ? ckpt_young_s(c->stall_s, mtti_s) : NAN;
 	c->daly_s = isfinite(mtti_s) ? ckpt_daly_s(c->stall_s, mtti_s) : NAN;

@@ -9,8 +9,8 @@
  * sharded evenly over every GPU (distributed checkpoint format), so each
  * node writes size / nodes.
  *
- * Storage: a tier from the storage catalog (scenarios/catalog/storage.cfg:
- * per-node and aggregate bandwidth, latency, $/GB-month) or, without one,
+ * Storage: a type from storage_types (scenarios/catalog/storage.cfg:
+ * per-node and aggregate bandwidth, latency) or, without one,
  * the aggregate write_bw_gbps / read_bw_gbps.  Bandwidth used = min(nodes x
  * per-node, aggregate cap, write_bw_gbps when given); write time = latency +
  * size / bandwidth, load time likewise with the read figures.
@@ -26,7 +26,8 @@
  * rounded to whole iterations), young (sqrt(2 delta M), Young 1974) and
  * daly (Daly 2006 eq. 37), with delta = the stall a checkpoint costs and M
  * = the job's mean time to interrupt from the failure and preemption rates.
- * Retention keeps the last K checkpoints on storage (for the storage bill).
+ * What keeping checkpoints costs (retention, $/GB-month) is accounting's
+ * (storage.tiers, issue 6): the run model reports checkpoints written.
  */
 #ifndef MODELS_CHECKPOINT_H
 #define MODELS_CHECKPOINT_H
@@ -54,13 +55,11 @@ struct ckpt {
 	double interval_s;	/* chosen training time between checkpoints */
 	int64_t interval_iters;	/* the same in whole iterations (>= 1) */
 	double young_s, daly_s;	/* the two optima for this job (NaN without M) */
-	int keep;
-	double usd_per_gb_month;
 	bool on_notice;		/* checkpoint on a spot notice when it fits */
 };
 
 extern const struct cfg_setting ckpt_settings[];
-extern const struct cfg_setting storage_settings[];
+extern const struct cfg_setting ckpt_storage_settings[];
 
 /* mtti_s: the job's mean time to interrupt (INFINITY when nothing fails). */
 int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int gpus,

@@ -86,7 +86,7 @@ int failure_from_scenario(const struct scenario *sc, int nodes, int gpus_per_nod
 	if (sc_bool(sc, "failures.enabled") && trace[0]) {
 		char path[4096];
 		if (failure_path(sc, trace, path, sizeof path, e) < 0 ||
-		    trace_read_failures(path, nodes, &f->trace, &f->trace_n, e) < 0)
+		    replay_read_failures(path, nodes, &f->trace, &f->trace_n, e) < 0)
 			return -1;
 		f->job_rate_per_s = 0;	/* the trace replaces the processes */
 		for (int i = 0; i < FK_COUNT; i++)

@@ -8,7 +8,7 @@
  * exponential gaps (Poisson) or Weibull gaps of the same mean and a shape
  * k (k < 1: failures cluster, as field studies of HPC systems find); the
  * process runs whether or not the job is training, as hardware ages
- * either way.  Or, instead of the processes, a failure trace (trace.h:
+ * either way.  Or, instead of the processes, a failure trace (replay.h:
  * time_s,node,kind) replayed as is.
  *
  * A failure stops the job (synchronous training cannot lose a rank):
@@ -35,7 +35,7 @@
 
 #include "sim/cfg.h"
 #include "sim/err.h"
-#include "models/trace.h"
+#include "models/replay.h"
 
 struct failure_proc {
 	double rate_per_s;	/* job-level, units x per-unit rate */

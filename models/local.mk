@@ -3,7 +3,7 @@ libtrainsim_a_SOURCES += models/gpu.c models/transformer.c models/layout.c model
 noinst_HEADERS += models/gpu.h models/transformer.h models/layout.h models/pool.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
-	models/trace.c models/spot.c models/gc.c models/replicas.c
+	models/replay.c models/spot.c models/gc.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h \
-	models/trace.h models/spot.h models/gc.h models/replicas.h
+	models/replay.h models/spot.h models/gc.h models/replicas.h

@@ -37,7 +37,7 @@ static const struct cfg_setting run_settings[] = {
 
 static const struct cfg_setting *const setting_tables[] = {
 	run_settings, tfm_settings, layout_settings, gpu_settings, pool_settings,
-	spot_settings, ckpt_settings, storage_settings, failure_settings, gc_settings, NULL
+	spot_settings, ckpt_settings, ckpt_storage_settings, failure_settings, gc_settings, NULL
 };
 
 struct cfg_schema *run_schema_new(void)
@@ -271,12 +271,9 @@ struct run {
 	struct spot_state sp[POOLS_MAX];
 	size_t trace_next;
 
-	/* storage I/O and retention */
+	/* storage I/O */
 	double io_rate_Bps, io_bytes, io_bytes_at_sample;
 	int64_t io_since_ns, last_sample_ns;
-	int ck_stored;
-	double stored_byte_s;
-	int64_t stored_since_ns;
 
 	/* counts */
 	int64_t failures, fail_kind[FK_COUNT], preemptions, preempted_nodes;
@@ -328,7 +325,7 @@ static int event(struct run *r, const char *kind, int64_t who, double value,
 	return rep_event(r->rep, ev_now(r->sim) / 1e9, kind, who, value, e);
 }
 
-/* --- accounting, I/O, retention ------------------------------------------ */
+/* --- accounting and storage I/O ------------------------------------------ */
 
 static int nodes_held(const struct run *r, int *per_pool)
 {
@@ -367,16 +364,6 @@ static void io_set_rate(struct run *r, double rate_Bps)
 	r->io_bytes += r->io_rate_Bps * (now - r->io_since_ns) * 1e-9;
 	r->io_since_ns = now;
 	r->io_rate_Bps = rate_Bps;
-}
-
-static void stored_set(struct run *r, int count)
-{
-	int64_t now = ev_now(r->sim);
-
-	r->stored_byte_s += r->ck_stored * r->md.ck.size_bytes *
-			    (now - r->stored_since_ns) * 1e-9;
-	r->stored_since_ns = now;
-	r->ck_stored = count;
 }
 
 /* Leave the current state: its time, and the GC share of training time. */
@@ -521,7 +508,6 @@ static int checkpoint_complete(struct run *r, int64_t iters, int64_t tokens, str
 	r->ck_iters = iters;
 	r->ck_tokens = tokens;
 	r->checkpoints++;
-	stored_set(r, r->ck_stored < r->md.ck.keep ? r->ck_stored + 1 : r->ck_stored);
 	return event(r, "checkpoint_end", -1, (double)iters, e);
 }
 
@@ -1019,7 +1005,6 @@ static int finish(struct run *r, int completed, struct err *e)
 	}
 	enter(r, RS_DONE);
 	r->end_ns = ev_now(r->sim);
-	stored_set(r, r->ck_stored);
 	io_set_rate(r, 0);
 	if (event(r, "run_end", -1, (double)r->iters, e) < 0)
 		return -1;
@@ -1036,7 +1021,7 @@ static void summarize(struct run *r)
 	const struct pace *full = &r->paces[md->L.dp];
 	double dur_s = r->end_ns * 1e-9;
 	double iter_s = full->iter_s + (full->every ? full->manual_s / full->every : 0);
-	double gc_s = 0, gb_months;
+	double gc_s = 0;
 	char name[64];
 
 	for (int s = 0; s < RS_COUNT; s++)
@@ -1087,9 +1072,6 @@ static void summarize(struct run *r)
 	rep_summary(rep, "young_interval_s", md->ck.young_s, "s");
 	rep_summary(rep, "daly_interval_s", md->ck.daly_s, "s");
 	rep_summary(rep, "checkpoint_bytes_written", r->io_bytes, "bytes");
-	gb_months = r->stored_byte_s / 1e9 / (730.0 * 3600.0);	/* 730 h a month */
-	rep_summary(rep, "checkpoint_storage_gb_months", gb_months, "GB-month");
-	rep_summary(rep, "checkpoint_storage_usd", gb_months * md->ck.usd_per_gb_month, "USD");
 	rep_summary(rep, "gc_slowdown", iter_s / full->compute_s, "");
 	rep_summary(rep, "events", (double)ev_count(r->sim), "");
 }

@@ -15,13 +15,13 @@ const struct cfg_setting spot_settings[] = {
 	  "spot: warning before a preemption (AWS 120 s, GCP and Azure 30 s)" },
 	{ "pools.*.replacement_s", CFG_FLOAT, "s", 0, 1e9, "600", NULL,
 	  "spot, rate model: time until a preempted node is replaced" },
-	{ "pools.*.trace", CFG_STRING, "", 0, 0, "", NULL,
+	{ "pools.*.capacity_trace", CFG_STRING, "", 0, 0, "", NULL,
 	  "spot: capacity trace to replay (skypilot .json or Bamboo .csv)" },
-	{ "pools.*.trace_scale", CFG_INT, "nodes", 1, 1e6, "1", NULL,
+	{ "pools.*.capacity_scale", CFG_INT, "nodes", 1, 1e6, "1", NULL,
 	  "spot: nodes per instance counted in the trace" },
-	{ "pools.*.trace_offset_s", CFG_FLOAT, "s", 0, 1e12, "0", NULL,
+	{ "pools.*.capacity_offset_s", CFG_FLOAT, "s", 0, 1e12, "0", NULL,
 	  "spot: where in the trace the run starts" },
-	{ "pools.*.trace_loop", CFG_BOOL, "", 0, 0, "true", NULL,
+	{ "pools.*.capacity_loop", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "spot: replay the trace again from its start when it ends" },
 	{ "spot.policy", CFG_ENUM, "", 0, 0, "wait", "wait|elastic",
 	  "after a preemption: wait for full capacity, or continue with fewer "
@@ -50,7 +50,7 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 		     struct spot_pool *sp, struct err *e)
 {
 	const char *n = p->name;
-	const char *trace = sc_str(sc, "pools.%s.trace", n);
+	const char *trace = sc_str(sc, "pools.%s.capacity_trace", n);
 	double per_h = sc_float(sc, "pools.%s.preemption_per_node_hour", n);
 	double band = band_rate(sc_str(sc, "pools.%s.interruption_band", n));
 	char key[256];
@@ -60,9 +60,9 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 	sp->nodes = p->nodes;
 	sp->notice_s = sc_float(sc, "pools.%s.notice_s", n);
 	sp->replacement_s = sc_float(sc, "pools.%s.replacement_s", n);
-	sp->scale = (int)sc_int(sc, "pools.%s.trace_scale", n);
-	sp->offset_s = sc_float(sc, "pools.%s.trace_offset_s", n);
-	sp->loop = sc_bool(sc, "pools.%s.trace_loop", n);
+	sp->scale = (int)sc_int(sc, "pools.%s.capacity_scale", n);
+	sp->offset_s = sc_float(sc, "pools.%s.capacity_offset_s", n);
+	sp->loop = sc_bool(sc, "pools.%s.capacity_loop", n);
 	if ((per_h > 0) + (band > 0) + (trace[0] != 0) > 1) {
 		snprintf(key, sizeof key, "pools.%s", n);
 		return sc_error(sc, e, key, "more than one preemption model (expected one of "
@@ -72,7 +72,7 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 	if (trace[0]) {
 		char path[4096];
 		if (failure_path(sc, trace, path, sizeof path, e) < 0 ||
-		    trace_read_capacity(path, &sp->tr, e) < 0)
+		    replay_read_capacity(path, &sp->tr, e) < 0)
 			return -1;
 		sp->has_trace = true;
 	}
@@ -88,7 +88,7 @@ int spot_from_scenario(const struct scenario *sc, const struct pools *pools,
 	for (int i = 0; i < pools->n; i++) {
 		const struct pool *p = &pools->p[i];
 		if (p->cls != POOL_SPOT) {
-			if (sc_str(sc, "pools.%s.trace", p->name)[0] ||
+			if (sc_str(sc, "pools.%s.capacity_trace", p->name)[0] ||
 			    sc_float(sc, "pools.%s.preemption_per_node_hour", p->name) > 0) {
 				char key[256];
 				snprintf(key, sizeof key, "pools.%s.class", p->name);
@@ -112,7 +112,7 @@ int spot_from_scenario(const struct scenario *sc, const struct pools *pools,
 void spot_free(struct spot *s)
 {
 	for (int i = 0; i < s->n; i++)
-		cap_trace_free(&s->sp[i].tr);
+		replay_cap_free(&s->sp[i].tr);
 	s->n = 0;
 }
 
@@ -127,12 +127,12 @@ int spot_avail_at(const struct spot_pool *p, double t_s)
 {
 	if (!p->has_trace)
 		return p->nodes;
-	return scaled(p, cap_trace_at(&p->tr, t_s + p->offset_s, p->loop));
+	return scaled(p, replay_cap_at(&p->tr, t_s + p->offset_s, p->loop));
 }
 
 double spot_next_change(const struct spot_pool *p, double t_s, int *avail)
 {
-	const struct cap_trace *tr = &p->tr;
+	const struct replay_cap *tr = &p->tr;
 	double x = t_s + p->offset_s, base = 0, end = tr->end_s;
 	int now = spot_avail_at(p, t_s);
 	size_t i = 0;

@@ -7,16 +7,16 @@
  *                   notice_s = 120;            # AWS 120 s, GCP/Azure 30 s
  *                   preemption_per_node_hour = 0.01;   # or
  *                   interruption_band = "5to10";       # AWS advisor band, or
- *                   trace = "traces/skypilot-16node-us-east-2b.json";
- *                   trace_scale = 4; };        # nodes per trace instance
+ *                   capacity_trace = "traces/skypilot-16node-us-east-2b.json";
+ *                   capacity_scale = 4; };     # nodes per trace instance
  *
  * Rate model: each held node is preempted as a Poisson process; a
  * preempted node comes back after replacement_s.  An AWS interruption band
  * is the share of capacity reclaimed per trailing month (reliability.md
  * 2.2); we take its midpoint (25% for >20%) per node per 730 h month.
- * Trace model: the pool holds min(nodes, trace count x trace_scale) nodes
- * at every instant of the trace (from trace_offset_s, wrapping at its end
- * when trace_loop); every drop is one preemption of the nodes lost, at the
+ * Trace model: the pool holds min(nodes, trace count x capacity_scale) nodes
+ * at every instant of the trace (from capacity_offset_s, wrapping at its end
+ * when capacity_loop); every drop is one preemption of the nodes lost, at the
  * trace's time, announced notice_s before; every rise returns capacity.
  *
  * After a preemption the run (run.c) follows spot.policy: wait for the
@@ -34,7 +34,7 @@
 #include "sim/cfg.h"
 #include "sim/err.h"
 #include "models/pool.h"
-#include "models/trace.h"
+#include "models/replay.h"
 
 struct spot_pool {
 	int pool;		/* index into struct pools */
@@ -42,7 +42,7 @@ struct spot_pool {
 	double notice_s, replacement_s;
 	double rate_per_node_s;	/* rate model (0 with a trace) */
 	bool has_trace;
-	struct cap_trace tr;
+	struct replay_cap tr;
 	int scale;
 	double offset_s;
 	bool loop;

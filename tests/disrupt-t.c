@@ -462,9 +462,9 @@ static void test_storage_async(void)
 	double l = 12, h = 768, s = 2048, V = 51200;
 	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
 	double size = P * 14, W = 3 + size / 0.8e9, snap = size / 16 / 25e9;
-	const char *tier[] = { "storage.t.write_gbps_per_node=0.5",
-			       "storage.t.read_gbps_per_node=1", "storage.t.write_gbps_max=0.8",
-			       "storage.t.latency_s=3", "training.checkpoint.storage=\"t\"",
+	const char *tier[] = { "storage_types.t.write_gbps_per_node=0.5",
+			       "storage_types.t.read_gbps_per_node=1", "storage_types.t.write_gbps_max=0.8",
+			       "storage_types.t.latency_s=3", "training.checkpoint.storage=\"t\"",
 			       "failures.enabled=false", "training.checkpoint.mode=\"sync\"",
 			       "training.checkpoint.policy=\"iterations\"",
 			       "training.checkpoint.interval_iters=10" };
@@ -528,7 +528,7 @@ static void test_elastic_batch(void)
 {
 	const char *ov[] = { "cluster.gpus=128", "run.tokens=2e11", "failures.enabled=false",
 			     "pools.spot.class=\"spot\"", "pools.spot.nodes=16",
-			     "pools.spot.trace=\"traces/skypilot-16node-us-east-2b.json\"",
+			     "pools.spot.capacity_trace=\"traces/skypilot-16node-us-east-2b.json\"",
 			     "spot.policy=\"elastic\"", "spot.batch=\"keep\"" };
 	struct report *k, *sh;
 	double need = ceil(2e11 / (256 * 2048.0));

@@ -19,7 +19,7 @@ trace=scenarios/traces/skypilot-16node-us-east-2b.json
 # tiny.cfg on 16 nodes, all spot, replaying the 16-node trace one for one.
 common="-s cluster.gpus=128 -s run.tokens=2e12 -s failures.enabled=false
  -s pools.spot.class=\"spot\" -s pools.spot.nodes=16
- -s pools.spot.trace=\"traces/skypilot-16node-us-east-2b.json\""
+ -s pools.spot.capacity_trace=\"traces/skypilot-16node-us-east-2b.json\""
 json() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1"; }
 # /events rows as "time kind" lines.
 events() {

@@ -1,5 +1,5 @@
 /*
- * trace.h -- traces read from files: spot capacity and hardware failures.
+ * replay.h -- traces the run model replays: spot capacity and hardware failures.
  *
  * Capacity traces become a step function: avail[i] nodes are available
  * from t_s[i] until t_s[i+1] (or until end_s, where a replay may wrap to
@@ -22,14 +22,14 @@
  * Every reader checks its input: malformed lines, times that go backwards,
  * unknown nodes or kinds are "FILE:LINE: message" errors (ERR_USAGE).
  */
-#ifndef MODELS_TRACE_H
-#define MODELS_TRACE_H
+#ifndef MODELS_REPLAY_H
+#define MODELS_REPLAY_H
 
 #include <stddef.h>
 
 #include "sim/err.h"
 
-struct cap_trace {
+struct replay_cap {
 	size_t n;
 	double *t_s;		/* ascending, t_s[0] = 0 */
 	int *avail;		/* nodes available from t_s[i] */
@@ -47,12 +47,12 @@ struct fail_row {
 };
 
 /* Read by the file's extension: .json (skypilot) or .csv (Bamboo). */
-int trace_read_capacity(const char *path, struct cap_trace *t, struct err *e);
-void cap_trace_free(struct cap_trace *t);
+int replay_read_capacity(const char *path, struct replay_cap *t, struct err *e);
+void replay_cap_free(struct replay_cap *t);
 /* Nodes available at t_s (wrapping at end_s when loop is set). */
-int cap_trace_at(const struct cap_trace *t, double t_s, int loop);
+int replay_cap_at(const struct replay_cap *t, double t_s, int loop);
 
-int trace_read_failures(const char *path, int nodes, struct fail_row **rows,
+int replay_read_failures(const char *path, int nodes, struct fail_row **rows,
 			size_t *n, struct err *e);
 
 #endif

@@ -1,4 +1,4 @@
-/* trace.c -- see trace.h. */
+/* replay.c -- see replay.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/trace.h"
+#include "models/replay.h"
 
 const char *const fail_kind_names[FK_COUNT] = { "gpu", "node", "nic", "software" };
 
@@ -56,7 +56,7 @@ static char *slurp(const char *path, struct err *e)
 
 /* Append a change point (time, count); equal times keep the last count,
  * equal counts are not a change. */
-static int cap_push(struct cap_trace *t, size_t *cap, double t_s, int avail)
+static int cap_push(struct replay_cap *t, size_t *cap, double t_s, int avail)
 {
 	if (t->n > 0 && t->t_s[t->n - 1] == t_s) {
 		t->avail[t->n - 1] = avail;
@@ -84,14 +84,14 @@ static int cap_push(struct cap_trace *t, size_t *cap, double t_s, int avail)
 	return 0;
 }
 
-void cap_trace_free(struct cap_trace *t)
+void replay_cap_free(struct replay_cap *t)
 {
 	free(t->t_s);
 	free(t->avail);
 	memset(t, 0, sizeof *t);
 }
 
-int cap_trace_at(const struct cap_trace *t, double t_s, int loop)
+int replay_cap_at(const struct replay_cap *t, double t_s, int loop)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -295,7 +295,7 @@ static int json_metadata(struct json *j, double *gap_s)
 	}
 }
 
-static int read_skypilot(const char *path, const char *text, struct cap_trace *t,
+static int read_skypilot(const char *path, const char *text, struct replay_cap *t,
 			 struct err *e)
 {
 	struct json j = { path, text, text, e };
@@ -430,7 +430,7 @@ static long names_find(const struct names *nm, const char *s)
 	return -1;
 }
 
-static int read_bamboo(const char *path, char *text, struct cap_trace *t, struct err *e)
+static int read_bamboo(const char *path, char *text, struct replay_cap *t, struct err *e)
 {
 	struct names live = { 0 };
 	char *cur = text, *line;
@@ -517,7 +517,7 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-int trace_read_capacity(const char *path, struct cap_trace *t, struct err *e)
+int replay_read_capacity(const char *path, struct replay_cap *t, struct err *e)
 {
 	char *text;
 	int rc;
@@ -533,11 +533,11 @@ int trace_read_capacity(const char *path, struct cap_trace *t, struct err *e)
 				      : read_bamboo(path, text, t, e);
 	free(text);
 	if (rc < 0)
-		cap_trace_free(t);
+		replay_cap_free(t);
 	return rc;
 }
 
-int trace_read_failures(const char *path, int nodes, struct fail_row **rows,
+int replay_read_failures(const char *path, int nodes, struct fail_row **rows,
 			size_t *n, struct err *e)
 {
 	char *text = slurp(path, e), *cur, *line;
