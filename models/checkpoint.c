@@ -92,7 +92,7 @@ static int storage_figures(const struct scenario *sc, int nodes, struct ckpt *c,
 		for (i = 0; i < n && strcmp(names[i], t) != 0; i++)
 			;
 		if (i == n)
-			return sc_error(sc, e, "training.checkpoint.storage", "no storage tier "
+			return sc_error(sc, e, "training.checkpoint.storage", "no storage type "
 					"\"%s\" (expected an entry of storage_types, as in "
 					"scenarios/catalog/storage.cfg)", t);
 		w = fmin(nodes * sc_float(sc, "storage_types.%s.write_gbps_per_node", t),
