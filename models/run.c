@@ -779,13 +779,6 @@ static int on_repair(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 
 /* --- spot preemptions ------------------------------------------------------------- */
 
-static int nodes_in_use(const struct run *r)
-{
-	long gpus = (long)r->dp * r->md.gpus_per_replica;
-
-	return (int)((gpus + r->md.L.gpus_per_node - 1) / r->md.L.gpus_per_node);
-}
-
 static void schedule_spot(struct run *r, int j)
 {
 	const struct spot_pool *p = &r->md.spot.sp[j];
@@ -810,6 +803,19 @@ static void schedule_spot(struct run *r, int j)
 		s->notice_ev = ev_after(r->sim, s_to_ns(gsl_ran_exponential(r->rng_spot,
 				1.0 / (p->rate_per_node_s * (s->held - s->notices)))),
 				r->k_notice, (uint64_t)j);
+}
+
+/* Would losing k spot nodes now stop the job?  Waiting needs every pool
+ * full; elastic stops only if fewer whole replicas than run would remain. */
+static bool loss_stops_job(const struct run *r, int k)
+{
+	int per_pool[POOLS_MAX];
+	long gpus = ((long)nodes_held(r, per_pool) - k) * r->md.L.gpus_per_node;
+	long dp = gpus / r->md.gpus_per_replica;
+
+	if (!r->md.spot.elastic)
+		return true;
+	return (dp > r->md.L.dp ? r->md.L.dp : dp) < r->dp;
 }
 
 /* Time a complete checkpoint would take from now. */
@@ -844,12 +850,12 @@ static int on_notice(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	if (event(r, "preempt_notice", p->pool, lose, e) < 0)
 		return -1;
 	if (r->state == RS_DONE || !r->md.ck.enabled || !r->md.ck.on_notice ||
-	    r->iters == r->ck_iters || checkpoint_needs_s(r) > left_s)
+	    !loss_stops_job(r, lose))
 		return 0;
-	if (s->held - lose >= nodes_in_use(r) && working(r))
-		return 0;	/* the nodes lost are idle ones */
 	if (working(r)) {
 		double done = iters_now(r, ev_now(sim));
+		if ((int64_t)floor(done) <= r->ck_iters || checkpoint_needs_s(r) > left_s)
+			return 0;	/* nothing new to save, or no time to */
 		/* the partial iteration is wasted; checkpoint what is whole */
 		commit_progress(r, done);
 		r->lost_work_s += (done - r->iters) * r->pace->iter_s;
@@ -860,10 +866,8 @@ static int on_notice(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 		r->notice_checkpoints++;
 		return begin_checkpoint(r, e);
 	}
-	if (r->state == RS_CKPT) {
+	if (r->state == RS_CKPT)	/* stop after it, if it ends in time */
 		r->final_ckpt = true;
-		r->notice_checkpoints++;
-	}
 	return 0;
 }
 
@@ -872,6 +876,7 @@ static int preempt(struct run *r, int j, int k, struct err *e)
 {
 	struct spot_state *s = &r->sp[j];
 	bool stopped_for_notice = r->state == RS_WAIT && r->final_ckpt;
+	bool stops = loss_stops_job(r, k);
 
 	s->held -= k;
 	r->preemptions++;
@@ -889,8 +894,7 @@ static int preempt(struct run *r, int j, int k, struct err *e)
 	}
 	if (r->state == RS_WAIT || r->state == RS_DETECT)
 		return 0;	/* resumes when it can */
-	if ((working(r) || r->state == RS_CKPT) && dp_possible(r) >= r->dp &&
-	    (r->md.spot.elastic || spot_all_full(r)))
+	if ((working(r) || r->state == RS_CKPT) && !stops)
 		return 0;	/* idle nodes went */
 	interrupt(r, true);
 	if (event(r, "preempted_work", -1, r->last_lost_s, e) < 0)

@@ -549,8 +549,43 @@ static void test_elastic_batch(void)
 	rep_free(sh);
 }
 
+/* Checkpoint on notice: one spot node of two drops at 2000 s (trace
+ * tests/traces/one-drop.json, 1000-s ticks 2,2,1,2), announced 120 s
+ * before.  The sync write (0.88 s) fits: only the partial iteration is
+ * lost.  Without it the job loses what it trained since the last checkpoint
+ * completed: 2000 - n (k it + write), n = floor(2000 / (k it + write)). */
+static void test_notice_checkpoint(void)
+{
+	const char *ov[] = { "pools.s.class=\"spot\"", "pools.s.nodes=2",
+			     "pools.s.capacity_trace=\"../tests/traces/one-drop.json\"",
+			     "pools.s.capacity_loop=false", "failures.enabled=false",
+			     "run.tokens=1e10", "training.checkpoint.on_notice=true" };
+	struct report *on, *off;
+	double it_s, k, write_s, cycle, lost;
+
+	run1(ov, 7, 1, "duration_s", &on);
+	ov[6] = "training.checkpoint.on_notice=false";
+	run1(ov, 7, 1, "duration_s", &off);
+	it_s = rep_summary_get(on, "iteration_time_s");
+	k = rep_summary_get(on, "checkpoint_interval_iters");
+	write_s = rep_summary_get(on, "checkpoint_stall_s");
+	cycle = k * it_s + write_s;
+	lost = 2000 - floor(2000 / cycle) * cycle;
+	tap_int((long long)rep_summary_get(on, "preemptions"), 1, "one preemption");
+	tap_int((long long)rep_summary_get(on, "notice_checkpoints"), 1, "one notice checkpoint");
+	tap_ok(rep_summary_get(on, "lost_work_s") < it_s, "on notice: only the partial "
+	       "iteration is lost (%.4f s)", rep_summary_get(on, "lost_work_s"));
+	tap_near(rep_summary_get(off, "lost_work_s"), lost, 1e-9,
+		 "without: the work since the last checkpoint is lost");
+	tap_ok(rep_summary_get(on, "duration_s") < rep_summary_get(off, "duration_s"),
+	       "checkpoint on notice shortens the run");
+	rep_free(on);
+	rep_free(off);
+}
+
 int main(void)
 {
+	test_notice_checkpoint();
 	test_elastic_batch();
 	test_spot_rate();
 	test_storage_async();

@@ -19,3 +19,4 @@ BENCHES += tests/bench/disrupt-b
 tests_bench_disrupt_b_SOURCES = tests/bench/disrupt-b.c
 TESTS += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/scenarios-disrupt.sh
+EXTRA_DIST += tests/traces
