@@ -95,7 +95,9 @@ static const char *const long_run[] = {
 	"training.checkpoint.interval_iters=1",
 };
 #define LONG_N N_OV(long_run)
-#define SEEDS 24
+#ifndef SEEDS
+#define SEEDS 24	/* cc -DSEEDS=200 for a finer sweep */
+#endif
 
 /* Mean and standard error of a figure over SEEDS seeds at interval k iterations. */
 static void sweep_point(long k, const char *key, double *mean, double *se, double *aux)
