@@ -1,12 +1,33 @@
 /*
- * checkpoint.h -- first checkpoint model: periodic, synchronous (training
- * stalls while the checkpoint is written), at iteration boundaries.
+ * checkpoint.h -- checkpoints: how big, where to, how long, how often.
  *
- * Size = parameters x bytes_per_param.  The default 14 bytes per parameter
- * is fp16 weights (2) + fp32 master weights (4) + Adam momentum and variance
- * (4 + 4), gradients excluded; BLOOM-176B's 2.3 TB checkpoint is 13 B/param
- * (shared/reference/reliability.md section 5.1).  Write and load times are
- * size / aggregate storage bandwidth.
+ * Size: parameters x bytes_per_param.  The default 14 B/param is what a
+ * restartable mixed-precision Adam checkpoint holds: bf16 weights (2) +
+ * fp32 master weights (4) + Adam momentum and variance (4 + 4); gradients
+ * and activations are not saved.  BLOOM-176B's 2.3 TB checkpoint is 13.1
+ * B/param (shared/reference/reliability.md section 5.1).  The checkpoint is
+ * sharded evenly over every GPU (distributed checkpoint format), so each
+ * node writes size / nodes.
+ *
+ * Storage: a type from storage_types (scenarios/catalog/storage.cfg:
+ * per-node and aggregate bandwidth, latency) or, without one,
+ * the aggregate write_bw_gbps / read_bw_gbps.  Bandwidth used = min(nodes x
+ * per-node, aggregate cap, write_bw_gbps when given); write time = latency +
+ * size / bandwidth, load time likewise with the read figures.
+ *
+ * Modes: sync stalls training for the whole write.  async stalls only for
+ * the snapshot (each GPU copies its shard to host memory at snapshot_gbps),
+ * then drains to storage in the background; the checkpoint counts (can be
+ * restored) when the drain ends.  A checkpoint due while the previous one
+ * still drains waits for it (one host buffer), which is the contention of
+ * back-to-back checkpoints.
+ *
+ * Interval policies: iterations (fixed count), time (fixed training time,
+ * rounded to whole iterations), young (sqrt(2 delta M), Young 1974) and
+ * daly (Daly 2006 eq. 37), with delta = the stall a checkpoint costs and M
+ * = the job's mean time to interrupt from the failure and preemption rates.
+ * What keeping checkpoints costs (retention, $/GB-month) is accounting's
+ * (storage.tiers, issue 6): the run model reports checkpoints written.
  */
 #ifndef MODELS_CHECKPOINT_H
 #define MODELS_CHECKPOINT_H
@@ -15,18 +36,43 @@
 #include <stdint.h>
 
 #include "sim/cfg.h"
+#include "sim/err.h"
+
+enum ckpt_mode { CKPT_SYNC, CKPT_ASYNC };
+enum ckpt_policy { CKPT_TIME, CKPT_ITERATIONS, CKPT_YOUNG, CKPT_DALY };
 
 struct ckpt {
 	bool enabled;
-	double interval_s;	/* requested time between checkpoints */
-	int64_t interval_iters;	/* the same, in whole iterations (>= 1) */
+	enum ckpt_mode mode;
+	enum ckpt_policy policy;
+	const char *tier;	/* storage catalog entry, "" for none */
 	double size_bytes;
-	double write_s;
-	double load_s;
+	double write_Bps, read_Bps;	/* aggregate, as used */
+	double write_s;		/* latency + size / write_Bps */
+	double load_s;		/* latency + size / read_Bps */
+	double snapshot_s;	/* async: shard / snapshot bandwidth */
+	double stall_s;		/* what training pays per checkpoint */
+	double interval_s;	/* chosen training time between checkpoints */
+	int64_t interval_iters;	/* the same in whole iterations (>= 1) */
+	double young_s, daly_s;	/* the two optima for this job (NaN without M) */
+	bool on_notice;		/* checkpoint on a spot notice when it fits */
 };
 
 extern const struct cfg_setting ckpt_settings[];
-void ckpt_from_scenario(const struct scenario *sc, double params,
-			double iteration_s, struct ckpt *c);
+extern const struct cfg_setting ckpt_storage_settings[];
+
+/* mtti_s: the job's mean time to interrupt (INFINITY when nothing fails). */
+int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int gpus,
+		       double iteration_s, double mtti_s, struct ckpt *c, struct err *e);
+
+/* Young 1974: sqrt(2 delta M). */
+double ckpt_young_s(double delta_s, double mtti_s);
+/* Daly 2006 eq. 37: sqrt(2 delta M) (1 + sqrt(delta/2M)/3 + (delta/2M)/9) - delta
+ * for delta < 2M, else M. */
+double ckpt_daly_s(double delta_s, double mtti_s);
+/* Daly's expected wall-clock time for solve time T_s with restart R:
+ * M e^{R/M} (e^{(tau+delta)/M} - 1) T_s / tau (exponential failures). */
+double ckpt_daly_wall_s(double solve_s, double tau_s, double delta_s, double restart_s,
+			double mtti_s);
 
 #endif

@@ -1,32 +1,69 @@
 /*
- * failure.h -- first failure model: node failures arrive as a Poisson
- * process (exponential gaps) with a per-node rate, so the job fails at
- * nodes x rate.  A failure stops the job; it restarts after restart_s
- * (detection, rescheduling, initialisation) plus the checkpoint load, and
- * redoes the work since the last completed checkpoint.
+ * failure.h -- hardware and software failures of the job, and what a
+ * failure costs before training resumes.
  *
- * Default rate: 6.50 failures per 1000 node-days, Meta RSC-1 (A100 nodes of
- * 8; Kokolis et al., HPCA 2025).  Default restart: 10 min, inside RSC's
- * 5-20 min restart overhead (both in shared/reference/formulas.md).
+ * Four component processes (gpu, node, nic, software), each with a rate
+ * per unit (per GPU for gpu, per node for the others) scaled to the job:
+ * job rate = units x rate.  Each is a renewal process in wall time with
+ * exponential gaps (Poisson) or Weibull gaps of the same mean and a shape
+ * k (k < 1: failures cluster, as field studies of HPC systems find); the
+ * process runs whether or not the job is training, as hardware ages
+ * either way.  Or, instead of the processes, a failure trace (replay.h:
+ * time_s,node,kind) replayed as is.
+ *
+ * A failure stops the job (synchronous training cannot lose a rank):
+ *   detecting  detect_s (collective timeout, health checks)
+ *   waiting    for a spare node; the spare pool holds `spares` nodes, a
+ *              failed node returns to it after repair_s, so waiting happens
+ *              only when the pool is empty
+ *   restarting restart_s (reschedule, process and NCCL init) + checkpoint load
+ * and then the work since the last completed checkpoint is redone.
+ *
+ * Default rates: 6.50 node failures per 1000 node-days, Meta RSC-1
+ * (Kokolis et al., HPCA 2025; formulas.md).  Llama 3's 54-day run on
+ * 16,384 H100 (reliability.md 4.1) gives per-component rates; see
+ * scenarios/llama3-405b.cfg.  Restart 5-20 min on RSC: detect 60 s +
+ * restart 540 s = 10 min by default.
  */
 #ifndef MODELS_FAILURE_H
 #define MODELS_FAILURE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <gsl/gsl_rng.h>
 
 #include "sim/cfg.h"
+#include "sim/err.h"
+#include "models/replay.h"
+
+struct failure_proc {
+	double rate_per_s;	/* job-level, units x per-unit rate */
+	double shape;		/* Weibull k; 1 = exponential */
+	double scale_s;		/* Weibull scale giving mean 1/rate */
+};
 
 struct failure {
 	bool enabled;
-	double job_rate_per_s;	/* nodes x per-node rate */
-	double restart_s;
+	struct failure_proc p[FK_COUNT];
+	double job_rate_per_s;	/* sum over components */
+	double detect_s, restart_s, repair_s;
+	int spares;
+	struct fail_row *trace;	/* replayed instead of the processes */
+	size_t trace_n;
 };
 
 extern const struct cfg_setting failure_settings[];
-void failure_from_scenario(const struct scenario *sc, int nodes, struct failure *f);
-/* Seconds until the next failure of the job. */
-double failure_next_gap_s(const struct failure *f, gsl_rng *rng);
+int failure_from_scenario(const struct scenario *sc, int nodes, int gpus_per_node,
+			  struct failure *f, struct err *e);
+void failure_free(struct failure *f);
+/* Seconds to the next failure of one component process. */
+double failure_next_gap_s(const struct failure_proc *p, gsl_rng *rng);
+/* Mean time between failures of the job (INFINITY if none). */
+double failure_mtti_s(const struct failure *f);
+
+/* A path in a setting, relative to the scenario file's directory. */
+int failure_path(const struct scenario *sc, const char *rel, char *out, size_t cap,
+		 struct err *e);
 
 #endif

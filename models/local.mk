@@ -2,7 +2,8 @@
 libtrainsim_a_SOURCES += models/gpu.c models/transformer.c models/layout.c models/pool.c
 noinst_HEADERS += models/gpu.h models/transformer.h models/layout.h models/pool.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
-	models/checkpoint.c models/failure.c models/run.c
+	models/checkpoint.c models/failure.c models/run.c \
+	models/replay.c models/spot.c models/gc.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h
 # Accounting's parts (issue 6).
@@ -31,3 +32,5 @@ EXTRA_DIST += tests/acct-e2e.sh
 check_PROGRAMS += tests/acct-tco-t
 TESTS += tests/acct-tco-t
 tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
+	models/checkpoint.h models/failure.h models/run.h \
+	models/replay.h models/spot.h models/gc.h models/replicas.h

@@ -2,16 +2,32 @@
  * run.h -- the run model: a whole training run, first token to last, as
  * events on the engine.
  *
- * The run is a state machine:
+ * The run is a state machine (state codes as in the `state` time series):
  *
- *   TRAIN --(reached checkpoint iteration)--> CKPT --(written)--> TRAIN
- *   TRAIN/CKPT/RESTART --(failure)--> RESTART --(restored)--> TRAIN
- *   TRAIN --(last iteration)--> done
+ *   0 training    new iterations          --> checkpoint, done
+ *   1 redo        iterations lost to an interruption, done again
+ *   2 checkpoint  training stalled for a checkpoint (sync write, or the
+ *                 async snapshot and any wait for the previous drain)
+ *   3 detecting   after a failure, until it is noticed
+ *   4 waiting     for a spare node, or for spot capacity (policy wait, or
+ *                 elastic with not one whole replica left), or for a
+ *                 preemption announced after a checkpoint-on-notice
+ *   5 restarting  reschedule + init + checkpoint load, at the new dp
+ *   6 done
  *
- * Training advances analytically between events (iterations done = a linear
- * function of time at the cached iteration time), so the number of events
- * grows with checkpoints, failures and samples, never with iterations.
- * Accounting (acct.h) integrates piecewise-constant rates between events.
+ * A failure (failure.h) or a spot preemption (spot.h) in training, redo or
+ * checkpoint loses the work since the last completed checkpoint (and the
+ * checkpoint being written); training resumes from that checkpoint.
+ *
+ * Training advances analytically between events: iterations done are a
+ * function of time (iteration time at the current dp, GC slowdown folded
+ * in, manual GC pauses added every N iterations, gc.h), so events grow
+ * with checkpoints, disruptions and samples, never with iterations.
+ * run.full_fidelity = true instead takes one event per iteration, to check
+ * that the fast path gives the same run.
+ *
+ * Accounting (acct.h) is told what the cluster holds and does at every
+ * change and integrates piecewise-constant rates between events.
  *
  * run_simulate() writes the summary, time series, events and step data into
  * the report; the scenario has been loaded and validated by the caller.
@@ -37,7 +53,7 @@ struct run_opts {
 /* The schema of every setting the run model and its parts read. */
 struct cfg_schema *run_schema_new(void);
 
-/* Check the scenario (layout, derived figures) without running. */
+/* Check the scenario (layout, derived figures, traces) without running. */
 int run_check(const struct scenario *sc, FILE *out, struct err *e);
 int run_simulate(const struct scenario *sc, const struct run_opts *o,
 		 struct report *rep, struct err *e);

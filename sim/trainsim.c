@@ -22,6 +22,7 @@
 #include "sim/err.h"
 #include "sim/progress.h"
 #include "sim/report.h"
+#include "models/replicas.h"
 #include "models/run.h"
 
 struct cli {
@@ -31,6 +32,7 @@ struct cli {
 	size_t n_overrides;
 	char seed_override[64];
 	bool json, quiet, check, schema;
+	int replicas;			/* --replicas N; 0 = one run */
 };
 
 static const char usage_text[] =
@@ -41,6 +43,8 @@ static const char usage_text[] =
 	"  -o FILE.h5        output file (default: SCENARIO's base name + .h5 here)\n"
 	"  -s KEY=VALUE      override a setting by its path (repeatable)\n"
 	"      --seed N      seed of every random stream (same as -s run.seed=N)\n"
+	"      --replicas N  run N seeds (seed, seed+1, ...) in parallel; add KEY_mean\n"
+	"                    and KEY_ci95 (95% t interval) per summary figure\n"
 	"      --json        print the summary as one JSON object on stdout\n"
 	"  -q                no human summary, no progress line\n"
 	"      --check       validate, print the resolved scenario and derived figures\n"
@@ -70,15 +74,30 @@ static int parse_seed(const char *text, struct cli *c, struct err *e)
 	return 0;
 }
 
+static int parse_replicas(const char *text, struct cli *c, struct err *e)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < 1 || v > 100000)
+		return err_set(e, ERR_USAGE, "--replicas %s: expected an integer from 1 "
+			       "to 100000", text);
+	c->replicas = (int)v;
+	return 0;
+}
+
 /* Returns 1 when the command is already done (--help, --version). */
 static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 {
-	enum { OPT_SEED = 256, OPT_JSON, OPT_CHECK, OPT_SCHEMA };
+	enum { OPT_SEED = 256, OPT_JSON, OPT_CHECK, OPT_SCHEMA, OPT_REPLICAS };
 	static const struct option longs[] = {
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "schema", no_argument, NULL, OPT_SCHEMA },
+		{ "replicas", required_argument, NULL, OPT_REPLICAS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -101,6 +120,10 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 		case OPT_JSON: c->json = true; break;
 		case OPT_CHECK: c->check = true; break;
 		case OPT_SCHEMA: c->schema = true; break;
+		case OPT_REPLICAS:
+			if (parse_replicas(optarg, c, e) < 0)
+				return -1;
+			break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		case 'V': printf("trainsim %s\n", PACKAGE_VERSION); return 1;
 		case ':':
@@ -181,6 +204,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	struct report *rep = rep_new();
 	struct progress prog;
 	struct run_opts opts = { 0 };
+	struct replicas *reps = NULL;
 	char *out_path = NULL;
 	int rc = -1;
 
@@ -194,6 +218,10 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	/* Validate everything the models check before creating any file. */
 	if (run_check(sc, NULL, e) < 0)
 		goto out;
+	/* Replicas run in forked workers before any file is open. */
+	if (c->replicas > 1 && replicas_run(sc, (uint64_t)sc_int(sc, "run.seed"),
+					    c->replicas, 0, &reps, e) < 0)
+		goto out;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
 	    write_root_attrs(rep, c, sc, e) < 0)
 		goto out;
@@ -203,6 +231,8 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	opts.progress_ctx = &prog;
 	rc = run_simulate(sc, &opts, rep, e);
 	progress_end(&prog);
+	if (rc == 0 && reps)
+		replicas_add(reps, rep);
 	if (rc < 0 || (rc = rep_commit(rep, e)) < 0)
 		goto out;
 	if (c->json)
@@ -210,6 +240,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	else if (!c->quiet)
 		rep_print_human(rep, stdout);
 out:
+	replicas_free(reps);
 	rep_free(rep);
 	free(out_path);
 	return rc;

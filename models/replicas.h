@@ -1,0 +1,42 @@
+/*
+ * replicas.h -- one scenario run N times with independent seeds, in
+ * parallel, reduced to a mean and a 95% confidence interval per summary
+ * figure.
+ *
+ *   struct replicas *rs;
+ *   replicas_run(sc, seed, n, 0, &rs, e);    // seeds seed .. seed+n-1
+ *   ...run seed itself into the report that is written...
+ *   replicas_add(rs, rep);                    // KEY_mean, KEY_ci95, replicas
+ *   replicas_free(rs);
+ *
+ * Replica i runs with seed + i (rng.h hashes seed and stream name, so
+ * neighbouring seeds give unrelated streams).  The work is shared among
+ * fork()ed worker processes -- not threads: the HDF5 library is not
+ * thread-safe and each run is independent -- that send their summaries back
+ * over a pipe; the parent reads them as they come (poll), so no worker
+ * blocks on a full pipe.  Results are combined by replica index, so the
+ * output does not depend on the number of workers or their timing.
+ *
+ * The interval is Student's t: mean +- t(0.975, n-1) s / sqrt(n), s the
+ * sample standard deviation; with n = 1 it is NaN.  Summary figures that
+ * are NaN in any replica have a NaN mean.
+ */
+#ifndef MODELS_REPLICAS_H
+#define MODELS_REPLICAS_H
+
+#include <stdint.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "sim/report.h"
+
+struct replicas;
+
+/* workers = 0: one per online CPU (at most n). */
+int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
+		 struct replicas **out, struct err *e);
+/* Add "replicas" and, for every summary figure KEY, KEY_mean and KEY_ci95. */
+void replicas_add(const struct replicas *rs, struct report *rep);
+void replicas_free(struct replicas *rs);
+
+#endif
