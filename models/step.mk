@@ -1,1 +1,13 @@
 # models/step.mk -- GPU catalog, compute, memory, Megatron/ZeRO, the step model.
+libtrainsim_a_SOURCES += models/compute.c models/memory.c models/zero.c \
+	models/parallel.c
+noinst_HEADERS += models/compute.h models/memory.h models/zero.h \
+	models/parallel.h
+libtrainsim_a_SOURCES += models/megatron.c models/step.c models/step_des.c
+noinst_HEADERS += models/megatron.h models/step.h
+check_PROGRAMS += tests/step-mem-t
+TESTS += tests/step-mem-t
+tests_step_mem_t_SOURCES = tests/step-mem-t.c
+check_PROGRAMS += tests/step-compute-t
+TESTS += tests/step-compute-t
+tests_step_compute_t_SOURCES = tests/step-compute-t.c

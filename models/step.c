@@ -1,0 +1,336 @@
+/*
+ * step.c -- the scenario's iteration as a plan for step_run() (step_des.c):
+ * per-virtual-stage pass times from the kernel model and the tensor-parallel
+ * collectives, p2p time, gradient buckets, Adam; memory check.  See step.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/compute.h"
+#include "models/megatron.h"
+#include "models/step.h"
+
+#define GB 1e9
+
+static void breakdown_text(const struct mem_breakdown *b, char *buf, size_t n)
+{
+	snprintf(buf, n, "stage %d: weights %.2f GB, gradients %.2f GB, optimizer "
+		 "%.2f GB, activations %.2f GB, reserve %.2f GB, total %.2f GB",
+		 b->stage, b->weights_bytes / GB, b->grads_bytes / GB,
+		 b->optimizer_bytes / GB, b->activations_bytes / GB,
+		 b->reserve_bytes / GB, b->total_bytes / GB);
+}
+
+void step_print_memory(FILE *f, const struct mem_breakdown *b, double hbm_bytes)
+{
+	fprintf(f, "memory per GPU (pipeline stage %d, %.3g parameters):\n",
+		b->stage, b->params);
+	fprintf(f, "  weights       %8.2f GB\n", b->weights_bytes / GB);
+	fprintf(f, "  gradients     %8.2f GB\n", b->grads_bytes / GB);
+	fprintf(f, "  optimizer     %8.2f GB\n", b->optimizer_bytes / GB);
+	fprintf(f, "  activations   %8.2f GB\n", b->activations_bytes / GB);
+	fprintf(f, "  reserve       %8.2f GB\n", b->reserve_bytes / GB);
+	fprintf(f, "  total         %8.2f GB of %.2f GB HBM\n", b->total_bytes / GB,
+		hbm_bytes / GB);
+}
+
+int step_check_memory(const struct scenario *sc, const struct tfm *m,
+		      const struct layout *L, const struct gpu_spec *g,
+		      struct mem_breakdown *out, struct err *e)
+{
+	struct par_opts o;
+	struct mem_breakdown b;
+	char text[512];
+
+	if (par_from_scenario(sc, m, L, &o, e) < 0)
+		return -1;
+	mem_peak(m, L, &o, &b);
+	if (out)
+		*out = b;
+	if (b.total_bytes > g->hbm_bytes) {
+		breakdown_text(&b, text, sizeof text);
+		return sc_error(sc, e, "cluster.gpu", "the job does not fit in %s's "
+				"%.0f GB of HBM (%s; expected a smaller micro_batch, "
+				"more recomputation, more tp/pp or a ZeRO stage)",
+				g->name, g->hbm_bytes / GB, text);
+	}
+	return 0;
+}
+
+/* Everything per layer, one microbatch, one TP rank. */
+struct layer_costs {
+	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
+	double tp_fwd_s, tp_bwd_s;
+	struct cmp_cost emb_f, emb_b, log_f, log_b;
+	double tp_emb_s, tp_log_s;	/* one collective each */
+};
+
+/* Time of one TP collective of S bytes among the first stage's TP group. */
+static int tp_coll_s(struct net *net, const int *tp_gpus, int tp, enum coll_op op,
+		     double bytes, double *t, struct err *e)
+{
+	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes };
+
+	*t = 0;
+	if (tp <= 1)
+		return 0;
+	*t = net_coll_time_s(net, &c, e);
+	return *t < 0 ? -1 : 0;
+}
+
+static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
+		      const struct mg_tp *x, double *t, struct err *e)
+{
+	double ar, ag, rs;
+
+	if (tp_coll_s(net, tp_gpus, tp, COLL_ALL_REDUCE, x->bytes, &ar, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, tp, COLL_ALL_GATHER, x->bytes, &ag, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, tp, COLL_REDUCE_SCATTER, x->bytes, &rs, e) < 0)
+		return -1;
+	*t = x->all_reduces * ar + x->ag_rs_pairs * (ag + rs);
+	return 0;
+}
+
+static int layer_costs(const struct tfm *m, const struct layout *L,
+		       const struct par_opts *o, const struct gpu_spec *g,
+		       double peak, struct net *net, const int *tp_gpus,
+		       struct layer_costs *c, struct err *e)
+{
+	struct cmp_shape sh = {
+		.b = L->micro_batch, .s = m->seq_len, .h = m->hidden,
+		.a = m->heads, .V = m->vocab, .tp = L->tp,
+		.sp = o->sequence_parallel, .flash = o->flash_attention,
+		.peak_flops = peak,
+	};
+	bool full = o->recompute == PAR_RECOMPUTE_FULL;
+	struct cmp_cost extra;
+	struct mg_tp x;
+
+	cmp_layer_fwd(g, &sh, &c->fwd);
+	cmp_layer_bwd(g, &sh, &c->bwd);
+	if (full)
+		cmp_add(&c->bwd, &c->fwd, 1);
+	else if (o->recompute == PAR_RECOMPUTE_SELECTIVE) {
+		cmp_attn_recompute(g, &sh, &extra);
+		cmp_add(&c->bwd, &extra, 1);
+	}
+	cmp_embed_fwd(g, &sh, &c->emb_f);
+	cmp_embed_bwd(g, &sh, &c->emb_b);
+	cmp_logits_fwd(g, &sh, &c->log_f);
+	cmp_logits_bwd(g, &sh, &c->log_b);
+
+	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, false, full, &x);
+	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_fwd_s, e) < 0)
+		return -1;
+	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, true, full, &x);
+	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
+		return -1;
+	/* vocab-parallel embedding: one all-reduce forward; the column-
+	 * parallel logits: one all-reduce of dX backward */
+	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_REDUCE, x.bytes, &c->tp_emb_s, e) < 0)
+		return -1;
+	c->tp_log_s = c->tp_emb_s;
+	return 0;
+}
+
+/* Per-virtual-stage arrays of the plan. */
+struct plan_arrays {
+	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *params;
+	int *layers, *rank_gpu;
+};
+
+static void arrays_free(struct plan_arrays *a)
+{
+	free(a->fwd);
+	free(a->bwd);
+	free(a->fwd_tp);
+	free(a->bwd_tp);
+	free(a->fwd_gemm);
+	free(a->bwd_gemm);
+	free(a->params);
+	free(a->layers);
+	free(a->rank_gpu);
+}
+
+static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
+{
+	memset(a, 0, sizeof *a);
+	a->fwd = calloc((size_t)V, sizeof(double));
+	a->bwd = calloc((size_t)V, sizeof(double));
+	a->fwd_tp = calloc((size_t)V, sizeof(double));
+	a->bwd_tp = calloc((size_t)V, sizeof(double));
+	a->fwd_gemm = calloc((size_t)V, sizeof(double));
+	a->bwd_gemm = calloc((size_t)V, sizeof(double));
+	a->params = calloc((size_t)V, sizeof(double));
+	a->layers = calloc((size_t)V, sizeof(int));
+	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
+	return a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
+	       a->bwd_gemm && a->params && a->layers && a->rank_gpu ? 0 : -1;
+}
+
+static void fill_stages(const struct tfm *m, const struct layout *L, int v,
+			const struct layer_costs *c, struct plan_arrays *a)
+{
+	int V = L->pp * v, n = m->layers / V;
+	double h = m->hidden, t = L->tp;
+
+	for (int vs = 0; vs < V; vs++) {
+		a->layers[vs] = n;
+		a->fwd[vs] = n * (c->fwd.time_s + c->tp_fwd_s);
+		a->bwd[vs] = n * (c->bwd.time_s + c->tp_bwd_s);
+		a->fwd_tp[vs] = n * c->tp_fwd_s;
+		a->bwd_tp[vs] = n * c->tp_bwd_s;
+		a->fwd_gemm[vs] = n * c->fwd.gemm_s;
+		a->bwd_gemm[vs] = n * c->bwd.gemm_s;
+		a->params[vs] = n * (12.0 * h * h + 13.0 * h) / t;
+	}
+	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
+	a->fwd_tp[0] += c->tp_emb_s;
+	a->bwd[0] += c->emb_b.time_s;
+	a->params[0] += (double)m->vocab * h / t + (double)m->seq_len * h;
+	a->fwd[V - 1] += c->log_f.time_s;
+	a->fwd_gemm[V - 1] += c->log_f.gemm_s;
+	a->bwd[V - 1] += c->log_b.time_s + c->tp_log_s;
+	a->bwd_tp[V - 1] += c->tp_log_s;
+	a->bwd_gemm[V - 1] += c->log_b.gemm_s;
+	a->params[V - 1] += (V > 1 ? (double)m->vocab * h / t : 0) + 2.0 * h;
+}
+
+/* Megatron's FLOPs of the iteration including recomputation: 72 (no
+ * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
+ * core's forward again, 4 B s^2 h per layer. */
+static double iteration_flops(const struct tfm *m, const struct layout *L,
+			      enum par_recompute rc)
+{
+	double B = L->global_batch;
+
+	if (rc == PAR_RECOMPUTE_FULL)
+		return tfm_flops(m, B, true);
+	double f = tfm_flops(m, B, false);
+	if (rc == PAR_RECOMPUTE_SELECTIVE)
+		f += 4.0 * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
+	return f;
+}
+
+static void tier_add(struct step_result *r, const char *name, double bytes)
+{
+	const char *s = step_tier_name(name);
+
+	for (size_t i = 0; i < r->n_tiers; i++)
+		if (r->tier_names[i] == s) {
+			r->tier_bytes[i] += bytes;
+			return;
+		}
+	if (r->n_tiers < STEP_TIERS_MAX) {
+		r->tier_names[r->n_tiers] = s;
+		r->tier_bytes[r->n_tiers++] = bytes;
+	}
+}
+
+/* Bytes the analytically timed traffic moves per iteration: TP collectives
+ * (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S per all-gather
+ * or reduce-scatter) and pipeline p2p. */
+static void analytic_tiers(const struct tfm *m, const struct layout *L,
+			   const struct par_opts *o, int v, struct step_result *r)
+{
+	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden;
+	double t = L->tp, gpus = (double)L->tp * L->pp * L->dp;
+	struct mg_tp f, b;
+
+	if (L->tp > 1) {
+		mg_tp_layer(0, 0, 0, o->sequence_parallel, false,
+			    o->recompute == PAR_RECOMPUTE_FULL, &f);
+		mg_tp_layer(0, 0, 0, o->sequence_parallel, true,
+			    o->recompute == PAR_RECOMPUTE_FULL, &b);
+		double colls = (double)(f.all_reduces + b.all_reduces) * 2.0 +
+			       (double)(f.ag_rs_pairs + b.ag_rs_pairs) * 2.0;
+		double per_layer = colls * (t - 1) / t * S;
+		double layers = (double)m->layers / L->pp;
+		tier_add(r, L->tp <= L->gpus_per_node ? "nvlink" : "tp",
+			 gpus * L->microbatches * (layers * per_layer +
+			 2.0 * 2.0 * (t - 1) / t * S / L->pp));
+	}
+	if (L->pp > 1)
+		tier_add(r, "pp_p2p", 2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp);
+}
+
+int step_simulate(const struct scenario *sc, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g,
+		  struct step_result *out, struct err *e)
+{
+	struct par_opts o;
+	struct mem_breakdown mem;
+	struct layer_costs c;
+	struct plan_arrays a;
+	struct net *net = NULL;
+	int rc = -1;
+
+	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
+	    gpu_check_curve(sc, g->name, e) < 0 ||
+	    step_check_memory(sc, m, L, g, &mem, e) < 0)
+		return -1;
+	double peak = g->peak_bf16_flops;
+	if (o.dtype == PAR_FP8) {
+		if (g->peak_fp8_flops <= 0)
+			return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor "
+					"cores (expected bf16)", g->name);
+		peak = g->peak_fp8_flops;
+	}
+	int v = o.schedule == PAR_INTERLEAVED ? o.virtual_stages : 1;
+	int V = L->pp * v, ranks = L->tp * L->pp * L->dp;
+	if (arrays_alloc(&a, V, ranks) < 0) {
+		err_set(e, ERR_RUN, "step: out of memory");
+		goto done;
+	}
+	net = net_build(sc, e);
+	if (!net)
+		goto done;
+	if (ranks > net_gpu_count(net)) {
+		err_set(e, ERR_USAGE, "step: %d ranks on a %d-GPU network", ranks,
+			net_gpu_count(net));
+		goto done;
+	}
+	for (int r = 0; r < ranks; r++)
+		a.rank_gpu[r] = net_rank_gpu(net, r);
+	if (layer_costs(m, L, &o, g, peak, net, a.rank_gpu, &c, e) < 0)
+		goto done;
+	fill_stages(m, L, v, &c, &a);
+
+	double p2p_s = 0;
+	if (L->pp > 1) {
+		/* scatter-gather: each TP rank sends its 1/t slice to its peer */
+		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
+				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / L->tp };
+		p2p_s = net_coll_time_s(net, &x, e);
+		if (p2p_s < 0)
+			goto done;
+	}
+	bool sharded = o.zero_stage >= 1 || o.distributed_optimizer;
+	struct step_plan p = {
+		.pp = L->pp, .v = v, .microbatches = L->microbatches,
+		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
+		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
+		.tp = L->tp, .dp = L->dp,
+		.dp_mode = o.zero_stage == 3 ? STEP_DP_ZERO3 : o.zero_stage == 2 ?
+			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
+		.chunk_params = a.params, .chunk_layers = a.layers,
+		.bucket_bytes = o.zero_stage >= 1 ? o.zero_bucket_bytes : o.dp_bucket_bytes,
+		.overlap_grad_reduce = o.overlap_grad_reduce,
+		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		.net = net, .contention = true, .rank_gpu = a.rank_gpu,
+	};
+	if (step_run(&p, out, e) < 0)
+		goto done;
+	out->peak_memory_bytes = mem.total_bytes;
+	out->flops_per_iter = iteration_flops(m, L, o.recompute);
+	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
+	analytic_tiers(m, L, &o, v, out);
+	rc = 0;
+done:
+	if (net)
+		net_free(net);
+	arrays_free(&a);
+	return rc;
+}

@@ -1,0 +1,120 @@
+/*
+ * step.h -- one training iteration simulated on the event engine.
+ *
+ *   struct step_result r;
+ *   if (step_simulate(sc, &tfm, &layout, &gpu, &r, &err) < 0) ...
+ *
+ * Ranks: one pipeline (pp stages; each stage is a TP group running in
+ * lockstep) is simulated op by op: a compute stream per stage runs the
+ * schedule's forward and backward passes (megatron.h), whose durations come
+ * from the kernel model (compute.h) plus the tensor-parallel collectives,
+ * which Megatron runs on the compute stream's critical path; pipeline p2p
+ * transfers delay the receiving stage.  Data-parallel replicas run the
+ * identical pipeline, so their compute is not repeated (exact when the
+ * replicas sit on identical parts of a symmetric fabric); their collectives
+ * are not shortcut: when stage k's gradient bucket is ready, the collectives
+ * of all tp DP groups of that stage start at once as flows on the netsim, so
+ * DP groups contend for the fabric.  TP collectives and p2p transfers are
+ * timed alone on the fabric (net_coll_time_s), once per size: a TP group
+ * inside one NVLink domain shares no link with another TP group; p2p flows
+ * of different replicas use different NICs on a rail-aligned fabric.
+ *
+ * Data parallelism: Megatron DDP all-reduces gradient buckets as the last
+ * microbatch's backward produces them (overlap_grad_reduce), or after it;
+ * the distributed optimizer and ZeRO-1 reduce-scatter them and all-gather
+ * the updated weights after the optimizer step; ZeRO-2 reduce-scatters every
+ * microbatch; ZeRO-3 also all-gathers each layer's weights before its
+ * forward and backward, prefetching up to one bucket ahead.  All stages
+ * then synchronise (gradient-norm all-reduce, not timed) and run Adam.
+ *
+ * Breakdown, mean over stages, summing to iteration_s exactly:
+ *   compute_s     kernels (incl. recomputation)
+ *   tp_exposed_s  TP collectives (on the critical path)
+ *   bubble_s      idle waiting for the pipeline with free p2p
+ *   pp_exposed_s  extra idle the p2p transfers cause
+ *   dp_exposed_s  after a stage's last backward: gradient collectives not
+ *                 hidden, waiting for the slowest stage, weight all-gather
+ *   optimizer_s   Adam
+ */
+#ifndef MODELS_STEP_H
+#define MODELS_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "models/gpu.h"
+#include "models/layout.h"
+#include "models/memory.h"
+#include "models/parallel.h"
+#include "models/transformer.h"
+#include "topologies/net.h"
+
+#define STEP_TIERS_MAX 16
+
+struct step_result {
+	double iteration_s;
+	double compute_s, tp_exposed_s, pp_exposed_s, dp_exposed_s, bubble_s,
+	       optimizer_s;
+	double busy_frac;		/* mean over GPUs: compute-busy / iteration */
+	double tensor_active_frac;	/* mean over GPUs: GEMM kernels / iteration */
+	double peak_memory_bytes;	/* max over GPUs */
+	double flops_per_iter;		/* model FLOPs incl. recomputation (Megatron) */
+	double tflops_per_gpu;		/* flops_per_iter / (gpus * iteration_s) / 1e12 */
+	size_t n_tiers;
+	const char *tier_names[STEP_TIERS_MAX];	/* static strings */
+	double tier_bytes[STEP_TIERS_MAX];	/* per iteration */
+	double dp_comm_elems_per_rank;	/* elements through DP collectives (AR = 2) */
+	uint64_t events;		/* engine events handled */
+};
+
+/* Peak memory per GPU; a scenario error with the breakdown when it does
+ * not fit HBM.  out may be NULL. */
+int step_check_memory(const struct scenario *sc, const struct tfm *m,
+		      const struct layout *L, const struct gpu_spec *g,
+		      struct mem_breakdown *out, struct err *e);
+void step_print_memory(FILE *f, const struct mem_breakdown *b, double hbm_bytes);
+
+/* One iteration of the scenario's job on layout L (L->dp may be smaller
+ * than the scenario's, for a job shrunk by failures).  Builds the network. */
+int step_simulate(const struct scenario *sc, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g,
+		  struct step_result *out, struct err *e);
+
+/* --- the level below: an explicit plan (tests fill one by hand) -------- */
+enum step_dp_mode {
+	STEP_DP_ALLREDUCE,	/* Megatron DDP */
+	STEP_DP_SHARDED,	/* distributed optimizer, ZeRO-1: RS once, AG after */
+	STEP_DP_ZERO2,		/* RS every microbatch, AG after */
+	STEP_DP_ZERO3,		/* + per-layer AG before forward and backward */
+};
+
+struct step_plan {
+	int pp, v, microbatches;
+	/* per virtual stage (chunk c of stage k is index c*pp + k), seconds */
+	const double *fwd_s, *bwd_s;		/* whole pass incl. TP comm */
+	const double *fwd_tp_s, *bwd_tp_s;	/* of which TP comm; NULL = 0 */
+	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
+	double p2p_s;				/* activation / gradient transfer */
+	/* data parallelism */
+	int tp, dp;
+	enum step_dp_mode dp_mode;
+	const double *chunk_params;	/* per virtual stage: parameters per GPU */
+	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
+	double bucket_bytes;
+	bool overlap_grad_reduce;
+	double optimizer_s;
+	/* network: NULL = communication free */
+	struct net *net;
+	bool contention;		/* DP collectives as netsim flows */
+	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries), or NULL */
+};
+
+int step_run(const struct step_plan *p, struct step_result *out, struct err *e);
+/* The static string for a tier name (unknown names: "other"). */
+const char *step_tier_name(const char *name);
+
+#endif
