@@ -219,6 +219,12 @@ void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	add_stream(g, out, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
 }
 
+void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
+		    struct cmp_cost *out)
+{
+	cmp_stream(g, params * (fused ? 8.0 : 10.0), out);
+}
+
 double cmp_adam_s(const struct gpu_spec *g, double params)
 {
 	return params * ADAM_BYTES_PER_PARAM / (g->hbm_bw_Bps * g->mem_eff) +

@@ -73,6 +73,13 @@ void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct 
 void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);
 void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);
 void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);
+/* Gradient accumulation over microbatches into Megatron's fp32 main_grad:
+ * per backward pass the weight gradients of `params` parameters are added,
+ * reading fp32 main_grad and the fp16 gradient and writing fp32 (10 bytes
+ * per parameter), or 8 with the accumulation fused into the weight-gradient
+ * GEMM's epilogue (gradient_accumulation_fusion). */
+void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
+		    struct cmp_cost *out);
 /* Mixed-precision Adam over `params` local parameters: streams 30 bytes per
  * parameter (fp32 master, momentum, variance and gradient read; master,
  * momentum, variance written and the fp16 copy). */

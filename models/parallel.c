@@ -24,6 +24,9 @@ const struct cfg_setting par_settings[] = {
 	  "start gradient collectives bucket by bucket during the last backward" },
 	{ "parallel.flash_attention", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm" },
+	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
+	  "(Megatron-LM 2022+) instead of a separate add per microbatch" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0.001, 1e6, "80", NULL,
@@ -129,6 +132,7 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 	o->distributed_optimizer = sc_bool(sc, "parallel.distributed_optimizer");
 	o->overlap_grad_reduce = sc_bool(sc, "parallel.overlap_grad_reduce");
 	o->flash_attention = sc_bool(sc, "parallel.flash_attention");
+	o->grad_accum_fusion = sc_bool(sc, "parallel.grad_accum_fusion");
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;

@@ -28,6 +28,7 @@ struct par_opts {
 	bool distributed_optimizer;	/* Megatron: reduce-scatter + all-gather */
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
 	bool flash_attention;
+	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */

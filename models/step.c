@@ -119,6 +119,14 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_embed_bwd(g, &sh, &c->emb_b);
 	cmp_logits_fwd(g, &sh, &c->log_f);
 	cmp_logits_bwd(g, &sh, &c->log_b);
+	/* weight gradients accumulate over microbatches every backward pass */
+	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
+	cmp_grad_accum(g, (12.0 * h * h + 13.0 * h) / t, o->grad_accum_fusion, &extra);
+	cmp_add(&c->bwd, &extra, 1);
+	cmp_grad_accum(g, vocab_params + (double)m->seq_len * h, o->grad_accum_fusion, &extra);
+	cmp_add(&c->emb_b, &extra, 1);
+	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
+	cmp_add(&c->log_b, &extra, 1);
 
 	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, false, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_fwd_s, e) < 0)
@@ -255,37 +263,29 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 		tier_add(r, "pp_p2p", 2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp);
 }
 
-int step_simulate(const struct scenario *sc, const struct tfm *m,
-		  const struct layout *L, const struct gpu_spec *g,
-		  struct step_result *out, struct err *e)
+int step_simulate_net(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      struct net *net, struct step_result *out, struct err *e)
 {
-	struct par_opts o;
 	struct mem_breakdown mem;
 	struct layer_costs c;
 	struct plan_arrays a;
-	struct net *net = NULL;
 	int rc = -1;
 
-	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
-	    gpu_check_curve(sc, g->name, e) < 0 ||
-	    step_check_memory(sc, m, L, g, &mem, e) < 0)
-		return -1;
 	double peak = g->peak_bf16_flops;
-	if (o.dtype == PAR_FP8) {
+	if (o->dtype == PAR_FP8) {
 		if (g->peak_fp8_flops <= 0)
-			return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor "
-					"cores (expected bf16)", g->name);
+			return err_set(e, ERR_USAGE, "parallel.dtype: %s has no FP8 "
+				       "tensor cores (expected bf16)", g->name);
 		peak = g->peak_fp8_flops;
 	}
-	int v = o.schedule == PAR_INTERLEAVED ? o.virtual_stages : 1;
+	mem_peak(m, L, o, &mem);
+	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : 1;
 	int V = L->pp * v, ranks = L->tp * L->pp * L->dp;
 	if (arrays_alloc(&a, V, ranks) < 0) {
 		err_set(e, ERR_RUN, "step: out of memory");
 		goto done;
 	}
-	net = net_build(sc, e);
-	if (!net)
-		goto done;
 	if (ranks > net_gpu_count(net)) {
 		err_set(e, ERR_USAGE, "step: %d ranks on a %d-GPU network", ranks,
 			net_gpu_count(net));
@@ -293,7 +293,7 @@ int step_simulate(const struct scenario *sc, const struct tfm *m,
 	}
 	for (int r = 0; r < ranks; r++)
 		a.rank_gpu[r] = net_rank_gpu(net, r);
-	if (layer_costs(m, L, &o, g, peak, net, a.rank_gpu, &c, e) < 0)
+	if (layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
 	fill_stages(m, L, v, &c, &a);
 
@@ -307,30 +307,51 @@ int step_simulate(const struct scenario *sc, const struct tfm *m,
 		if (p2p_s < 0)
 			goto done;
 	}
-	bool sharded = o.zero_stage >= 1 || o.distributed_optimizer;
+	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
 		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
 		.tp = L->tp, .dp = L->dp,
-		.dp_mode = o.zero_stage == 3 ? STEP_DP_ZERO3 : o.zero_stage == 2 ?
+		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
 			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
 		.chunk_params = a.params, .chunk_layers = a.layers,
-		.bucket_bytes = o.zero_stage >= 1 ? o.zero_bucket_bytes : o.dp_bucket_bytes,
-		.overlap_grad_reduce = o.overlap_grad_reduce,
+		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
+		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
 		.net = net, .contention = true, .rank_gpu = a.rank_gpu,
 	};
 	if (step_run(&p, out, e) < 0)
 		goto done;
 	out->peak_memory_bytes = mem.total_bytes;
-	out->flops_per_iter = iteration_flops(m, L, o.recompute);
+	out->flops_per_iter = iteration_flops(m, L, o->recompute);
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
-	analytic_tiers(m, L, &o, v, out);
+	analytic_tiers(m, L, o, v, out);
 	rc = 0;
 done:
-	if (net)
-		net_free(net);
 	arrays_free(&a);
+	return rc;
+}
+
+int step_simulate(const struct scenario *sc, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g,
+		  struct step_result *out, struct err *e)
+{
+	struct par_opts o;
+	struct net *net;
+	int rc;
+
+	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
+	    gpu_check_curve(sc, g->name, e) < 0 ||
+	    step_check_memory(sc, m, L, g, NULL, e) < 0)
+		return -1;
+	if (o.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
+		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor "
+				"cores (expected bf16)", g->name);
+	net = net_build(sc, e);
+	if (!net)
+		return -1;
+	rc = step_simulate_net(m, L, &o, g, net, out, e);
+	net_free(net);
 	return rc;
 }

@@ -84,6 +84,12 @@ int step_simulate(const struct scenario *sc, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
 
+/* The same with options and network given (tests, benchmarks, sweeps);
+ * no memory check. */
+int step_simulate_net(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      struct net *net, struct step_result *out, struct err *e);
+
 /* --- the level below: an explicit plan (tests fill one by hand) -------- */
 enum step_dp_mode {
 	STEP_DP_ALLREDUCE,	/* Megatron DDP */

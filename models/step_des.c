@@ -542,17 +542,23 @@ static int des_run(const struct step_plan *p, struct step_result *out,
 		goto done;
 	}
 	double T = (double)d.end_ns / 1e9, sync = (double)d.sync_ns / 1e9;
-	double busy = 0, tp = 0, gemm = 0, wait = 0, tail = 0;
+	/* The pipeline ends with the last compute on any stage; before that a
+	 * stage is busy or waits (bubble, p2p), after it only gradient
+	 * collectives and the optimizer remain. */
+	int64_t pipe_end_ns = 0;
+	for (int k = 0; k < p->pp; k++)
+		if (d.stages[k].last_end_ns > pipe_end_ns)
+			pipe_end_ns = d.stages[k].last_end_ns;
+	double pipe_end = (double)pipe_end_ns / 1e9;
+	double busy = 0, tp = 0, gemm = 0, wait = 0;
 	for (int k = 0; k < p->pp; k++) {
 		struct stage *st = &d.stages[k];
-		double last = (double)st->last_end_ns / 1e9;
 		busy += st->busy_s;
 		tp += st->tp_s;
 		gemm += st->gemm_s;
-		wait += last - st->busy_s;
-		tail += sync - last;
+		wait += pipe_end - st->busy_s;
 	}
-	double n = p->pp;
+	double n = p->pp, tail = (sync - pipe_end) * n;
 	memset(out, 0, sizeof *out);
 	out->iteration_s = T;
 	out->compute_s = (busy - tp) / n;
@@ -562,8 +568,9 @@ static int des_run(const struct step_plan *p, struct step_result *out,
 	*wait_mean_s = wait / n;
 	out->busy_frac = T > 0 ? (busy - tp) / n / T : 0;
 	out->tensor_active_frac = T > 0 ? gemm / n / T : 0;
-	out->dp_comm_elems_per_rank = d.dp_elems / (p->tp > 0 ? p->tp : 1) /
-				      (p->pp > 0 ? p->pp : 1);
+	/* each bucket is counted once per stage; every rank of the stage is in
+	 * exactly one of its tp groups: mean per rank over stages */
+	out->dp_comm_elems_per_rank = d.dp_elems / p->pp;
 	out->events = ev_count(d.sim);
 	if (d.ns) {
 		const char *const *names;
