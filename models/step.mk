@@ -11,3 +11,12 @@ tests_step_mem_t_SOURCES = tests/step-mem-t.c
 check_PROGRAMS += tests/step-compute-t
 TESTS += tests/step-compute-t
 tests_step_compute_t_SOURCES = tests/step-compute-t.c
+# make validate: Megatron-LM Table 1, published vs predicted.
+EXTRA_PROGRAMS += tests/bench/step-validate
+CLEANFILES += tests/bench/step-validate
+tests_bench_step_validate_SOURCES = tests/bench/step-validate.c
+validate: tests/bench/step-validate
+	./tests/bench/step-validate $(srcdir)/scenarios/validation
+.PHONY: validate
+EXTRA_PROGRAMS += tests/bench/step-b
+tests_bench_step_b_SOURCES = tests/bench/step-b.c
