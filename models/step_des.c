@@ -250,14 +250,28 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	return stream_kick(d, k, STREAM_GRAD, e);
 }
 
-/* Does this backward op release gradients for collectives? */
-static bool releases_grads(const struct des *d, int k, int i, int chunk)
+/* Release the gradients backward op i produces for collectives: every
+ * backward under ZeRO-2; otherwise a chunk's last backward (with overlap),
+ * or all chunks at once at the stage's last op (Megatron without overlap:
+ * one pass over the buckets after the whole backward). */
+static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 {
-	if (d->p->dp <= 1)
-		return false;
-	if (d->p->dp_mode == STEP_DP_ZERO2 || d->p->dp_mode == STEP_DP_ZERO3)
-		return true;
-	return d->stages[k].last_bwd[chunk] == i;
+	struct stage *st = &d->stages[k];
+	const struct mg_op *op = &st->ops[i];
+	int64_t now = ev_now(d->sim), dur = to_ns(op_s(d, op, vs));
+
+	if (d->p->dp <= 1 || !op->bwd || d->p->dp_mode == STEP_DP_ZERO3)
+		return 0;
+	if (d->p->dp_mode == STEP_DP_ZERO2)
+		return grads_from_op(d, k, vs, now, dur, e);
+	if (d->p->overlap_grad_reduce)
+		return st->last_bwd[op->chunk] == i ? grads_from_op(d, k, vs, now, dur, e) : 0;
+	if (i != st->n_ops - 1)
+		return 0;
+	for (int c = d->p->v - 1; c >= 0; c--)
+		if (grads_from_op(d, k, c * d->p->pp + k, now, dur, e) < 0)
+			return -1;
+	return 0;
 }
 
 static int try_start(struct des *d, int k, struct err *e)
@@ -284,9 +298,8 @@ static int try_start(struct des *d, int k, struct err *e)
 	int64_t dur = to_ns(op_s(d, op, vs) / nseg);
 	st->busy = true;
 	st->seg_start_ns = ev_now(d->sim);
-	if (st->seg == 0 && op->bwd && d->p->dp_mode != STEP_DP_ZERO3 &&
-	    releases_grads(d, k, st->next, op->chunk))
-		grads_from_op(d, k, vs, ev_now(d->sim), to_ns(op_s(d, op, vs)), e);
+	if (st->seg == 0 && release_grads(d, k, st->next, vs, e) < 0)
+		return -1;
 	ev_after(d->sim, dur, d->k_seg, (uint64_t)k);
 	return 0;
 }
