@@ -1,2 +1,10 @@
 # sim/output.mk -- the report: HDF5 output, JSON and human summaries.
 noinst_HEADERS += sim/report.h
+libtrainsim_a_SOURCES += sim/report.c sim/h5out.c
+noinst_HEADERS += sim/h5out.h
+check_PROGRAMS += tests/report-t
+TESTS += tests/report-t
+tests_report_t_SOURCES = tests/report-t.c
+EXTRA_PROGRAMS += tests/bench/report-b
+BENCHES += tests/bench/report-b
+tests_bench_report_b_SOURCES = tests/bench/report-b.c

@@ -4,17 +4,40 @@
  * format; the report streams to HDF5 (see DESIGN.md's contract) and prints
  * the summary as JSON or as a short human summary.
  *
- * HDF5 layout written:
- *   /                 attributes given with rep_attr_str/rep_attr_u64
- *   /summary          one float64 attribute per rep_summary() name (+ "units"
- *                     string attributes named NAME_unit... see report.c)
- *   /timeseries/NAME  1-D float64, chunked, compressed, extendible; time_s
- *                     first; each with a "unit" attribute
- *   /events           compound table {time_s f64, kind str24, who i64, value f64}
- *   /step/NAME        float64 scalar attributes and 1-D datasets
+ * HDF5 layout written (strings are fixed-length UTF-8; groups keep the
+ * creation order of links and attributes, so a reader iterating by
+ * H5_INDEX_CRT_ORDER sees time_s first and summary keys in JSON order):
+ *   /                   rep_attr_str/rep_attr_u64 attributes (string, uint64)
+ *   /summary            one float64 attribute per rep_summary() name, nothing
+ *                       else, so every attribute is a figure (NaN allowed):
+ *                         h5dump -a /summary/duration_s run.h5
+ *   /summary/units      a group with one string attribute per summary name,
+ *                       holding its unit ("" when none):
+ *                         h5dump -a /summary/units/duration_s run.h5
+ *   /timeseries/time_s  1-D float64, then one dataset per rep_series() in
+ *   /timeseries/NAME    declaration order, all of equal length; chunked
+ *                       (4096 rows), shuffle + deflate 4, unlimited; each
+ *                       with a string attribute "unit" (zero length when
+ *                       never sampled)
+ *   /events             compound {time_s f64, kind str24, who i64, value f64},
+ *                       chunked (1024 rows), shuffle + deflate 4, unlimited
+ *   /step               float64 attributes (rep_step_scalar), their units as
+ *                       string attributes of /step/units (as for /summary);
+ *   /step/NAME          1-D float64 datasets with a "unit" attribute
+ *                       (rep_step_vector) and 1-D string datasets
+ *                       (rep_step_labels); "units" is reserved
  *
- * The file is written under a temporary name beside the target and renamed by
- * rep_commit(); rep_abort() (or any failure) leaves no file under the target.
+ * Names must be non-empty, not "." or "..", and free of '/'.  Summary figures, step data and
+ * root attributes are kept in memory and written by rep_commit(); samples
+ * and events stream out in chunk-sized blocks (memory does not grow with
+ * the rows) and are dropped when no file is open, so call rep_open() before
+ * the first sample.  The void setters remember their first failure (out of
+ * memory, bad name) and rep_commit() returns it.
+ *
+ * The file is written under ".NAME.tmp.XXXXXX" beside the target and renamed
+ * by rep_commit(); rep_abort(), rep_free() before commit, or any failure of
+ * rep_commit() leaves no file under either name.  Identical calls give a
+ * byte-identical file (no object times, format pinned to HDF5 1.10).
  */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
@@ -47,11 +70,13 @@ size_t rep_summary_count(const struct report *r);
 const char *rep_summary_name(const struct report *r, size_t i);
 double rep_summary_value(const struct report *r, size_t i);
 
-/* Time series: declare all before the first sample; time_s is implicit. */
+/* Time series: declare all before the first sample; time_s is implicit.
+ * rep_series() returns -1 for a late, repeated or bad name ("time_s" too);
+ * rep_sample() takes one value per declared series, in declaration order. */
 int rep_series(struct report *r, const char *name, const char *unit);
 int rep_sample(struct report *r, double time_s, const double *values, struct err *e);
 
-/* One row of /events. */
+/* One row of /events; kind is at most 23 bytes. */
 int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
 	      double value, struct err *e);
 

@@ -1,8 +1,250 @@
-/* trainsim.c -- the command line (placeholder until the CLI lands). */
+/*
+ * trainsim.c -- the command line.
+ *
+ *   trainsim [options] SCENARIO.cfg        simulate a whole run into an .h5
+ *   trainsim SUBCOMMAND ...                 see --help
+ *
+ * main() is the only place that prints an error and exits: 0 on success,
+ * 2 on a usage or scenario error, 1 on anything else.  The output file is
+ * written under a temporary name and renamed on success, so a failed run
+ * leaves nothing behind.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int main(void)
+#include "sim/cfg.h"
+#include "sim/cmd.h"
+#include "sim/err.h"
+#include "sim/progress.h"
+#include "sim/report.h"
+#include "models/run.h"
+
+struct cli {
+	const char *scenario;
+	const char *out_path;
+	const char **overrides;		/* -s KEY=VALUE, then --seed as run.seed=N */
+	size_t n_overrides;
+	char seed_override[64];
+	bool json, quiet, check, schema;
+};
+
+static const char usage_text[] =
+	"usage: trainsim [options] SCENARIO.cfg\n"
+	"\n"
+	"Simulate a whole LLM training run and write its time series to HDF5.\n"
+	"\n"
+	"  -o FILE.h5        output file (default: SCENARIO's base name + .h5 here)\n"
+	"  -s KEY=VALUE      override a setting by its path (repeatable)\n"
+	"      --seed N      seed of every random stream (same as -s run.seed=N)\n"
+	"      --json        print the summary as one JSON object on stdout\n"
+	"  -q                no human summary, no progress line\n"
+	"      --check       validate, print the resolved scenario and derived figures\n"
+	"      --schema      list every setting: path, type, unit, range, default, help\n"
+	"  -h, --help        this text\n"
+	"  -V, --version     version\n"
+	"\n"
+	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
+
+static int parse_seed(const char *text, struct cli *c, struct err *e)
 {
-	printf("trainsim %s\n", PACKAGE_VERSION);
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-')
+		return err_set(e, ERR_USAGE, "--seed %s: expected a non-negative integer", text);
+	snprintf(c->seed_override, sizeof c->seed_override, "run.seed=%llu", v);
+	return 0;
+}
+
+/* Returns 1 when the command is already done (--help, --version). */
+static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
+{
+	enum { OPT_SEED = 256, OPT_JSON, OPT_CHECK, OPT_SCHEMA };
+	static const struct option longs[] = {
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "schema", no_argument, NULL, OPT_SCHEMA },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	c->overrides = calloc((size_t)argc + 1, sizeof *c->overrides);
+	if (c->overrides == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":o:s:qhV", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'o': c->out_path = optarg; break;
+		case 's': c->overrides[c->n_overrides++] = optarg; break;
+		case 'q': c->quiet = true; break;
+		case OPT_SEED:
+			if (parse_seed(optarg, c, e) < 0)
+				return -1;
+			break;
+		case OPT_JSON: c->json = true; break;
+		case OPT_CHECK: c->check = true; break;
+		case OPT_SCHEMA: c->schema = true; break;
+		case 'h': fputs(usage_text, stdout); return 1;
+		case 'V': printf("trainsim %s\n", PACKAGE_VERSION); return 1;
+		case ':':
+			return err_set(e, ERR_USAGE, "trainsim: option %s needs a value "
+				       "(see trainsim --help)", argv[optind - 1]);
+		default:
+			return err_set(e, ERR_USAGE, "trainsim: unknown option %s "
+				       "(see trainsim --help)", argv[optind - 1]);
+		}
+	}
+	if (c->seed_override[0])
+		c->overrides[c->n_overrides++] = c->seed_override;
+	if (c->schema)
+		return 0;
+	if (optind != argc - 1)
+		return err_set(e, ERR_USAGE, "trainsim: expected one scenario file "
+			       "(see trainsim --help)");
+	c->scenario = argv[optind];
+	return 0;
+}
+
+/* SCENARIO's base name without .cfg, plus .h5, in the current directory. */
+static char *default_out_path(const char *scenario)
+{
+	const char *base = strrchr(scenario, '/');
+	size_t n;
+	char *out;
+
+	base = base ? base + 1 : scenario;
+	n = strlen(base);
+	if (n > 4 && strcmp(base + n - 4, ".cfg") == 0)
+		n -= 4;
+	out = malloc(n + 4);
+	if (out) {
+		memcpy(out, base, n);
+		memcpy(out + n, ".h5", 4);
+	}
+	return out;
+}
+
+static int write_root_attrs(struct report *rep, const struct scenario *sc,
+			    struct err *e)
+{
+	if (rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
+	    rep_attr_str(rep, "scenario", sc_text(sc), e) < 0 ||
+	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0)
+		return -1;
+	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
+}
+
+static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e)
+{
+	struct report *rep = rep_new();
+	struct progress prog;
+	struct run_opts opts = { 0 };
+	char *out_path = NULL;
+	int rc = -1;
+
+	if (rep == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	out_path = c->out_path ? NULL : default_out_path(c->scenario);
+	if (!c->out_path && out_path == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		goto out;
+	}
+	/* Validate everything the models check before creating any file. */
+	if (run_check(sc, NULL, e) < 0)
+		goto out;
+	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
+	    write_root_attrs(rep, sc, e) < 0)
+		goto out;
+	progress_init(&prog, c->quiet);
+	opts.seed = (uint64_t)sc_int(sc, "run.seed");
+	opts.progress = progress_update;
+	opts.progress_ctx = &prog;
+	rc = run_simulate(sc, &opts, rep, e);
+	progress_end(&prog);
+	if (rc < 0 || (rc = rep_commit(rep, e)) < 0)
+		goto out;
+	if (c->json)
+		rep_print_json(rep, stdout);
+	else if (!c->quiet)
+		rep_print_human(rep, stdout);
+out:
+	rep_free(rep);
+	free(out_path);
+	return rc;
+}
+
+static int cmd_check(const struct scenario *sc, struct err *e)
+{
+	fputs(sc_text(sc), stdout);
+	return run_check(sc, stdout, e);
+}
+
+static int trainsim(int argc, char **argv, struct err *e)
+{
+	struct cli c = { 0 };
+	struct cfg_schema *schema = NULL;
+	struct scenario *sc = NULL;
+	int rc;
+
+	rc = parse_args(argc, argv, &c, e);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	schema = run_schema_new();
+	if (schema == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		goto out;
+	}
+	if (c.schema) {
+		cfg_schema_print(schema, stdout);
+		rc = 0;
+		goto out;
+	}
+	sc = sc_load(schema, c.scenario, c.overrides, c.n_overrides, e);
+	if (sc == NULL)
+		goto out;
+	rc = c.check ? cmd_check(sc, e) : cmd_run(&c, sc, e);
+out:
+	sc_free(sc);
+	cfg_schema_free(schema);
+	free(c.overrides);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Subcommands: `trainsim NAME ...`; each lives with the concern it serves. */
+static const struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct err *e);
+} subcommands[] = {
+	{ NULL, NULL },
+};
+
+static int dispatch(int argc, char **argv, struct err *e)
+{
+	if (argc > 1)
+		for (const struct subcommand *c = subcommands; c->name; c++)
+			if (strcmp(argv[1], c->name) == 0)
+				return c->fn(argc - 1, argv + 1, e) < 0 ? -1 : 0;
+	return trainsim(argc, argv, e);
+}
+
+int main(int argc, char **argv)
+{
+	struct err e = { 0 };
+
+	if (dispatch(argc, argv, &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		return e.status ? e.status : ERR_RUN;
+	}
 	return 0;
 }

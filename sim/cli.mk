@@ -1,0 +1,3 @@
+# sim/cli.mk -- the command line and its progress line.
+libtrainsim_a_SOURCES += sim/progress.c
+noinst_HEADERS += sim/progress.h sim/cmd.h

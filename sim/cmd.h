@@ -1,0 +1,14 @@
+/*
+ * cmd.h -- subcommands of trainsim (`trainsim NAME ARGS...`).
+ *
+ * Each takes the arguments after `trainsim` (argv[0] is its own name),
+ * prints its result, and returns 0, or -1 with e filled (ERR_USAGE for bad
+ * arguments or input, so main exits 2).  main() dispatches through the
+ * table in trainsim.c.
+ */
+#ifndef SIM_CMD_H
+#define SIM_CMD_H
+
+#include "sim/err.h"
+
+#endif

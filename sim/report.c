@@ -1,0 +1,664 @@
+/*
+ * report.c -- see report.h.  The in-memory side of the report: summary,
+ * /step data and root attributes kept until rep_commit(), the series
+ * registry, streaming of samples and events to h5out.c, and the JSON and
+ * human summaries.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/h5out.h"
+#include "sim/report.h"
+
+/* A named figure: a summary key or a /step scalar. */
+struct rep_num {
+	char *name, *unit;
+	double value;
+};
+
+struct rep_nums {
+	struct rep_num *v;
+	size_t n, cap;
+};
+
+/* A /step dataset: a float vector, or labels when labels != NULL. */
+struct rep_vec {
+	char *name, *unit;
+	double *v;
+	char **labels;
+	size_t n;
+};
+
+/* A declared time series. */
+struct rep_series {
+	char *name, *unit;
+};
+
+/* A root attribute: a string when str != NULL, else u64. */
+struct rep_attr {
+	char *name, *str;
+	uint64_t u64;
+};
+
+struct report {
+	struct rep_nums summary, step_scalars;
+	struct rep_vec *vecs;
+	size_t nvecs, capvecs;
+	struct rep_attr *attrs;
+	size_t nattrs, capattrs;
+
+	struct rep_series *series;
+	size_t nseries, capseries;
+	int series_frozen;	/* set by the first sample */
+
+	struct h5o *file;	/* NULL when not writing */
+	struct h5o_col **cols;	/* time_s then each series, once sampled */
+	struct h5o_col *events;
+
+	struct err deferred;	/* first failure of a void setter */
+	struct err broken;	/* a file failure: later writes and commit fail */
+};
+
+/* Room for element n of an array p of capacity *cap: p itself, or p moved
+ * to a larger block; NULL (p untouched) when out of memory. */
+static void *rep_grow(void *p, size_t *cap, size_t n, size_t elem)
+{
+	size_t want = *cap ? 2 * *cap : 8;
+
+	if (n < *cap)
+		return p;
+	if ((p = realloc(p, want * elem)) != NULL)
+		*cap = want;
+	return p;
+}
+
+static int rep_valid_name(const char *name)
+{
+	return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL &&
+	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static char *rep_strdup0(const char *s)
+{
+	return strdup(s != NULL ? s : "");
+}
+
+struct report *rep_new(void)
+{
+	return calloc(1, sizeof(struct report));
+}
+
+static void rep_nums_free(struct rep_nums *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].unit);
+	}
+	free(l->v);
+}
+
+static void rep_vec_free(struct rep_vec *v)
+{
+	if (v->labels != NULL)
+		for (size_t i = 0; i < v->n; i++)
+			free(v->labels[i]);
+	free(v->labels);
+	free(v->v);
+	free(v->name);
+	free(v->unit);
+}
+
+void rep_abort(struct report *r)
+{
+	if (r == NULL || r->file == NULL)
+		return;
+	h5o_abort(r->file);
+	r->file = NULL;
+	free(r->cols);
+	r->cols = NULL;
+	r->events = NULL;
+}
+
+void rep_free(struct report *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	rep_abort(r);
+	rep_nums_free(&r->summary);
+	rep_nums_free(&r->step_scalars);
+	for (i = 0; i < r->nvecs; i++)
+		rep_vec_free(&r->vecs[i]);
+	free(r->vecs);
+	for (i = 0; i < r->nattrs; i++) {
+		free(r->attrs[i].name);
+		free(r->attrs[i].str);
+	}
+	free(r->attrs);
+	for (i = 0; i < r->nseries; i++) {
+		free(r->series[i].name);
+		free(r->series[i].unit);
+	}
+	free(r->series);
+	free(r);
+}
+
+int rep_open(struct report *r, const char *path, struct err *e)
+{
+	if (r->file != NULL)
+		return err_set(e, ERR_RUN, "%s: cannot create: a report file is already open",
+			       path);
+	r->file = h5o_create(path, e);
+	return r->file != NULL ? 0 : -1;
+}
+
+/* --- named figures ------------------------------------------------------ */
+
+static struct rep_num *rep_nums_find(const struct rep_nums *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].name, name) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+static void rep_nums_set(struct report *r, struct rep_nums *l, const char *what,
+			 const char *name, double value, const char *unit)
+{
+	struct rep_num *x;
+	char *u;
+	void *grown;
+
+	if (!rep_valid_name(name)) {
+		err_set(&r->deferred, ERR_RUN,
+			"%s name \"%s\" is empty, \".\", \"..\" or holds '/'", what,
+			name ? name : "(null)");
+		return;
+	}
+	if ((x = rep_nums_find(l, name)) != NULL) {
+		if ((u = rep_strdup0(unit)) == NULL)
+			goto oom;
+		free(x->unit);
+		x->unit = u;
+		x->value = value;
+		return;
+	}
+	if ((grown = rep_grow(l->v, &l->cap, l->n, sizeof *l->v)) == NULL)
+		goto oom;
+	l->v = grown;
+	x = &l->v[l->n];
+	x->name = strdup(name);
+	x->unit = rep_strdup0(unit);
+	if (x->name == NULL || x->unit == NULL) {
+		free(x->name);
+		free(x->unit);
+		goto oom;
+	}
+	x->value = value;
+	l->n++;
+	return;
+oom:
+	err_set(&r->deferred, ERR_RUN, "%s %s: out of memory", what, name);
+}
+
+void rep_summary(struct report *r, const char *name, double value, const char *unit)
+{
+	rep_nums_set(r, &r->summary, "summary", name, value, unit);
+}
+
+double rep_summary_get(const struct report *r, const char *name)
+{
+	const struct rep_num *x = rep_nums_find(&r->summary, name);
+
+	return x != NULL ? x->value : NAN;
+}
+
+size_t rep_summary_count(const struct report *r)
+{
+	return r->summary.n;
+}
+
+const char *rep_summary_name(const struct report *r, size_t i)
+{
+	return i < r->summary.n ? r->summary.v[i].name : NULL;
+}
+
+double rep_summary_value(const struct report *r, size_t i)
+{
+	return i < r->summary.n ? r->summary.v[i].value : NAN;
+}
+
+void rep_step_scalar(struct report *r, const char *name, double value, const char *unit)
+{
+	rep_nums_set(r, &r->step_scalars, "step scalar", name, value, unit);
+}
+
+/* --- root attributes ---------------------------------------------------- */
+
+static struct rep_attr *rep_attr_slot(struct report *r, const char *name, struct err *e)
+{
+	struct rep_attr *a;
+	size_t i;
+	void *grown;
+
+	if (!rep_valid_name(name)) {
+		err_set(e, ERR_RUN, "attribute name \"%s\" is empty, \".\", \"..\" or holds '/'",
+			name ? name : "(null)");
+		return NULL;
+	}
+	for (i = 0; i < r->nattrs; i++)
+		if (strcmp(r->attrs[i].name, name) == 0)
+			return &r->attrs[i];
+	if ((grown = rep_grow(r->attrs, &r->capattrs, r->nattrs, sizeof *r->attrs)) == NULL) {
+		err_set(e, ERR_RUN, "attribute %s: out of memory", name);
+		return NULL;
+	}
+	r->attrs = grown;
+	a = &r->attrs[r->nattrs];
+	if ((a->name = strdup(name)) == NULL) {
+		err_set(e, ERR_RUN, "attribute %s: out of memory", name);
+		return NULL;
+	}
+	r->nattrs++;
+	a->str = NULL;
+	a->u64 = 0;
+	return a;
+}
+
+int rep_attr_str(struct report *r, const char *name, const char *value, struct err *e)
+{
+	char *s = rep_strdup0(value);
+	struct rep_attr *a;
+
+	if (s == NULL)
+		return err_set(e, ERR_RUN, "attribute %s: out of memory", name);
+	if ((a = rep_attr_slot(r, name, e)) == NULL) {
+		free(s);
+		return -1;
+	}
+	free(a->str);
+	a->str = s;
+	return 0;
+}
+
+int rep_attr_u64(struct report *r, const char *name, uint64_t value, struct err *e)
+{
+	struct rep_attr *a = rep_attr_slot(r, name, e);
+
+	if (a == NULL)
+		return -1;
+	free(a->str);
+	a->str = NULL;
+	a->u64 = value;
+	return 0;
+}
+
+/* --- /step vectors and labels ------------------------------------------- */
+
+static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct err *e)
+{
+	struct rep_vec *v;
+	void *grown;
+
+	if (!rep_valid_name(name) || strcmp(name, "units") == 0)
+		return err_set(e, ERR_RUN, "step dataset name \"%s\" is empty, holds '/' "
+			       "or is the reserved \"units\"", name ? name : "(null)"),
+		       NULL;
+	for (size_t i = 0; i < r->nvecs; i++)
+		if (strcmp(r->vecs[i].name, name) == 0)
+			return err_set(e, ERR_RUN, "step dataset %s given twice", name),
+			       NULL;
+	if ((grown = rep_grow(r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs)) == NULL)
+		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
+	r->vecs = grown;
+	v = &r->vecs[r->nvecs];
+	memset(v, 0, sizeof *v);
+	if ((v->name = strdup(name)) == NULL)
+		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
+	r->nvecs++;
+	return v;
+}
+
+int rep_step_vector(struct report *r, const char *name, const double *v, size_t n,
+		    const char *unit, struct err *e)
+{
+	struct rep_vec *x = rep_vec_new(r, name, e);
+
+	if (x == NULL)
+		return -1;
+	x->n = n;
+	x->unit = rep_strdup0(unit);
+	x->v = malloc((n ? n : 1) * sizeof *x->v);
+	if (x->unit == NULL || x->v == NULL) {
+		rep_vec_free(x);
+		r->nvecs--;
+		return err_set(e, ERR_RUN, "step %s: out of memory", name);
+	}
+	if (n > 0)
+		memcpy(x->v, v, n * sizeof *v);
+	return 0;
+}
+
+int rep_step_labels(struct report *r, const char *name, const char *const *labels,
+		    size_t n, struct err *e)
+{
+	struct rep_vec *x;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (labels[i] == NULL)
+			return err_set(e, ERR_RUN, "step labels %s: label %zu is NULL",
+				       name, i);
+	if ((x = rep_vec_new(r, name, e)) == NULL)
+		return -1;
+	/* Count only what was copied, so rep_vec_free is right on failure. */
+	if ((x->labels = calloc(n ? n : 1, sizeof *x->labels)) == NULL)
+		goto oom;
+	for (i = 0; i < n; i++, x->n++)
+		if ((x->labels[i] = strdup(labels[i])) == NULL)
+			goto oom;
+	return 0;
+oom:
+	rep_vec_free(x);
+	r->nvecs--;
+	return err_set(e, ERR_RUN, "step %s: out of memory", name);
+}
+
+/* --- time series and events --------------------------------------------- */
+
+int rep_series(struct report *r, const char *name, const char *unit)
+{
+	struct rep_series *s;
+	void *grown;
+
+	if (r->series_frozen || !rep_valid_name(name) || strcmp(name, "time_s") == 0)
+		return -1;
+	for (size_t i = 0; i < r->nseries; i++)
+		if (strcmp(r->series[i].name, name) == 0)
+			return -1;
+	if ((grown = rep_grow(r->series, &r->capseries, r->nseries, sizeof *r->series)) == NULL)
+		return -1;
+	r->series = grown;
+	s = &r->series[r->nseries];
+	s->name = strdup(name);
+	s->unit = rep_strdup0(unit);
+	if (s->name == NULL || s->unit == NULL) {
+		free(s->name);
+		free(s->unit);
+		return -1;
+	}
+	r->nseries++;
+	return 0;
+}
+
+/* A file operation failed: drop the file, and fail what follows with the
+ * same message, so rep_commit() cannot report success for a lost file. */
+static int rep_broke(struct report *r, struct err *e)
+{
+	if (e != NULL && e->status != ERR_OK)
+		err_set(&r->broken, e->status, "%s", e->msg);
+	else
+		err_set(&r->broken, ERR_RUN, "report file: an earlier write failed");
+	rep_abort(r);
+	return -1;
+}
+
+static int rep_check_broken(const struct report *r, struct err *e)
+{
+	if (r->broken.status == ERR_OK)
+		return 0;
+	return err_set(e, r->broken.status, "%s", r->broken.msg);
+}
+
+/* Create /timeseries and its columns (on the first sample or at commit). */
+static int rep_open_series(struct report *r, struct err *e)
+{
+	char path[512];
+	size_t i;
+
+	r->series_frozen = 1;
+	if (r->file == NULL || r->cols != NULL)
+		return 0;
+	if ((r->cols = calloc(r->nseries + 1, sizeof *r->cols)) == NULL)
+		return err_set(e, ERR_RUN, "time series: out of memory");
+	if (h5o_group(r->file, "/timeseries", e) < 0)
+		return -1;
+	if ((r->cols[0] = h5o_col_f64(r->file, "/timeseries/time_s", "s", e)) == NULL)
+		return -1;
+	for (i = 0; i < r->nseries; i++) {
+		snprintf(path, sizeof path, "/timeseries/%s", r->series[i].name);
+		r->cols[i + 1] = h5o_col_f64(r->file, path, r->series[i].unit, e);
+		if (r->cols[i + 1] == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+int rep_sample(struct report *r, double time_s, const double *values, struct err *e)
+{
+	if (rep_check_broken(r, e) < 0)
+		return -1;
+	if (rep_open_series(r, e) < 0)
+		return rep_broke(r, e);
+	if (r->file == NULL)
+		return 0;
+	if (h5o_col_put(r->cols[0], &time_s, e) < 0)
+		return rep_broke(r, e);
+	for (size_t i = 0; i < r->nseries; i++)
+		if (h5o_col_put(r->cols[i + 1], &values[i], e) < 0)
+			return rep_broke(r, e);
+	return 0;
+}
+
+int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
+	      double value, struct err *e)
+{
+	struct h5o_event ev;
+	size_t len = strlen(kind);
+
+	if (rep_check_broken(r, e) < 0)
+		return -1;
+	if (len >= sizeof ev.kind)
+		return err_set(e, ERR_RUN, "event kind \"%s\" is longer than %zu bytes",
+			       kind, sizeof ev.kind - 1);
+	if (r->file == NULL)
+		return 0;
+	if (r->events == NULL &&
+	    (r->events = h5o_col_events(r->file, "/events", e)) == NULL)
+		return rep_broke(r, e);
+	/* Zeroed first: the bytes after the kind's NUL go to the file. */
+	memset(&ev, 0, sizeof ev);
+	ev.time_s = time_s;
+	memcpy(ev.kind, kind, len);
+	ev.who = who;
+	ev.value = value;
+	if (h5o_col_put(r->events, &ev, e) < 0)
+		return rep_broke(r, e);
+	return 0;
+}
+
+/* --- commit ------------------------------------------------------------- */
+
+/* Figures as float64 attributes of group, their units under group/units. */
+static int rep_write_nums(struct h5o *f, const char *group, const struct rep_nums *l,
+			  struct err *e)
+{
+	char units[64];
+	size_t i;
+
+	snprintf(units, sizeof units, "%s/units", group);
+	if (h5o_group(f, units, e) < 0)
+		return -1;
+	for (i = 0; i < l->n; i++)
+		if (h5o_attr_f64(f, group, l->v[i].name, l->v[i].value, e) < 0 ||
+		    h5o_attr_str(f, units, l->v[i].name, l->v[i].unit, e) < 0)
+			return -1;
+	return 0;
+}
+
+static int rep_write_step(struct report *r, struct err *e)
+{
+	char path[512];
+
+	if (h5o_group(r->file, "/step", e) < 0 ||
+	    rep_write_nums(r->file, "/step", &r->step_scalars, e) < 0)
+		return -1;
+	for (size_t i = 0; i < r->nvecs; i++) {
+		const struct rep_vec *v = &r->vecs[i];
+		int rc;
+
+		snprintf(path, sizeof path, "/step/%s", v->name);
+		if (v->labels != NULL)
+			rc = h5o_vec_str(r->file, path, (const char *const *)v->labels,
+					 v->n, e);
+		else
+			rc = h5o_vec_f64(r->file, path, v->v, v->n, v->unit, e);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int rep_write_all(struct report *r, struct err *e)
+{
+	size_t i;
+
+	if (r->deferred.status != ERR_OK)
+		return err_set(e, r->deferred.status, "%s", r->deferred.msg);
+	for (i = 0; i < r->nattrs; i++) {
+		const struct rep_attr *a = &r->attrs[i];
+		int rc = a->str != NULL ? h5o_attr_str(r->file, "/", a->name, a->str, e)
+					: h5o_attr_u64(r->file, "/", a->name, a->u64, e);
+		if (rc < 0)
+			return -1;
+	}
+	if (rep_open_series(r, e) < 0)
+		return -1;
+	if (r->events == NULL &&
+	    (r->events = h5o_col_events(r->file, "/events", e)) == NULL)
+		return -1;
+	if (h5o_group(r->file, "/summary", e) < 0 ||
+	    rep_write_nums(r->file, "/summary", &r->summary, e) < 0)
+		return -1;
+	return rep_write_step(r, e);
+}
+
+int rep_commit(struct report *r, struct err *e)
+{
+	struct h5o *f = r->file;
+	int rc;
+
+	if (rep_check_broken(r, e) < 0)
+		return -1;
+	if (f == NULL)
+		return r->deferred.status != ERR_OK
+			       ? err_set(e, r->deferred.status, "%s", r->deferred.msg)
+			       : 0;
+	if (rep_write_all(r, e) < 0)
+		return rep_broke(r, e);
+	/* h5o_commit frees f (and its columns) whether it succeeds or not. */
+	r->file = NULL;
+	free(r->cols);
+	r->cols = NULL;
+	r->events = NULL;
+	rc = h5o_commit(f, e);
+	if (rc < 0)
+		rep_broke(r, e);
+	return rc;
+}
+
+/* --- printing ----------------------------------------------------------- */
+
+static void rep_json_string(const char *s, FILE *out)
+{
+	fputc('"', out);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void rep_print_json(const struct report *r, FILE *out)
+{
+	fputc('{', out);
+	for (size_t i = 0; i < r->summary.n; i++) {
+		double v = r->summary.v[i].value;
+
+		if (i > 0)
+			fputs(", ", out);
+		rep_json_string(r->summary.v[i].name, out);
+		fputs(": ", out);
+		/* JSON has no NaN or infinity; %.17g round-trips a double. */
+		if (isfinite(v))
+			fprintf(out, "%.17g", v);
+		else
+			fputs("null", out);
+	}
+	fputs("}\n", out);
+}
+
+/* A value as a person reads it: integers whole, others to ~4 digits. */
+static void rep_human_value(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (isinf(v))
+		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
+	else if (v == floor(v) && a < 1e9)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 1e9 || a < 1e-3)
+		snprintf(buf, len, "%.4e", v);
+	else if (a >= 1000)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+/* Long durations in hours or days as well as seconds. */
+static void rep_human_hint(double v, const char *unit, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (strcmp(unit, "s") != 0 || !isfinite(v))
+		return;
+	if (fabs(v) >= 2 * 86400.0)
+		snprintf(buf, len, "  (%.2f days)", v / 86400.0);
+	else if (fabs(v) >= 2 * 3600.0)
+		snprintf(buf, len, "  (%.2f hours)", v / 3600.0);
+}
+
+void rep_print_human(const struct report *r, FILE *out)
+{
+	size_t i, name_w = 0, value_w = 0;
+	char value[64], hint[64];
+
+	for (i = 0; i < r->summary.n; i++) {
+		rep_human_value(r->summary.v[i].value, value, sizeof value);
+		if (strlen(r->summary.v[i].name) > name_w)
+			name_w = strlen(r->summary.v[i].name);
+		if (strlen(value) > value_w)
+			value_w = strlen(value);
+	}
+	for (i = 0; i < r->summary.n; i++) {
+		const struct rep_num *x = &r->summary.v[i];
+
+		rep_human_value(x->value, value, sizeof value);
+		rep_human_hint(x->value, x->unit, hint, sizeof hint);
+		fprintf(out, "%-*s  %*s%s%s%s\n", (int)name_w, x->name, (int)value_w, value,
+			x->unit[0] ? " " : "", x->unit, hint);
+	}
+}

@@ -1,0 +1,618 @@
+/*
+ * cfg-t.c -- the scenario loader (sim/cfg.h): every schema rule, includes,
+ * overrides of each type, defaults, references, lists, unknown settings,
+ * and the exact text of each message (file, line, key).
+ *
+ * Each test writes small scenario files into a fresh temporary directory;
+ * the line numbers expected are the lines of those files, counted by hand
+ * (the "L<n>" comments in the texts below mark them).
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/cfg.h"
+#include "tests/tap.h"
+
+static const struct cfg_setting model_tab[] = {
+	{ "model.layers", CFG_INT, "", 1, 100000, NULL, NULL, "transformer layers" },
+	{ "model.hidden", CFG_INT, "", 1, 1e6, NULL, NULL, "hidden size" },
+	{ "model.dropout", CFG_FLOAT, "", 0, 1, "0.1", NULL, "dropout probability" },
+	{ "model.tokens", CFG_INT, "", 1, INFINITY, "1000", NULL, "training tokens" },
+	{ "model.name", CFG_STRING, "", 0, 0, "gpt", NULL, "a label" },
+	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved",
+	  "pipeline schedule" },
+	{ "parallel.recompute", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "activation recomputation" },
+	CFG_END
+};
+
+static const struct cfg_setting cluster_tab[] = {
+	{ "cluster.gpu", CFG_REF, "", 0, 0, NULL, "gpus", "GPU model" },
+	{ "cluster.nodes", CFG_INT, "", 1, 1e6, "1", NULL, "nodes" },
+	{ "gpus.*.tdp_w", CFG_FLOAT, "W", 1, 2000, NULL, NULL, "board power" },
+	{ "gpus.*.memory_bytes", CFG_INT, "bytes", 1, INFINITY, "85899345920",
+	  NULL, "HBM capacity (80 GiB = 80 * 2^30)" },
+	{ "net.bw_Bps", CFG_FLOAT_LIST, "B/s", 0, INFINITY, "[1e9, 2.5e9]", NULL,
+	  "bandwidth per tier" },
+	{ "net.ranks", CFG_INT_LIST, "", 0, 1023, "[]", NULL, "ranks" },
+	{ "train.interval_s", CFG_FLOAT, "s", 0, 0, "3600", NULL,
+	  "checkpoint interval (no range)" },
+	CFG_END
+};
+
+static char dir[64];
+static char paths[32][256];
+static int n_paths;
+static struct cfg_schema *schema;
+
+/* Write dir/name (creating dir/catalog when needed); returns its path. */
+static const char *put(const char *name, const char *text)
+{
+	char *p = paths[n_paths];
+	snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+	for (int i = 0; i < n_paths; i++)
+		if (strcmp(paths[i], p) == 0)
+			p = paths[i];
+	if (p == paths[n_paths])
+		n_paths++;
+	FILE *f = fopen(p, "w");
+	if (f == NULL) {
+		perror(p);
+		exit(99);
+	}
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+/* The catalog used by most tests: lines 1-9. */
+static const char *catalog =
+	"# GPUs                          L1\n"
+	"gpus = {                      # L2\n"
+	"  a100_80gb = {               # L3\n"
+	"    tdp_w = 400;              # L4\n"
+	"  };\n"
+	"  h100_sxm = {                # L6\n"
+	"    tdp_w = 700.0;            # L7\n"
+	"    memory_bytes = 85899345920; # L8\n"
+	"  };\n"
+	"};\n";
+
+static const char *base =
+	"@include \"catalog/gpus.cfg\" # L1\n"
+	"model = {                     # L2\n"
+	"  layers = 96;                # L3\n"
+	"  hidden = 12288;             # L4\n"
+	"  tokens = 300000000000;      # L5\n"
+	"};\n"
+	"parallel = { schedule = \"interleaved\"; };  # L7\n"
+	"cluster = { gpu = \"h100_sxm\"; };           # L8\n"
+	"net = { ranks = [0, 5, 1023]; };           # L9\n";
+
+static struct scenario *load(const char *text, const char *const *ov, size_t n,
+			     struct err *e)
+{
+	const char *f = put("x.cfg", text);
+	memset(e, 0, sizeof *e);
+	return sc_load(schema, f, ov, n, e);
+}
+
+/* Load text expecting failure with exactly msg (where "@" stands for the
+ * temp dir). */
+static void bad(const char *text, const char *const *ov, size_t n,
+		const char *msg, const char *name)
+{
+	struct err e;
+	char want[1024];
+	struct scenario *sc = load(text, ov, n, &e);
+	const char *at = strchr(msg, '@');
+
+	if (at)
+		snprintf(want, sizeof want, "%.*s%s%s", (int)(at - msg), msg, dir,
+			 at + 1);
+	else
+		snprintf(want, sizeof want, "%s", msg);
+	tap_ok(sc == NULL && e.status == ERR_USAGE && strcmp(e.msg, want) == 0,
+	       "%s", name);
+	if (sc != NULL || strcmp(e.msg, want) != 0)
+		tap_diag("got \"%s\" (status %d), want \"%s\"", e.msg, e.status, want);
+	sc_free(sc);
+}
+
+static void test_good(void)
+{
+	struct err e;
+	const char *const *names;
+	struct scenario *sc = load(base, NULL, 0, &e);
+
+	if (!tap_ok(sc != NULL, "base scenario with an @include loads"))
+		tap_diag("%s", e.msg);
+	if (sc == NULL)
+		return;
+	tap_int(sc_int(sc, "model.layers"), 96, "model.layers from the file");
+	tap_int(sc_int(sc, "model.hidden"), 12288, "model.hidden from the file");
+	tap_int(sc_int(sc, "model.tokens"), 300000000000LL,
+		"300000000000 without L survives libconfig 1.5's 32-bit ints");
+	tap_near(sc_float(sc, "model.dropout"), 0.1, 0,
+		 "absent float gives the schema default 0.1");
+	tap_ok(strcmp(sc_str(sc, "model.name"), "gpt") == 0,
+	       "absent string gives the default \"gpt\"");
+	tap_ok(!sc_bool(sc, "parallel.recompute"), "absent bool gives default false");
+	tap_ok(strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0,
+	       "enum from the file");
+	tap_ok(strcmp(sc_str(sc, "cluster.gpu"), "h100_sxm") == 0,
+	       "ref to an entry of the included catalog");
+	tap_near(sc_float(sc, "gpus.%s.tdp_w", sc_str(sc, "cluster.gpu")), 700, 0,
+		 "printf-style path gpus.%%s.tdp_w");
+	tap_near(sc_float(sc, "gpus.a100_80gb.tdp_w"), 400, 0,
+		 "float setting written as integer 400");
+	tap_int(sc_int(sc, "gpus.a100_80gb.memory_bytes"), 85899345920LL,
+		"absent wildcard setting gives its default, 80 * 2^30");
+	tap_int(sc_int(sc, "gpus.h100_sxm.memory_bytes"), 85899345920LL,
+		"85899345920 in the included file is read whole");
+	tap_int(sc_int(sc, "cluster.nodes"), 1, "int default");
+	tap_int((long long)sc_list_len(sc, "net.ranks"), 3, "int list length 3");
+	tap_near(sc_list_float(sc, 2, "net.ranks"), 1023, 0, "int list element 2");
+	tap_near(sc_list_float(sc, 7, "net.ranks"), 0, 0,
+		 "element past the end reads 0");
+	tap_int((long long)sc_list_len(sc, "net.bw_Bps"), 2, "list default length");
+	tap_near(sc_list_float(sc, 1, "net.bw_Bps"), 2.5e9, 0,
+		 "list default element 1 = 2.5e9");
+	tap_ok(sc_has(sc, "model.layers") && sc_has(sc, "gpus") &&
+	       sc_has(sc, "gpus.a100_80gb") && !sc_has(sc, "model.dropout") &&
+	       !sc_has(sc, "train"), "sc_has for settings and groups");
+	size_t n = sc_children(sc, "gpus", &names);
+	tap_ok(n == 2 && strcmp(names[0], "a100_80gb") == 0 &&
+	       strcmp(names[1], "h100_sxm") == 0, "sc_children in file order");
+	const char *const *again;
+	sc_children(sc, "gpus", &again);
+	tap_ok(again == names, "sc_children is cached, owned by the scenario");
+	tap_int((long long)sc_children(sc, "train", &names), 0,
+		"sc_children of an absent group is 0");
+	tap_ok(strcmp(sc_file(sc), paths[1]) == 0, "sc_file is the path given");
+	tap_ok(strstr(sc_text(sc), "tdp_w = 700.0;") != NULL &&
+	       strstr(sc_text(sc), "layers = 96;") != NULL,
+	       "sc_text holds the included and the main settings");
+
+	/* sc_error: own line, enclosing group's line, or just the file. */
+	char want[512];
+	e.status = ERR_OK;
+	tap_int(sc_error(sc, &e, "model.hidden", "not divisible by %d", 7), -1,
+		"sc_error returns -1");
+	snprintf(want, sizeof want, "%s/x.cfg:4: model.hidden: not divisible by 7", dir);
+	tap_ok(e.status == ERR_USAGE && strcmp(e.msg, want) == 0,
+	       "sc_error points at the setting's line (4)");
+	e.status = ERR_OK;
+	sc_error(sc, &e, "model.dropout", "too high");
+	snprintf(want, sizeof want, "%s/x.cfg:2: model.dropout: too high", dir);
+	tap_ok(strcmp(e.msg, want) == 0, "sc_error on an absent setting: group line 2");
+	e.status = ERR_OK;
+	sc_error(sc, &e, "gpus.a100_80gb.memory_bytes", "too small");
+	snprintf(want, sizeof want, "%s/catalog/gpus.cfg:3: "
+		 "gpus.a100_80gb.memory_bytes: too small", dir);
+	tap_ok(strcmp(e.msg, want) == 0,
+	       "sc_error in an included group names the included file, line 3");
+	e.status = ERR_OK;
+	sc_error(sc, &e, "train.interval_s", "too short");
+	snprintf(want, sizeof want, "%s/x.cfg: train.interval_s: too short", dir);
+	tap_ok(strcmp(e.msg, want) == 0, "sc_error with no group: just the file");
+	sc_free(sc);
+}
+
+static void test_file_errors(void)
+{
+	struct err e;
+	char want[512];
+
+	memset(&e, 0, sizeof e);
+	snprintf(want, sizeof want, "%s/none.cfg", dir);
+	tap_ok(sc_load(schema, want, NULL, 0, &e) == NULL && e.status == ERR_USAGE &&
+	       strstr(e.msg, "/none.cfg: cannot read: No such file or directory"),
+	       "missing file: FILE: cannot read: strerror");
+	memset(&e, 0, sizeof e);
+	snprintf(want, sizeof want, "%s/catalog", dir);
+	tap_ok(sc_load(schema, want, NULL, 0, &e) == NULL && e.status == ERR_USAGE &&
+	       strstr(e.msg, "/catalog: cannot read: Is a directory"),
+	       "a directory: cannot read: Is a directory");
+	bad("model = {\n  layers = 96;\n  hidden = ;\n};\n", NULL, 0,
+	    "@/x.cfg:3: syntax error", "syntax error: libconfig's text and line 3");
+	put("catalog/bad.cfg", "gpus = {\n  x = ;\n};\n");
+	bad("# one\n@include \"catalog/bad.cfg\"\n", NULL, 0,
+	    "@/catalog/bad.cfg:2: syntax error",
+	    "syntax error inside an included file names that file, line 2");
+	bad("@include \"catalog/none.cfg\"\n", NULL, 0,
+	    "@/x.cfg:1: cannot open include file", "missing include file");
+}
+
+static void test_schema_rules(void)
+{
+	/* Lines: L1 include, L2 model = {, L3 layers, L4 hidden, L5 }, ... */
+	char text[2048];
+#define WITH(L3, L4, REST) (snprintf(text, sizeof text, \
+	"@include \"catalog/gpus.cfg\"\nmodel = {\n%s\n%s\n};\n%s", L3, L4, REST), text)
+#define GPU "cluster = { gpu = \"a100_80gb\"; };\n"
+
+	bad(WITH("layers = -3;", "hidden = 1;", GPU), NULL, 0,
+	    "@/x.cfg:3: model.layers: -3 is out of range "
+	    "(expected an integer in 1..100000)", "int below its range, line 3");
+	bad(WITH("layers = 100001;", "hidden = 1;", GPU), NULL, 0,
+	    "@/x.cfg:3: model.layers: 100001 is out of range "
+	    "(expected an integer in 1..100000)", "int above its range (max inclusive)");
+	struct err e;
+	struct scenario *sc = load(WITH("layers = 100000;", "hidden = 1;", GPU),
+				   NULL, 0, &e);
+	tap_ok(sc != NULL && sc_int(sc, "model.layers") == 100000,
+	       "max itself is in range");
+	sc_free(sc);
+	bad(WITH("layers = 3.5;", "hidden = 1;", GPU), NULL, 0,
+	    "@/x.cfg:3: model.layers: 3.5 is not an integer "
+	    "(expected an integer in 1..100000)", "float literal for an int");
+	bad(WITH("layers = \"96\";", "hidden = 1;", GPU), NULL, 0,
+	    "@/x.cfg:3: model.layers: \"96\" is not an integer "
+	    "(expected an integer in 1..100000)", "text for an int");
+	bad(WITH("layers = 1;", "hidden = 1; tokens = 0;", GPU), NULL, 0,
+	    "@/x.cfg:4: model.tokens: 0 is out of range (expected an integer >= 1)",
+	    "open upper bound reads >= 1");
+	bad(WITH("layers = 1;", "hidden = 1; dropout = 1.5;", GPU), NULL, 0,
+	    "@/x.cfg:4: model.dropout: 1.5 is out of range "
+	    "(expected a number in 0..1)", "float out of range");
+	sc = load(WITH("layers = 1;", "hidden = 1; dropout = 1;", GPU), NULL, 0, &e);
+	tap_ok(sc != NULL && sc_float(sc, "model.dropout") == 1.0,
+	       "a float setting accepts an integer literal");
+	sc_free(sc);
+	bad(WITH("layers = 1;", "hidden = 1; dropout = true;", GPU), NULL, 0,
+	    "@/x.cfg:4: model.dropout: true is not a number "
+	    "(expected a number in 0..1)", "bool for a float");
+	bad(WITH("layers = 1;", "hidden = 1; name = 3;", GPU), NULL, 0,
+	    "@/x.cfg:4: model.name: 3 is not text "
+	    "(expected text in double quotes)", "number for a string");
+	bad(WITH("layers = 1;", "hidden = 1;",
+		 "parallel = {\n  recompute = 1;\n};\n"), NULL, 0,
+	    "@/x.cfg:7: parallel.recompute: 1 is not true or false "
+	    "(expected true or false)", "number for a bool, line 7");
+	bad(WITH("layers = 1;", "hidden = 1;",
+		 "parallel = { schedule = \"2f2b\"; };\n"), NULL, 0,
+	    "@/x.cfg:6: parallel.schedule: \"2f2b\" is not a choice "
+	    "(expected 1f1b|interleaved)", "enum: not a choice");
+	bad(WITH("layers = 1;", "hidden = 1;", "cluster = {\n gpu = \"a100x\";\n};\n"),
+	    NULL, 0, "@/x.cfg:7: cluster.gpu: no such entry \"a100x\" in gpus "
+	    "(expected one of: a100_80gb, h100_sxm)", "ref to a missing entry");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "net = 3;\n"), NULL, 0,
+	    "@/x.cfg:7: net: 3 is not a group (expected a group of settings)",
+	    "scalar where a group belongs");
+	bad(WITH("layers = { x = 1; };", "hidden = 1;", GPU), NULL, 0,
+	    "@/x.cfg:3: model.layers: a group is not an integer "
+	    "(expected an integer in 1..100000)", "group where an int belongs");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "net = { ranks = 3; };\n"), NULL, 0,
+	    "@/x.cfg:7: net.ranks: 3 is not a list "
+	    "(expected a list of integers in 0..1023)", "scalar where a list belongs");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "net = { ranks = [0, 2000]; };\n"),
+	    NULL, 0, "@/x.cfg:7: net.ranks: element 1: 2000 is out of range "
+	    "(expected a list of integers in 0..1023)", "list element out of range");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "net = { ranks = (0, 1.5); };\n"),
+	    NULL, 0, "@/x.cfg:7: net.ranks: element 1: 1.5 is not an integer "
+	    "(expected a list of integers in 0..1023)", "float in an int list");
+	bad(WITH("layers = 1;", "hidden = 1;",
+		 GPU "net = { bw_Bps = [1.0, -2.0]; };\n"), NULL, 0,
+	    "@/x.cfg:7: net.bw_Bps: element 1: -2 is out of range "
+	    "(expected a list of numbers >= 0 B/s)", "float list element below 0");
+	sc = load(WITH("layers = 1;", "hidden = 1;",
+		       GPU "net = { bw_Bps = (1, 2.5); };\n"), NULL, 0, &e);
+	tap_ok(sc != NULL && sc_list_len(sc, "net.bw_Bps") == 2 &&
+	       sc_list_float(sc, 0, "net.bw_Bps") == 1.0,
+	       "float list accepts ( ) lists with integers");
+	sc_free(sc);
+	bad(WITH("layers = 1;", "hidden = 99999999999999999999;", GPU), NULL, 0,
+	    "@/x.cfg:4: model.hidden: 99999999999999999999 is out of range "
+	    "(expected an integer in 1..1000000)", "integer beyond 64 bits");
+	/* Two ints on one line whose low 32 bits agree: 2^32 + 1 and 1. */
+	sc = load(WITH("layers = 1; tokens = 4294967297;",
+		       "hidden = 1; /* 5000000000 */ dropout = 0.5;", GPU
+		       "net = { ranks = [1, 2]; bw_Bps = (4294967297, 1.5); };\n"),
+		  NULL, 0, &e);
+	tap_ok(sc != NULL && sc_int(sc, "model.layers") == 1 &&
+	       sc_int(sc, "model.tokens") == 4294967297LL &&
+	       sc_int(sc, "model.hidden") == 1 &&
+	       sc_list_float(sc, 0, "net.bw_Bps") == 4294967297.0 &&
+	       sc_list_float(sc, 1, "net.ranks") == 2,
+	       "each big literal goes back to its own setting (2^32 + 1)");
+	if (sc == NULL)
+		tap_diag("%s", e.msg);
+	sc_free(sc);
+
+	/* Unknown settings, with and without a suggestion. */
+	bad(WITH("layerz = 1;", "hidden = 1;", GPU), NULL, 0,
+	    "@/x.cfg:3: model.layerz: unknown setting (did you mean model.layers?)",
+	    "unknown setting: typo suggests model.layers");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "layers = 2;\n"), NULL, 0,
+	    "@/x.cfg:7: layers: unknown setting (did you mean model.layers?)",
+	    "unknown setting: right name at the wrong level");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "zzz = { qqq = 1; };\n"), NULL, 0,
+	    "@/x.cfg:7: zzz: unknown setting", "unknown group: no close name");
+	bad(WITH("layers = 1;", "hidden = 1;", GPU "modle = { layers = 1; };\n"),
+	    NULL, 0, "@/x.cfg:7: modle: unknown setting (did you mean model?)",
+	    "unknown group: typo suggests model");
+	bad("model = { layers = 1; hidden = 1; };\ncluster = { gpu = \"x\"; };\n"
+	    "gpus = {\n  x = { tdp_w = 1; };\n  * = { tdp_w = 1; };\n};\n",
+	    NULL, 0, "@/x.cfg:5: gpus.*: unknown setting (\"*\" is not allowed "
+	    "in a name)", "a literal * name is refused");
+	put("catalog/gpus2.cfg", "gpus = {\n  a100 = {\n    tdp_w = 1;\n"
+	    "    tdpw = 2;\n  };\n};\n");
+	bad("@include \"catalog/gpus2.cfg\"\nmodel = { layers = 1; hidden = 1; };\n"
+	    "cluster = { gpu = \"a100\"; };\n", NULL, 0,
+	    "@/catalog/gpus2.cfg:4: gpus.a100.tdpw: unknown setting "
+	    "(did you mean gpus.a100.tdp_w?)",
+	    "unknown setting in an included wildcard group, line 4");
+
+	/* Required settings. */
+	bad("@include \"catalog/gpus.cfg\"\ncluster = { gpu = \"h100_sxm\"; };\n",
+	    NULL, 0, "@/x.cfg: model.layers: missing required setting",
+	    "missing required, group absent: just the file");
+	bad(WITH("layers = 1;", "", GPU), NULL, 0,
+	    "@/x.cfg:2: model.hidden: missing required setting",
+	    "missing required, group present: the group's line 2");
+	bad(WITH("layers = 1;", "hidden = 1;", ""), NULL, 0,
+	    "@/x.cfg: cluster.gpu: missing required setting", "missing required ref");
+	put("catalog/gpus3.cfg", "gpus = {\n  a = { tdp_w = 1; };\n"
+	    "  b = {\n    memory_bytes = 1;\n  };\n};\n");
+	bad("@include \"catalog/gpus3.cfg\"\nmodel = { layers = 1; hidden = 1; };\n"
+	    "cluster = { gpu = \"a\"; };\n", NULL, 0,
+	    "@/catalog/gpus3.cfg:3: gpus.b.tdp_w: missing required setting",
+	    "required under a wildcard: each child group (b, line 3)");
+	put("catalog/gpus4.cfg", "gpus = {\n  a = { tdp_w = 5000; };\n};\n");
+	bad("@include \"catalog/gpus4.cfg\"\nmodel = { layers = 1; hidden = 1; };\n"
+	    "cluster = { gpu = \"a\"; };\n", NULL, 0,
+	    "@/catalog/gpus4.cfg:2: gpus.a.tdp_w: 5000 is out of range "
+	    "(expected a number in 1..2000 W)",
+	    "range error inside an included file names it, line 2");
+	sc = load("model = { layers = 1; hidden = 1; };\n"
+		  "cluster = { gpu = \"x\"; };\ngpus = { x = { tdp_w = 1; }; };\n"
+		  "train = {};\n", NULL, 0, &e);
+	tap_ok(sc != NULL && sc_float(sc, "train.interval_s") == 3600 &&
+	       sc_has(sc, "train"), "empty group allowed; default under it");
+	sc_free(sc);
+#undef WITH
+#undef GPU
+}
+
+static void test_overrides(void)
+{
+	struct err e;
+	const char *ov[] = {
+		"model.layers=48",			/* int */
+		"model.dropout = 1e-1",			/* float, spaces */
+		"model.tokens=0x10",			/* hex int */
+		"parallel.recompute=true",		/* bool */
+		"model.name=\"big \\\"one\\\"\"",	/* quoted text */
+		"parallel.schedule=1f1b",		/* enum, no quotes */
+		"cluster.gpu=a100_80gb",		/* ref */
+		"net.bw_Bps=[1e9, 2e9, 4e9]",		/* float list */
+		"net.ranks=[]",				/* empty int list */
+		"train.interval_s=1e9",			/* creates train group */
+		"gpus.a100_80gb.tdp_w=350",		/* inside a wildcard group */
+		"gpus.b200.tdp_w=1000",			/* creates a wildcard child */
+	};
+	struct scenario *sc = load(base, ov, 12, &e);
+
+	if (!tap_ok(sc != NULL, "twelve overrides of every type apply"))
+		tap_diag("%s", e.msg);
+	if (sc == NULL)
+		return;
+	tap_int(sc_int(sc, "model.layers"), 48, "int override replaces 96");
+	tap_near(sc_float(sc, "model.dropout"), 0.1, 0, "float override 1e-1");
+	tap_int(sc_int(sc, "model.tokens"), 16, "hex int override 0x10 = 16");
+	tap_ok(sc_bool(sc, "parallel.recompute"), "bool override true");
+	tap_ok(strcmp(sc_str(sc, "model.name"), "big \"one\"") == 0,
+	       "quoted text override with escapes");
+	tap_ok(strcmp(sc_str(sc, "parallel.schedule"), "1f1b") == 0, "enum override");
+	tap_ok(strcmp(sc_str(sc, "cluster.gpu"), "a100_80gb") == 0, "ref override");
+	tap_ok(sc_list_len(sc, "net.bw_Bps") == 3 &&
+	       sc_list_float(sc, 2, "net.bw_Bps") == 4e9, "float list override");
+	tap_int((long long)sc_list_len(sc, "net.ranks"), 0, "empty list override");
+	tap_near(sc_float(sc, "train.interval_s"), 1e9, 0,
+		 "override creates a missing setting and its group (1e9)");
+	tap_near(sc_float(sc, "gpus.a100_80gb.tdp_w"), 350, 0,
+		 "override inside a wildcard group");
+	const char *const *names;
+	size_t n = sc_children(sc, "gpus", &names);
+	tap_ok(n == 3 && strcmp(names[2], "b200") == 0,
+	       "override creates a new catalog entry, last in order");
+	tap_ok(strstr(sc_text(sc), "interval_s = 1000000000.0;") != NULL &&
+	       strstr(sc_text(sc), "layers = 48;") != NULL &&
+	       strstr(sc_text(sc), "layers = 96;") == NULL,
+	       "sc_text holds the overridden values, not the file's");
+	char want[512];
+	e.status = ERR_OK;
+	sc_error(sc, &e, "model.layers", "not divisible by 5");
+	tap_ok(strcmp(e.msg, "-s model.layers=48: model.layers: not divisible by 5")
+	       == 0, "sc_error on an overridden setting names the override");
+	e.status = ERR_OK;
+	sc_error(sc, &e, "gpus.b200.memory_bytes", "too small");
+	tap_ok(strcmp(e.msg, "-s gpus.b200.tdp_w=1000: gpus.b200.memory_bytes: "
+		      "too small") == 0,
+	       "sc_error in a group an override created names that override");
+	e.status = ERR_OK;
+	sc_error(sc, &e, "model.hidden", "odd");
+	snprintf(want, sizeof want, "%s/x.cfg:4: model.hidden: odd", dir);
+	tap_ok(strcmp(e.msg, want) == 0, "a setting not overridden keeps its line");
+	sc_free(sc);
+
+	/* A later override of the same key wins. */
+	const char *twice[] = { "model.layers=2", "model.layers=3" };
+	sc = load(base, twice, 2, &e);
+	tap_ok(sc && sc_int(sc, "model.layers") == 3, "the last override wins");
+	sc_free(sc);
+
+	const char *o1[] = { "model.layers" };
+	bad(base, o1, 1, "-s model.layers: expected KEY=VALUE", "override without =");
+	const char *o2[] = { "=3" };
+	bad(base, o2, 1, "-s =3: expected KEY=VALUE", "override with empty key");
+	const char *o3[] = { "model.layerz=3" };
+	bad(base, o3, 1, "-s model.layerz=3: model.layerz: unknown setting "
+	    "(did you mean model.layers?)", "override of an unknown key");
+	const char *o4[] = { "model.layers=abc" };
+	bad(base, o4, 1, "-s model.layers=abc: model.layers: abc is not an integer "
+	    "(expected an integer in 1..100000)", "override: text for an int");
+	const char *o5[] = { "model.layers=3.5" };
+	bad(base, o5, 1, "-s model.layers=3.5: model.layers: 3.5 is not an integer "
+	    "(expected an integer in 1..100000)", "override: float for an int");
+	const char *o6[] = { "model.layers=0" };
+	bad(base, o6, 1, "-s model.layers=0: model.layers: 0 is out of range "
+	    "(expected an integer in 1..100000)", "override: int out of range");
+	const char *o7[] = { "parallel.schedule=gpipe" };
+	bad(base, o7, 1, "-s parallel.schedule=gpipe: parallel.schedule: \"gpipe\" "
+	    "is not a choice (expected 1f1b|interleaved)", "override: bad enum");
+	const char *o8[] = { "cluster.gpu=v100" };
+	bad(base, o8, 1, "-s cluster.gpu=v100: cluster.gpu: no such entry \"v100\" "
+	    "in gpus (expected one of: a100_80gb, h100_sxm)", "override: bad ref");
+	const char *o9[] = { "parallel.recompute=yes" };
+	bad(base, o9, 1, "-s parallel.recompute=yes: parallel.recompute: yes is not "
+	    "true or false (expected true or false)", "override: bad bool");
+	const char *o10[] = { "net.ranks=[1, x]" };
+	bad(base, o10, 1, "-s net.ranks=[1, x]: net.ranks: element 1: x is not an "
+	    "integer (expected a list of integers in 0..1023)",
+	    "override: bad list element");
+	const char *o11[] = { "net.ranks=3" };
+	bad(base, o11, 1, "-s net.ranks=3: net.ranks: 3 is not a list "
+	    "(expected a list of integers in 0..1023)", "override: list without [ ]");
+	const char *o12[] = { "net.ranks=[1,2000]" };
+	bad(base, o12, 1, "-s net.ranks=[1,2000]: net.ranks: element 1: 2000 is out "
+	    "of range (expected a list of integers in 0..1023)",
+	    "override: list element out of range");
+	const char *o13[] = { "model.dropout=nan" };
+	bad(base, o13, 1, "-s model.dropout=nan: model.dropout: nan is not a number "
+	    "(expected a number in 0..1)", "override: nan is not a number");
+	const char *o14[] = { "model=3" };
+	bad(base, o14, 1, "-s model=3: model: is a group, not a setting "
+	    "(expected a setting inside it)", "override of a group");
+	const char *o15[] = { "gpus.*.tdp_w=3" };
+	bad(base, o15, 1, "-s gpus.*.tdp_w=3: gpus.*.tdp_w: not a setting path "
+	    "(expected names of letters, digits, - and _ joined by dots)",
+	    "override key with a * is not a path");
+	const char *o16[] = { "gpus.b200.memory_bytes=1" };
+	bad(base, o16, 1, "-s gpus.b200.memory_bytes=1: gpus.b200.tdp_w: "
+	    "missing required setting",
+	    "override creating an entry without its required setting");
+	const char *o17[] = { "model.layers=99999999999999999999" };
+	bad(base, o17, 1, "-s model.layers=99999999999999999999: model.layers: "
+	    "99999999999999999999 is out of range "
+	    "(expected an integer in 1..100000)", "override: beyond 64 bits");
+}
+
+static void test_schema_itself(void)
+{
+	static const struct cfg_setting bad_def[] = {
+		{ "a.b", CFG_INT, "", 1, 10, "20", NULL, "default out of range" },
+		CFG_END
+	};
+	static const struct cfg_setting bad_ref[] = {
+		{ "a.c", CFG_REF, "", 0, 0, "fast", "links", "default names nothing" },
+		CFG_END
+	};
+	struct cfg_schema *s = cfg_schema_new();
+	struct err e = { 0 };
+
+	cfg_schema_add(s, bad_def);
+	const char *f = put("y.cfg", "a = { };\n");
+	tap_ok(sc_load(s, f, NULL, 0, &e) == NULL && e.status == ERR_RUN &&
+	       strcmp(e.msg, "schema: a.b: bad default \"20\": 20 is out of range "
+		      "(expected an integer in 1..10)") == 0,
+	       "a bad default is a bug in the table: ERR_RUN");
+	if (strstr(e.msg, "schema") == NULL)
+		tap_diag("%s", e.msg);
+	cfg_schema_free(s);
+
+	s = cfg_schema_new();
+	cfg_schema_add(s, bad_ref);
+	memset(&e, 0, sizeof e);
+	char want[512];
+	snprintf(want, sizeof want, "%s/y.cfg:1: a.c: no such entry \"fast\" in links "
+		 "(the default; expected the name of an entry in links, which has "
+		 "none)", dir);
+	tap_ok(sc_load(s, f, NULL, 0, &e) == NULL && e.status == ERR_USAGE &&
+	       strcmp(e.msg, want) == 0, "a ref default must name an entry");
+	if (strcmp(e.msg, want) != 0)
+		tap_diag("got %s", e.msg);
+	cfg_schema_free(s);
+
+	/* --schema: one line per setting. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	cfg_schema_print(schema, m);
+	fclose(m);
+	int lines = 0;
+	for (char *p = buf; *p; p++)
+		lines += *p == '\n';
+	tap_int(lines, 14, "cfg_schema_print: one line per setting (7 + 7)");
+	char *l = strstr(buf, "model.layers ");
+	tap_ok(l && strstr(l, "int") && strstr(l, "1..100000") &&
+	       strstr(l, "(required)") && strstr(l, "transformer layers") &&
+	       strchr(l, '\n') > strstr(l, "transformer layers"),
+	       "model.layers line: type, range, required, help");
+	l = strstr(buf, "gpus.*.tdp_w ");
+	tap_ok(l && strstr(l, " W ") && strstr(l, "1..2000") &&
+	       strchr(l, '\n') > strstr(l, "board power"), "gpus.*.tdp_w line: unit W");
+	l = strstr(buf, "parallel.schedule ");
+	tap_ok(l && strstr(l, "1f1b|interleaved") && strstr(l, "enum"),
+	       "enum line shows its choices");
+	free(buf);
+}
+
+/* A path outside the schema is a programming error: abort, not a value. */
+static void test_bug_aborts(void)
+{
+	struct err e;
+	struct scenario *sc = load(base, NULL, 0, &e);
+	fflush(stdout);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(98);
+		(void)sc_int(sc, "model.nope");
+		_exit(0);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+	       "sc_int on a path not in the schema aborts");
+	sc_free(sc);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/cfg-t.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 99;
+	}
+	char sub[128];
+	snprintf(sub, sizeof sub, "%s/catalog", dir);
+	mkdir(sub, 0700);
+	put("catalog/gpus.cfg", catalog);
+
+	schema = cfg_schema_new();
+	cfg_schema_add(schema, model_tab);
+	cfg_schema_add(schema, cluster_tab);
+
+	test_good();
+	test_file_errors();
+	test_schema_rules();
+	test_overrides();
+	test_schema_itself();
+	test_bug_aborts();
+
+	cfg_schema_free(schema);
+	for (int i = n_paths; i-- > 0;)
+		unlink(paths[i]);
+	rmdir(sub);
+	rmdir(dir);
+	return tap_done();
+}

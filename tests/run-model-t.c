@@ -1,0 +1,172 @@
+/*
+ * run-model-t.c -- the first run model against numbers derived by hand.
+ *
+ * Sources: Megatron FLOPs and the 8TP/(nX) training-time estimate are from
+ * Narayanan et al. SC'21 (shared/reference/formulas.md); the rest is
+ * arithmetic on the scenario's own figures, written out below.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "tap.h"
+#include "sim/cfg.h"
+#include "sim/report.h"
+#include "models/run.h"
+
+/* Run a scenario with overrides; the summary lands in rep. */
+static int simulate(const char *file, const char *const *ov, size_t n_ov,
+		    uint64_t seed, struct report *rep)
+{
+	char path[4096];
+	struct err e = { 0 };
+	struct cfg_schema *schema = run_schema_new();
+	struct scenario *sc;
+	struct run_opts o = { .seed = seed };
+	int rc = -1;
+
+	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
+	sc = sc_load(schema, path, ov, n_ov, &e);
+	if (sc && run_simulate(sc, &o, rep, &e) == 0)
+		rc = 0;
+	if (rc < 0)
+		tap_diag("%s", e.msg);
+	sc_free(sc);
+	cfg_schema_free(schema);
+	return rc;
+}
+
+static double get(const struct report *r, const char *k)
+{
+	return rep_summary_get(r, k);
+}
+
+/* tiny.cfg: l=12 h=768 a=12 s=2048 V=51200, 16 A100 (312 TFLOP/s), batch
+ * 256, 2e9 tokens, efficiency 0.44 (default), recomputation on. */
+static void test_undisturbed_tiny(void)
+{
+	const char *ov[] = { "failures.enabled=false", "training.checkpoint.enabled=false" };
+	struct report *r = rep_new();
+	double l = 12, h = 768, s = 2048, V = 51200, B = 256;
+	double F = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+	double iters = ceil(2e9 / (B * s));		/* 3815 */
+	double iter_s = F / (16 * 312e12 * 0.44);
+	double dur_s = iters * iter_s;
+	double busy_w = 50 + 0.8 * (400 - 50);		/* idle + 0.8 (TDP - idle) */
+
+	if (simulate("scenarios/tiny.cfg", ov, 2, 1, r) < 0) {
+		tap_ok(0, "tiny undisturbed run");
+		rep_free(r);
+		return;
+	}
+	tap_near(get(r, "iterations"), 3815, 0, "iterations = ceil(2e9 / (256 x 2048))");
+	tap_near(get(r, "iteration_time_s"), iter_s, 1e-12, "iteration time = F / (n x peak x eff)");
+	tap_near(get(r, "duration_s"), dur_s, 1e-9, "duration = iterations x iteration time");
+	tap_near(get(r, "tokens") / get(r, "duration_s"), iters * B * s / dur_s, 1e-9,
+		 "throughput = tokens / duration");
+	tap_near(get(r, "tflops_per_gpu"), 312 * 0.44, 1e-9, "tflops per GPU = efficiency x peak");
+	tap_near(get(r, "it_energy_kwh"), 16 * busy_w * dur_s / 3.6e6, 1e-9,
+		 "IT energy = GPUs x busy power x duration (integral of constant power)");
+	tap_near(get(r, "energy_kwh"), 1.1 * 16 * busy_w * dur_s / 3.6e6, 1e-9,
+		 "facility energy = IT energy x PUE 1.1");
+	tap_near(get(r, "cost_usd"), 16 * dur_s / 3600 * 5.12, 1e-9,
+		 "cost = GPU-hours x $5.12");
+	tap_near(get(r, "gpu_hours"), 16 * dur_s / 3600, 1e-9, "GPU-hours = GPUs x hours");
+	tap_near(get(r, "carbon_kg"), get(r, "energy_kwh") * 369.5e-3, 1e-9,
+		 "carbon = facility kWh x 369.5 g/kWh");
+	tap_near(get(r, "goodput"), 1, 1e-9, "goodput 1 with no disruption");
+	tap_int((long long)get(r, "failures"), 0, "no failures");
+	rep_free(r);
+}
+
+/* 175b.cfg: duration = iterations x F / (n X) exactly, and Megatron's
+ * 8TP/(nX) within the gap between the FLOPs and parameter brackets
+ * (1 + s/6h + V/16lh = 1.03049 vs 1 + 13/12h + (V+s)/12lh = 1.00385,
+ * i.e. 2.66%), plus the rounding of tokens up to whole iterations. */
+static void test_megatron_estimate(void)
+{
+	const char *ov[] = { "failures.enabled=false", "training.checkpoint.enabled=false" };
+	struct report *r = rep_new();
+	double n = 1024, X = 0.44 * 312e12, T = 300e9;
+	double l = 96, h = 12288, s = 2048, V = 51200;
+	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+	double F = 96 * 1536 * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+	double iters = ceil(T / (1536 * s));
+	double estimate_s = 8 * T * P / (n * X);
+	double bracket_ratio = (1 + s / (6 * h) + V / (16 * l * h)) /
+			       (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+
+	if (simulate("scenarios/175b.cfg", ov, 2, 1, r) < 0) {
+		tap_ok(0, "175b undisturbed run");
+		rep_free(r);
+		return;
+	}
+	tap_near(get(r, "params"), P, 1e-12, "175B parameters by the SC'21 formula");
+	tap_near(P / 1e9, 174.6, 0.001, "... = 174.6B (GPT-3 paper)");
+	tap_near(get(r, "duration_s"), iters * F / (n * X), 1e-9, "duration = iterations x F/(nX)");
+	tap_near(get(r, "duration_s"), estimate_s * bracket_ratio * iters * 1536 * s / T, 1e-9,
+		 "duration = 8TP/(nX) x bracket ratio x whole-iteration rounding");
+	tap_near(get(r, "duration_s") / estimate_s, 1, 0.03, "within 3%% of Megatron's 8TP/(nX)");
+	rep_free(r);
+}
+
+/* Synchronous checkpoints every k iterations stall training for size/bw. */
+static void test_checkpoints(void)
+{
+	const char *ov[] = { "failures.enabled=false", "training.checkpoint.interval_s=60" };
+	struct report *r = rep_new();
+	double l = 12, h = 768, s = 2048, V = 51200, B = 256;
+	double F = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+	double iter_s = F / (16 * 312e12 * 0.44);
+	double k = round(60 / iter_s);			/* iterations per interval */
+	double n_ckpt = ceil(3815 / k) - 1;		/* none after the last iteration */
+	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+	double write_s = P * 14 / 2e9;			/* 14 B/param at 2 GB/s */
+
+	if (simulate("scenarios/tiny.cfg", ov, 2, 1, r) < 0) {
+		tap_ok(0, "tiny run with checkpoints");
+		rep_free(r);
+		return;
+	}
+	tap_near(get(r, "checkpoints"), n_ckpt, 0, "checkpoints = ceil(iterations / k) - 1");
+	tap_near(get(r, "duration_s"), 3815 * iter_s + n_ckpt * write_s, 1e-9,
+		 "duration = training + checkpoints x write time");
+	tap_near(get(r, "time_checkpoint_s"), n_ckpt * write_s, 1e-9, "time in checkpoint state");
+	tap_near(get(r, "it_energy_kwh"),
+		 16 * (330 * 3815 * iter_s + 50 * n_ckpt * write_s) / 3.6e6, 1e-9,
+		 "energy = busy power while training + idle power while writing");
+	rep_free(r);
+}
+
+/* Poisson failures: by Wald's identity E[N] = rate x E[duration], so over
+ * many seeds sum(N)/sum(duration) estimates the rate; with ~N failures its
+ * relative standard error is 1/sqrt(N), and we allow 4 of them. */
+static void test_failure_rate(void)
+{
+	const char *ov[] = { "failures.per_node_per_1000_days=100000", "failures.restart_s=30" };
+	double rate_per_s = 2 * 100.0 / 86400.0;	/* 2 nodes x 100 per node-day */
+	double sum_n = 0, sum_t = 0, sum_lost = 0;
+	int runs = 200, ok = 1;
+
+	for (int seed = 1; seed <= runs && ok; seed++) {
+		struct report *r = rep_new();
+		ok = simulate("scenarios/tiny.cfg", ov, 2, (uint64_t)seed, r) == 0;
+		sum_n += get(r, "failures");
+		sum_t += get(r, "duration_s");
+		sum_lost += get(r, "lost_work_s");
+		rep_free(r);
+	}
+	tap_ok(ok, "%d seeded runs with failures", runs);
+	tap_diag("failures %.0f over %.0f s: %.4g/s, expected %.4g/s", sum_n, sum_t,
+		 sum_n / sum_t, rate_per_s);
+	tap_near(sum_n / sum_t, rate_per_s, 4 / sqrt(sum_n), "failures / time = nodes x rate");
+	tap_ok(sum_lost > 0, "failures lose work");
+}
+
+int main(void)
+{
+	test_undisturbed_tiny();
+	test_megatron_estimate();
+	test_checkpoints();
+	test_failure_rate();
+	return tap_done();
+}
