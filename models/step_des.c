@@ -238,12 +238,19 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 {
 	struct des *d = ctx;
 	int k = (int)(ev->arg & 0xffffffff), vs = (int)(ev->arg >> 32);
-	double bytes = 2.0 * d->p->chunk_params[vs];
-	int nb = (int)ceil(bytes / d->p->bucket_bytes);
+	double bytes = 0;
+	int nb = 1;
 
 	(void)sim;
-	if (nb < 1)
-		nb = 1;
+	if (vs == d->V) {	/* the stage's whole gradient buffer at once */
+		for (int c = 0; c < d->p->v; c++)
+			bytes += 2.0 * d->p->chunk_params[c * d->p->pp + k];
+	} else {
+		bytes = 2.0 * d->p->chunk_params[vs];
+		nb = (int)ceil(bytes / d->p->bucket_bytes);
+		if (nb < 1)
+			nb = 1;
+	}
 	d->stages[k].pending_ready--;
 	if (push_bucket(&d->stages[k].st[STREAM_GRAD], grad_op(d), bytes / nb) < 0)
 		return err_set(e, ERR_RUN, "step: out of memory");
@@ -251,9 +258,9 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 }
 
 /* Release the gradients backward op i produces for collectives: every
- * backward under ZeRO-2; otherwise a chunk's last backward (with overlap),
- * or all chunks at once at the stage's last op (Megatron without overlap:
- * one pass over the buckets after the whole backward). */
+ * backward under ZeRO-2; otherwise a chunk's last backward (with overlap,
+ * bucket by bucket), or the whole buffer at the end of the stage's last op
+ * (Megatron's local DDP without overlap: one collective). */
 static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 {
 	struct stage *st = &d->stages[k];
@@ -268,9 +275,10 @@ static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 		return st->last_bwd[op->chunk] == i ? grads_from_op(d, k, vs, now, dur, e) : 0;
 	if (i != st->n_ops - 1)
 		return 0;
-	for (int c = d->p->v - 1; c >= 0; c--)
-		if (grads_from_op(d, k, c * d->p->pp + k, now, dur, e) < 0)
-			return -1;
+	/* one collective over the contiguous gradient buffer (Megatron's local
+	 * DDP without overlap) */
+	ev_at(d->sim, now + dur, d->k_bucket, (uint64_t)k | (uint64_t)d->V << 32);
+	st->pending_ready++;
 	return 0;
 }
 

@@ -49,7 +49,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(19);
+	tap_plan(20);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -105,6 +105,11 @@ int main(void)
 		step_run(&p, &r, &e);
 		tap_near(r.dp_comm_elems_per_rank, want[i], 1e-12, name[i]);
 	}
+	plan(&p, 2, 1, 4, 1e-3, 2e-3);
+	p.dp = 4;
+	p.overlap_grad_reduce = false;	/* one all-reduce of the whole buffer */
+	step_run(&p, &r, &e);
+	tap_near(r.dp_comm_elems_per_rank, 2e6, 1e-12, "DP without overlap: 2 Psi");
 	tap_ok(r.events > 0, "events were simulated (%llu)", (unsigned long long)r.events);
 	return tap_done();
 }
