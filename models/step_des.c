@@ -40,7 +40,7 @@ struct stage {
 	bool finished;
 	struct stream st[N_STREAMS];
 	/* ZeRO-3 gathers: one per (op, segment) in execution order */
-	int gathers_launched, gathers_done;
+	int gathers_done;
 	int *seg_base;		/* per op: index of its first gather */
 	int n_gathers;
 };
@@ -120,6 +120,7 @@ static int gather_limit(const struct des *d, int k, double bytes)
 
 	return pos + (ahead < 1 ? 1 : ahead);
 }
+
 static int try_start(struct des *d, int k, struct err *e);
 static int check_finished(struct des *d, int k, struct err *e);
 
