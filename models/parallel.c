@@ -29,8 +29,9 @@ const struct cfg_setting par_settings[] = {
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
-	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0.001, 1e6, "80", NULL,
-	  "Megatron gradient bucket (40M fp16 elements, Megatron-LM's DDP default)" },
+	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
+	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
+	  "fp16 elements" },
 	{ "parallel.zero_bucket_mb", CFG_FLOAT, "MB", 0.001, 1e6, "1000", NULL,
 	  "ZeRO reduce / all-gather bucket (DeepSpeed's 5e8 fp16 elements)" },
 	{ "parallel.memory_reserve_gb", CFG_FLOAT, "GB", 0, 1e4, "3", NULL,
@@ -38,6 +39,13 @@ const struct cfg_setting par_settings[] = {
 	  "buffers, caching-allocator fragmentation" },
 	CFG_END
 };
+
+double par_megatron_bucket_bytes(int dp)
+{
+	double elems = 1e6 * dp;
+
+	return 2.0 * (elems > 40e6 ? elems : 40e6);
+}
 
 void par_defaults(struct par_opts *o)
 {
@@ -47,7 +55,7 @@ void par_defaults(struct par_opts *o)
 	o->recompute = PAR_RECOMPUTE_SELECTIVE;
 	o->overlap_grad_reduce = true;
 	o->dtype = PAR_BF16;
-	o->dp_bucket_bytes = 80 * MB;
+	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
 	o->zero_bucket_bytes = 1000 * MB;
 	o->reserve_bytes = 3 * GB;
 }
@@ -135,6 +143,8 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 	o->grad_accum_fusion = sc_bool(sc, "parallel.grad_accum_fusion");
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
+	if (o->dp_bucket_bytes <= 0)
+		o->dp_bucket_bytes = par_megatron_bucket_bytes(L->dp);
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	return check(m, L, o, &f);

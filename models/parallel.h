@@ -39,6 +39,8 @@ extern const struct cfg_setting par_settings[];
 
 /* Defaults as in the table (for tests that build options by hand). */
 void par_defaults(struct par_opts *o);
+/* Megatron-LM's DDP bucket: max(40M, 1M x dp) fp16 gradient elements. */
+double par_megatron_bucket_bytes(int dp);
 /* Read and check against the model and layout (scenario errors). */
 int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 		      const struct layout *L, struct par_opts *o, struct err *e);
