@@ -263,6 +263,52 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 		tier_add(r, "pp_p2p", 2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp);
 }
 
+/* The transport over topologies/net.h: collectives as netsim flows. */
+struct net_transport {
+	struct net *net;
+	struct netsim *ns;
+};
+
+static int tr_open(void *ctx, struct ev_sim *sim, struct err *e)
+{
+	struct net_transport *t = ctx;
+
+	t->ns = netsim_new(t->net, sim, e);
+	return t->ns ? 0 : -1;
+}
+
+static int tr_start(void *ctx, const struct coll *c, coll_done_fn done,
+		    void *done_ctx, uint64_t tag, struct err *e)
+{
+	struct net_transport *t = ctx;
+
+	return netsim_start(t->ns, c, done, done_ctx, tag, e);
+}
+
+static double tr_alone_s(void *ctx, const struct coll *c, struct err *e)
+{
+	struct net_transport *t = ctx;
+
+	return net_coll_time_s(t->net, c, e);
+}
+
+static void tr_close(void *ctx, struct step_result *out)
+{
+	struct net_transport *t = ctx;
+	const char *const *names;
+	const double *bytes;
+
+	if (!t->ns)
+		return;
+	if (out) {
+		size_t n = netsim_tiers(t->ns, &names, &bytes);
+		for (size_t i = 0; i < n; i++)
+			tier_add(out, names[i], bytes[i]);
+	}
+	netsim_free(t->ns);
+	t->ns = NULL;
+}
+
 int step_simulate_net(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g,
 		      struct net *net, struct step_result *out, struct err *e)
@@ -308,6 +354,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
+	struct net_transport nt = { net, NULL };
+	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
@@ -319,7 +367,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
-		.net = net, .contention = true, .rank_gpu = a.rank_gpu,
+		.net = &tr, .contention = true, .rank_gpu = a.rank_gpu,
 	};
 	if (step_run(&p, out, e) < 0)
 		goto done;

@@ -98,6 +98,19 @@ enum step_dp_mode {
 	STEP_DP_ZERO3,		/* + per-layer AG before forward and backward */
 };
 
+/* How step_run() moves data: a netsim opened on the run's engine, or
+ * collectives timed alone.  step.c backs it with topologies/net.h; tests
+ * may back it with anything.  close() adds per-tier bytes to out (NULL:
+ * just release). */
+struct step_transport {
+	void *ctx;
+	int (*open)(void *ctx, struct ev_sim *sim, struct err *e);
+	int (*start)(void *ctx, const struct coll *c, coll_done_fn done,
+		     void *done_ctx, uint64_t tag, struct err *e);
+	double (*alone_s)(void *ctx, const struct coll *c, struct err *e);
+	void (*close)(void *ctx, struct step_result *out);
+};
+
 struct step_plan {
 	int pp, v, microbatches;
 	/* per virtual stage (chunk c of stage k is index c*pp + k), seconds */
@@ -114,9 +127,9 @@ struct step_plan {
 	bool overlap_grad_reduce;
 	double optimizer_s;
 	/* network: NULL = communication free */
-	struct net *net;
-	bool contention;		/* DP collectives as netsim flows */
-	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries), or NULL */
+	const struct step_transport *net;
+	bool contention;		/* DP collectives as shared flows (start) */
+	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries) */
 };
 
 int step_run(const struct step_plan *p, struct step_result *out, struct err *e);

@@ -48,7 +48,7 @@ struct stage {
 struct des {
 	const struct step_plan *p;
 	struct ev_sim *sim;
-	struct netsim *ns;
+	bool net_open;		/* transport opened on this sim */
 	int V;			/* virtual stages pp*v */
 	struct stage *stages;
 	uint8_t *fwd_ready, *bwd_ready;	/* [V * m] */
@@ -165,7 +165,7 @@ static int alone_s(struct des *d, int k, enum coll_op op, double bytes,
 			return 0;
 		}
 	struct coll c = { op, COLL_AUTO, d->groups[k * d->p->tp], d->p->dp, bytes };
-	*t = net_coll_time_s(d->p->net, &c, e);
+	*t = d->p->net->alone_s(d->p->net->ctx, &c, e);
 	if (*t < 0)
 		return -1;
 	if (d->n_cache < 64)
@@ -197,7 +197,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		for (int i = 0; i < d->p->tp; i++) {
 			struct coll c = { b->op, COLL_AUTO, d->groups[k * d->p->tp + i],
 					  d->p->dp, b->bytes };
-			if (netsim_start(d->ns, &c, on_netsim_done, d, tag, e) < 0)
+			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
 				return -1;
 		}
 		return 0;
@@ -474,8 +474,8 @@ static void des_free(struct des *d)
 		for (int i = 0; i < d->p->pp * d->p->tp; i++)
 			free(d->groups[i]);
 	free(d->groups);
-	if (d->ns)
-		netsim_free(d->ns);
+	if (d->net_open)
+		d->p->net->close(d->p->net->ctx, NULL);
 	if (d->sim)
 		ev_sim_free(d->sim);
 }
@@ -512,7 +512,7 @@ static int des_setup(struct des *d, struct err *e)
 		if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1 && plan_gathers(d, k, e) < 0)
 			return -1;
 	}
-	if (p->dp > 1 && p->net) {
+	if (p->dp > 1 && p->net && p->rank_gpu) {
 		d->groups = calloc((size_t)pp * p->tp, sizeof *d->groups);
 		if (!d->groups)
 			return err_set(e, ERR_RUN, "step: out of memory");
@@ -523,14 +523,14 @@ static int des_setup(struct des *d, struct err *e)
 					return err_set(e, ERR_RUN, "step: out of memory");
 				for (int j = 0; j < p->dp; j++) {
 					int r = i + p->tp * (j + p->dp * k);
-					g[j] = p->rank_gpu ? p->rank_gpu[r] : net_rank_gpu(p->net, r);
+					g[j] = p->rank_gpu[r];
 				}
 				d->groups[k * p->tp + i] = g;
 			}
 		if (p->contention) {
-			d->ns = netsim_new(p->net, d->sim, e);
-			if (!d->ns)
+			if (p->net->open(p->net->ctx, d->sim, e) < 0)
 				return -1;
+			d->net_open = true;
 		}
 	} else {
 		d->free_comm = true;
@@ -594,14 +594,9 @@ static int des_run(const struct step_plan *p, struct step_result *out,
 	 * exactly one of its tp groups: mean per rank over stages */
 	out->dp_comm_elems_per_rank = d.dp_elems / p->pp;
 	out->events = ev_count(d.sim);
-	if (d.ns) {
-		const char *const *names;
-		const double *bytes;
-		size_t nt = netsim_tiers(d.ns, &names, &bytes);
-		for (size_t i = 0; i < nt && out->n_tiers < STEP_TIERS_MAX; i++) {
-			out->tier_names[out->n_tiers] = step_tier_name(names[i]);
-			out->tier_bytes[out->n_tiers++] = bytes[i];
-		}
+	if (d.net_open) {	/* per-tier bytes, then the transport's state goes */
+		p->net->close(p->net->ctx, out);
+		d.net_open = false;
 	}
 	rc = 0;
 done:
