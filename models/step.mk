@@ -3,7 +3,8 @@ libtrainsim_a_SOURCES += models/compute.c models/memory.c models/zero.c \
 	models/parallel.c
 noinst_HEADERS += models/compute.h models/memory.h models/zero.h \
 	models/parallel.h
-libtrainsim_a_SOURCES += models/megatron.c models/step.c models/step_des.c
+libtrainsim_a_SOURCES += models/megatron.c models/step.c models/step_des.c \
+	models/step_memory.c
 noinst_HEADERS += models/megatron.h models/step.h
 check_PROGRAMS += tests/step-mem-t
 TESTS += tests/step-mem-t
@@ -20,3 +21,6 @@ validate: tests/bench/step-validate
 .PHONY: validate
 EXTRA_PROGRAMS += tests/bench/step-b
 tests_bench_step_b_SOURCES = tests/bench/step-b.c
+check_PROGRAMS += tests/step-scenario-t
+TESTS += tests/step-scenario-t
+tests_step_scenario_t_SOURCES = tests/step-scenario-t.c
