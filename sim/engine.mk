@@ -1,3 +1,13 @@
 # sim/engine.mk -- errors, the event engine, random streams.
 libtrainsim_a_SOURCES += sim/err.c
 noinst_HEADERS += sim/err.h sim/ev.h sim/rng.h
+libtrainsim_a_SOURCES += sim/ev.c sim/rng.c
+
+check_PROGRAMS += tests/ev-t tests/rng-t
+TESTS += tests/ev-t tests/rng-t
+tests_ev_t_SOURCES = tests/ev-t.c
+tests_rng_t_SOURCES = tests/rng-t.c
+
+EXTRA_PROGRAMS += tests/bench/evq-hold-b
+BENCHES += tests/bench/evq-hold-b
+tests_bench_evq_hold_b_SOURCES = tests/bench/evq-hold-b.c
