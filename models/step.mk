@@ -24,3 +24,6 @@ tests_bench_step_b_SOURCES = tests/bench/step-b.c
 check_PROGRAMS += tests/step-scenario-t
 TESTS += tests/step-scenario-t
 tests_step_scenario_t_SOURCES = tests/step-scenario-t.c
+check_PROGRAMS += tests/step-pipe-t
+TESTS += tests/step-pipe-t
+tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
