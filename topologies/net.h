@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
@@ -61,6 +62,33 @@ int netsim_start(struct netsim *ns, const struct coll *c, coll_done_fn done,
  * "local", "global", ...): names and totals owned by ns. */
 size_t netsim_tiers(const struct netsim *ns, const char *const **names,
 		    const double **bytes);
+
+/* Flows not yet delivered (for tests and progress). */
+size_t netsim_active_flows(const struct netsim *ns);
+/* The same tiers' total link capacity (sum over the tier's directed links),
+ * so that utilization = bytes / (capacity * time): names and values owned
+ * by net. */
+size_t net_tier_capacity(const struct net *net, const char *const **names,
+			 const double **capacity_Bps);
+
+/* Power of all the network's ports (W) from the links catalog's idle_w:
+ * each cable has a port at both ends (NVLink is in the GPU's power). */
+double net_idle_power_w(const struct net *net);
+/* Energy of the traffic carried so far (J): each byte on each link it
+ * crossed, times 8 bits, times that link's pj_per_bit. */
+double netsim_energy_j(const struct netsim *ns);
+
+/* The nccl-tests-style table of `trainsim collective`: sizes min_bytes,
+ * min_bytes*factor, ... up to max_bytes, on ranks 0..n_ranks-1 (0: all
+ * GPUs); columns size, count, type, redop, root, time (us), algbw and
+ * busbw (GB/s, nccl-tests' factors), #wrong. */
+int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
+		     double min_bytes, double max_bytes, double factor,
+		     int n_ranks, FILE *out, struct err *e);
+/* Names as the CLI takes them ("all_reduce", ..., "ring", "tree", "hier",
+ * "auto"): 0, or -1 if unknown. */
+int coll_op_parse(const char *s, enum coll_op *op);
+int coll_algo_parse(const char *s, enum coll_algo *algo);
 
 /* Settings the network reads (network.*, links.*), for the schema. */
 extern const struct cfg_setting net_settings[];

@@ -1,0 +1,172 @@
+/*
+ * net-flow-t.c -- max-min fairness and flow timing on hand-built links.
+ *
+ * Every expected rate and time below is worked out in the comment beside
+ * it from the definition of max-min fairness (Bertsekas and Gallager, Data
+ * Networks, sec. 6.5: raise all rates together; a link that fills freezes
+ * its flows).
+ */
+#include <stdint.h>
+
+#include "tap.h"
+#include "topologies/flow.h"
+
+static int64_t now;
+static int delivered;
+static uint64_t last_owner;
+
+static int on_done(void *ctx, uint64_t owner, struct err *e)
+{
+	(void)ctx;
+	(void)e;
+	delivered++;
+	last_owner = owner;
+	return 0;
+}
+
+/* Run until idle; returns the time of the last delivery. */
+static int64_t run(struct flow_sys *fs)
+{
+	struct err e = { 0 };
+
+	while (flow_count(fs) > 0) {
+		flow_solve(fs, now);
+		now = flow_next_ns(fs);
+		flow_advance(fs, now, on_done, NULL, &e);
+	}
+	return now;
+}
+
+static void two_links_three_flows(void)
+{
+	/* Link 0: 1 B/s, link 1: 2 B/s.  Flow a uses both, b link 0, c link 1.
+	 * Link 0's fair share 1/2 is the smallest (link 1: 2/2 = 1), so a and b
+	 * get 0.5; link 1 then has 1.5 left for c alone. */
+	double cap[2] = { 1, 2 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(2, cap, NULL, 0, &e);
+	int32_t p01[2] = { 0, 1 }, p0[1] = { 0 }, p1[1] = { 1 };
+	int32_t a = flow_add(fs, p01, 2, 10, 0, 0, 0, &e);
+	int32_t b = flow_add(fs, p0, 1, 10, 0, 1, 0, &e);
+	int32_t c = flow_add(fs, p1, 1, 10, 0, 2, 0, &e);
+
+	flow_solve(fs, 0);
+	tap_near(flow_rate_Bps(fs, a), 0.5, 1e-12, "two links, three flows: a = 1/2");
+	tap_near(flow_rate_Bps(fs, b), 0.5, 1e-12, "two links, three flows: b = 1/2");
+	tap_near(flow_rate_Bps(fs, c), 1.5, 1e-12, "two links, three flows: c = 2 - 1/2");
+	flow_sys_free(fs);
+
+	/* Equal capacities 1 and 1: every link has two flows, all rates 1/2. */
+	double cap1[2] = { 1, 1 };
+	fs = flow_sys_new(2, cap1, NULL, 0, &e);
+	a = flow_add(fs, p01, 2, 10, 0, 0, 0, &e);
+	b = flow_add(fs, p0, 1, 10, 0, 1, 0, &e);
+	c = flow_add(fs, p1, 1, 10, 0, 2, 0, &e);
+	flow_solve(fs, 0);
+	tap_ok(flow_rate_Bps(fs, a) == 0.5 && flow_rate_Bps(fs, b) == 0.5 &&
+	       flow_rate_Bps(fs, c) == 0.5, "equal links: all three flows at 1/2");
+	flow_sys_free(fs);
+}
+
+static void shared_bottleneck(void)
+{
+	/* Links L0 = 10, L1 = 4 (the bottleneck), L2 = 10.  Flow a: L0 L1,
+	 * b: L1 L2, c: L0, d: L2 L0 -- unequal paths through one bottleneck.
+	 * Shares: L0 10/3, L1 4/2 = 2, L2 10/2 = 5: L1 first, a = b = 2.
+	 * Then L0 has 8 for c and d: 4 each; L2 has 8 for d (already 4). */
+	double cap[3] = { 10, 4, 10 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(3, cap, NULL, 0, &e);
+	int32_t pa[2] = { 0, 1 }, pb[2] = { 1, 2 }, pc[1] = { 0 }, pd[2] = { 2, 0 };
+	int32_t a = flow_add(fs, pa, 2, 1, 0, 0, 0, &e);
+	int32_t b = flow_add(fs, pb, 2, 1, 0, 0, 0, &e);
+	int32_t c = flow_add(fs, pc, 1, 1, 0, 0, 0, &e);
+	int32_t d = flow_add(fs, pd, 2, 1, 0, 0, 0, &e);
+
+	flow_solve(fs, 0);
+	tap_near(flow_rate_Bps(fs, a), 2, 1e-12, "bottleneck: a = 4/2");
+	tap_near(flow_rate_Bps(fs, b), 2, 1e-12, "bottleneck: b = 4/2");
+	tap_near(flow_rate_Bps(fs, c), 4, 1e-12, "bottleneck: c = (10-2)/2");
+	tap_near(flow_rate_Bps(fs, d), 4, 1e-12, "bottleneck: d = (10-2)/2");
+	flow_sys_free(fs);
+}
+
+static void timing(void)
+{
+	/* One link of 1e9 B/s.  Flows of 1e9 and 2e9 bytes start together at
+	 * 0.5e9 B/s each; the first ends at 2 s, the second has 1e9 bytes left
+	 * and finishes alone at 1e9 B/s: 3 s.  With 1 us latency, deliveries
+	 * come at 2 s + 1 us and 3 s + 1 us. */
+	double cap[1] = { 1e9 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(1, cap, NULL, 0, &e);
+	int32_t p[1] = { 0 };
+
+	now = 0;
+	delivered = 0;
+	flow_add(fs, p, 1, 1e9, 1000, 7, 0, &e);
+	flow_add(fs, p, 1, 2e9, 1000, 8, 0, &e);
+	flow_solve(fs, 0);
+	tap_int(flow_next_ns(fs), 2000000000, "first transfer ends at 2 s");
+	now = flow_next_ns(fs);
+	flow_advance(fs, now, on_done, NULL, &e);
+	tap_int(delivered, 0, "nothing delivered before the latency");
+	int64_t end = run(fs);
+	tap_int(delivered, 2, "both delivered");
+	tap_int(end, 3000001000, "second delivered at 3 s + 1 us (sped up after the first)");
+	tap_int((long long)last_owner, 8, "the longer flow is delivered last");
+	tap_near(flow_link_bytes(fs)[0], 3e9, 1e-12, "link carried 3e9 bytes");
+	flow_sys_free(fs);
+}
+
+static void components(void)
+{
+	/* Links 0..9, ten independent flows (one per link), then one more on
+	 * link 3: the re-solve must rate only link 3's two flows. */
+	double cap[10];
+	struct err e = { 0 };
+	for (int i = 0; i < 10; i++)
+		cap[i] = 1e9;
+	struct flow_sys *fs = flow_sys_new(10, cap, NULL, 0, &e);
+	for (int32_t i = 0; i < 10; i++)
+		flow_add(fs, &i, 1, 1e9, 0, 0, 0, &e);
+	flow_solve(fs, 0);
+	uint64_t before = flow_stat_rated(fs);
+	int32_t l3 = 3;
+	int32_t x = flow_add(fs, &l3, 1, 1e9, 0, 0, 1000, &e);
+	flow_solve(fs, 1000);
+	tap_int((long long)(flow_stat_rated(fs) - before), 2,
+		"adding a flow re-rates only its component (2 flows, not 11)");
+	tap_near(flow_rate_Bps(fs, x), 0.5e9, 1e-12, "new flow shares link 3 equally");
+	/* The old flow on link 3 sent 1000 ns * 1e9 B/s = 1000 B alone, then
+	 * 0.5e9 B/s: it ends at 1000 + (1e9 - 1000) / 0.5e9 s. */
+	now = 1000;
+	flow_advance(fs, 1000000000, on_done, NULL, &e);
+	tap_int((long long)flow_count(fs), 2, "nine flows done at 1 s, two left on link 3");
+	flow_sys_free(fs);
+}
+
+static void zero_bytes(void)
+{
+	double cap[1] = { 1e9 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(1, cap, NULL, 0, &e);
+	int32_t p[1] = { 0 };
+
+	now = 5;
+	delivered = 0;
+	flow_add(fs, p, 1, 0, 250, 1, 5, &e);
+	tap_int(run(fs), 255, "an empty flow costs only its latency");
+	flow_sys_free(fs);
+}
+
+int main(void)
+{
+	tap_plan(18);
+	two_links_three_flows();
+	shared_bottleneck();
+	timing();
+	components();
+	zero_bytes();
+	return tap_done();
+}

@@ -1,0 +1,195 @@
+/*
+ * net-sim-t.c -- collectives sharing the fabric on the event engine.
+ *
+ * Expected times are worked out by hand from max-min sharing: flows of two
+ * collectives on the same links split them equally, and a collective alone
+ * takes what net_coll_time_s() says (the same model without an engine).
+ * Times are whole nanoseconds (tolerance 1e-5).  Latencies: base 8.4 us, NVLink step 3.4 us, two NVLink hops of 300 ns.
+ */
+#include <stdlib.h>
+
+#include "tap.h"
+#include "sim/ev.h"
+#include "topologies/coll.h"
+#include "topologies/topo.h"
+
+#define B_NVL (300e9 * 0.767)
+
+static int64_t done_ns[8];
+static struct ev_sim *sim;
+static struct netsim *ns;
+
+static int on_done(void *ctx, uint64_t tag, struct err *e)
+{
+	(void)ctx;
+	(void)e;
+	done_ns[tag] = ev_now(sim);
+	return 0;
+}
+
+static int gpus8[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+static int pair01[2] = { 0, 1 };
+static struct coll later_coll;
+
+static int start_later(struct ev_sim *s, const struct ev *ev, void *ctx,
+		       struct err *e)
+{
+	(void)s;
+	(void)ctx;
+	return netsim_start(ns, &later_coll, on_done, NULL, ev->arg, e);
+}
+
+static struct net *dgx(int gpus)
+{
+	struct net_params p;
+	struct err e = { 0 };
+
+	net_params_default(&p);
+	p.gpus = gpus;
+	return net_new(&p, NULL, &e);
+}
+
+static void setup(struct net *net)
+{
+	struct err e = { 0 };
+
+	sim = ev_sim_new();
+	ns = netsim_new(net, sim, &e);
+	for (int i = 0; i < 8; i++)
+		done_ns[i] = -1;
+}
+
+static void teardown(void)
+{
+	netsim_free(ns);
+	ev_sim_free(sim);
+}
+
+static void alone_and_shared(void)
+{
+	struct err e = { 0 };
+	struct net *net = dgx(8);
+	double S = 1e8;
+	struct coll ar = { COLL_ALL_REDUCE, COLL_RING, gpus8, 8, S };
+	double alone = net_coll_time_s(net, &ar, &e);
+
+	setup(net);
+	netsim_start(ns, &ar, on_done, NULL, 0, &e);
+	ev_run(sim, INT64_MAX, &e);
+	tap_near(done_ns[0] * 1e-9, alone, 1e-9, "one all-reduce on the engine = alone");
+	teardown();
+
+	/* Two at once on the same GPUs: every NVLink port carries one flow of
+	 * each, so each gets B/2 and both end at 2 * 2(n-1)/n S/B + latency. */
+	setup(net);
+	netsim_start(ns, &ar, on_done, NULL, 0, &e);
+	netsim_start(ns, &ar, on_done, NULL, 1, &e);
+	ev_run(sim, INT64_MAX, &e);
+	double lat = 8400e-9 + 14 * 3400e-9 + 600e-9;
+	double want = 2 * (2.0 * 7 / 8 * S / B_NVL) + lat;
+	tap_near(done_ns[0] * 1e-9, want, 1e-5, "two all-reduces sharing NVLink: twice the transfer");
+	tap_ok(done_ns[0] == done_ns[1], "... and they end together");
+	const char *const *names;
+	const double *bytes;
+	size_t nt = netsim_tiers(ns, &names, &bytes);
+	/* 8 flows per run, 2 NVLink links each, 2(n-1)/n S bytes each. */
+	tap_ok(nt > TIER_NVLINK && strcmp(names[TIER_NVLINK], "nvlink") == 0,
+	       "tiers are named (nvlink first)");
+	tap_near(bytes[TIER_NVLINK], 2 * 8 * 2 * (2.0 * 7 / 8 * S), 1e-12,
+		 "NVLink tier bytes: 2 runs x 8 flows x 2 links x 2(n-1)/n S");
+	tap_int((long long)netsim_active_flows(ns), 0, "no flow left behind");
+	teardown();
+	net_free(net);
+}
+
+static void staggered(void)
+{
+	/* GPU 0 -> 1 twice, the second starting when the first is half done:
+	 * the first has S/2 left at B/2 (S/B more), the second then has S/2
+	 * left alone at B (S/(2B) more).  Both add the same latency. */
+	struct err e = { 0 };
+	struct net *net = dgx(8);
+	double S = 1e8, T = S / B_NVL, lat = 8400e-9 + 3400e-9 + 600e-9;
+
+	setup(net);
+	later_coll = (struct coll){ COLL_SENDRECV, COLL_AUTO, pair01, 2, S };
+	int kind = ev_kind(sim, "later", start_later, NULL);
+	netsim_start(ns, &later_coll, on_done, NULL, 0, &e);
+	ev_at(sim, llround(T / 2 * 1e9), kind, 1);
+	ev_run(sim, INT64_MAX, &e);
+	tap_near(done_ns[0] * 1e-9, 1.5 * T + lat, 1e-5, "first send slowed by the second: 1.5 S/B");
+	tap_near(done_ns[1] * 1e-9, 2.0 * T + lat, 1e-5, "second send: 2 S/B after the first began");
+	teardown();
+	net_free(net);
+}
+
+static void disjoint_and_tiers(void)
+{
+	/* Two DGX A100: an all-reduce in each node at once share no link and
+	 * each takes its alone time.  Then one over all 16 GPUs: 8 channels,
+	 * each with 2 flows between the nodes of 2(n-1)/n S/8 bytes that cross
+	 * NIC, leaf, spine, leaf, NIC (cross-rail): leaf tier 2 x 8 x 2 x
+	 * (15/64) S = 7.5 S, spine tier the same. */
+	struct err e = { 0 };
+	struct net *net = dgx(16);
+	double S = 1e8;
+	int a[8], b[8], all[16];
+
+	for (int i = 0; i < 8; i++) {
+		a[i] = i;
+		b[i] = 8 + i;
+	}
+	for (int i = 0; i < 16; i++)
+		all[i] = i;
+	struct coll ca = { COLL_ALL_REDUCE, COLL_RING, a, 8, S };
+	struct coll cb = { COLL_ALL_REDUCE, COLL_RING, b, 8, S };
+	double alone = net_coll_time_s(net, &ca, &e);
+	setup(net);
+	netsim_start(ns, &ca, on_done, NULL, 0, &e);
+	netsim_start(ns, &cb, on_done, NULL, 1, &e);
+	ev_run(sim, INT64_MAX, &e);
+	tap_near(done_ns[0] * 1e-9, alone, 1e-9, "node 0's all-reduce unaffected by node 1's");
+	tap_near(done_ns[1] * 1e-9, alone, 1e-9, "node 1's all-reduce unaffected by node 0's");
+	teardown();
+
+	struct coll c16 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S };
+	setup(net);
+	netsim_start(ns, &c16, on_done, NULL, 2, &e);
+	ev_run(sim, INT64_MAX, &e);
+	const char *const *names;
+	const double *bytes;
+	netsim_tiers(ns, &names, &bytes);
+	tap_near(bytes[TIER_LEAF], 7.5 * S, 1e-9, "leaf tier: 7.5 S for a 16-GPU ring");
+	tap_near(bytes[TIER_SPINE], 7.5 * S, 1e-9, "spine tier: 7.5 S (rings cross rails)");
+	tap_ok(done_ns[2] > 0, "16-GPU all-reduce completed");
+	/* Energy: 7.5 S on leaf links and 7.5 S on spine links at HDR's
+	 * 15.8 pJ/bit (net_params_default sets none: use the catalog's). */
+	net->p.scale_out.pj_per_bit = 15.8;
+	tap_near(netsim_energy_j(ns), 15 * S * 8 * 15.8e-12, 1e-9,
+		 "energy: 15 S bytes over HDR links at 15.8 pJ/bit");
+	teardown();
+
+	/* A one-GPU "collective" completes after its latency alone. */
+	int one[1] = { 3 };
+	struct coll c1 = { COLL_ALL_REDUCE, COLL_RING, one, 1, S };
+	setup(net);
+	netsim_start(ns, &c1, on_done, NULL, 3, &e);
+	ev_run(sim, INT64_MAX, &e);
+	tap_int(done_ns[3], 8400, "one GPU: only the base latency");
+	/* Idle power: 16 NIC cables + 8 leaves x 20 uplinks, two ports each,
+	 * 6.3 W per HDR port. */
+	net->p.scale_out.idle_w = 6.3;
+	tap_near(net_idle_power_w(net), (16 + 8 * 20) * 2 * 6.3, 1e-12,
+		 "idle power: 176 cables x 2 ports x 6.3 W");
+	teardown();
+	net_free(net);
+}
+
+int main(void)
+{
+	tap_plan(16);
+	alone_and_shared();
+	staggered();
+	disjoint_and_tiers();
+	return tap_done();
+}

@@ -1,0 +1,509 @@
+/*
+ * coll.c -- collectives decomposed into phases of flows (see coll.h), the
+ * runner, and the nccl-tests-style table.
+ *
+ * Participants are taken in GPU order and grouped by node.  Algorithms:
+ *   ring  C channels (network.collective.channels, default one per NIC):
+ *         channel c visits each node's GPUs rotated by c, so the ring leaves
+ *         every node through a different GPU (and NIC) per channel, as NCCL's
+ *         rings do on DGX systems.  Each channel carries S/C.  Per ring edge:
+ *         all-reduce 2(n-1)/n of its share, reduce-scatter and all-gather
+ *         (n-1)/n, broadcast the whole share along the chain from the root.
+ *   tree  NCCL's double binary tree for all-reduce across nodes: two trees
+ *         over the nodes, each with half the data, one the mirror of the
+ *         other so a node is inner in at most one; inside a node a chain.
+ *         Reduce goes up while broadcast comes down (pipelined), so every
+ *         tree and chain edge carries S/2 each way at once.  One node: ring.
+ *   hier  NVLink reduce-scatter in each node, ring all-reduce across nodes
+ *         per rail (local GPU j of every node, S/m each), NVLink all-gather.
+ *   all-to-all: every pair, S/n each, at once.  sendrecv: [src, dst] one
+ *         flow of S; with more than two GPUs, each sends S to the next (the
+ *         pattern of nccl-tests' sendrecv_perf).
+ * Latency, after NCCL's tuning model (src/graph/tuning.cc, Simple
+ * protocol): the base latency once, plus a per-step latency for each
+ * algorithm step, NVLink's inside a domain and the network's across it;
+ * a ring all-reduce spends 2(N-1) of its 2(n-1) steps crossing N nodes, a
+ * tree 2(m-1) in a node's chain and 2*ceil(log2 N) across.  Each flow adds
+ * its path's wire latency once.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topologies/coll.h"
+
+static int add_xfer(struct coll_phase *ph, int32_t src, int32_t dst,
+		    uint32_t key, double bytes, struct err *e)
+{
+	if (ph->n == ph->cap) {
+		int32_t cap = ph->cap ? ph->cap * 2 : 16;
+		struct coll_xfer *x = realloc(ph->x, sizeof *x * (size_t)cap);
+		if (x == NULL)
+			return err_set(e, ERR_RUN, "out of memory for a collective");
+		ph->x = x;
+		ph->cap = cap;
+	}
+	ph->x[ph->n++] = (struct coll_xfer){ src, dst, key, bytes };
+	return 0;
+}
+
+void coll_plan_free(struct coll_plan *p)
+{
+	for (int i = 0; i < COLL_PHASES_MAX; i++)
+		free(p->ph[i].x);
+	memset(p, 0, sizeof *p);
+}
+
+/* Participants sorted, grouped by node: gpu[start[k] .. start[k+1]). */
+struct groups {
+	int *gpu, *start;
+	int n, n_groups;
+	int equal;		/* every group the same size */
+	int multi_domain;	/* some pair is in different scale-up domains */
+};
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static void groups_free(struct groups *g)
+{
+	free(g->gpu);
+	free(g->start);
+}
+
+static int groups_make(const struct net *net, const struct coll *c,
+		       struct groups *g, struct err *e)
+{
+	memset(g, 0, sizeof *g);
+	if (c->n_gpus < 1 || c->gpus == NULL)
+		return err_set(e, ERR_RUN, "a collective needs at least one GPU");
+	g->n = c->n_gpus;
+	g->gpu = malloc(sizeof *g->gpu * (size_t)g->n);
+	g->start = malloc(sizeof *g->start * (size_t)(g->n + 1));
+	if (!g->gpu || !g->start) {
+		groups_free(g);
+		return err_set(e, ERR_RUN, "out of memory for a collective");
+	}
+	for (int i = 0; i < g->n; i++) {
+		if (c->gpus[i] < 0 || c->gpus[i] >= net->p.gpus) {
+			groups_free(g);
+			return err_set(e, ERR_RUN, "collective names GPU %d of %d",
+				       c->gpus[i], net->p.gpus);
+		}
+		g->gpu[i] = c->gpus[i];
+	}
+	/* SENDRECV keeps its order: [src, dst]. */
+	if (c->op != COLL_SENDRECV)
+		qsort(g->gpu, (size_t)g->n, sizeof *g->gpu, cmp_int);
+	int gpn = net->p.gpus_per_node;
+	for (int i = 0; i < g->n; i++) {
+		if (i == 0 || g->gpu[i] / gpn != g->gpu[i - 1] / gpn)
+			g->start[g->n_groups++] = i;
+		if (i > 0 && g->gpu[i] == g->gpu[i - 1] && c->op != COLL_SENDRECV) {
+			int dup = g->gpu[i];
+			groups_free(g);
+			return err_set(e, ERR_RUN, "collective names GPU %d twice", dup);
+		}
+		if (!net_same_domain(net, g->gpu[i], g->gpu[0]))
+			g->multi_domain = 1;
+	}
+	g->start[g->n_groups] = g->n;
+	g->equal = 1;
+	for (int k = 1; k < g->n_groups; k++)
+		if (g->start[k + 1] - g->start[k] != g->start[1] - g->start[0])
+			g->equal = 0;
+	return 0;
+}
+
+static int channels(const struct net *net, const struct groups *g)
+{
+	if (!g->multi_domain)
+		return 1;
+	return net->p.channels > 0 ? net->p.channels : net->p.nics_per_node;
+}
+
+/* Ring channel c: each group's GPUs rotated by c, groups in order. */
+static void ring_order(const struct groups *g, int c, int *order)
+{
+	int i = 0;
+
+	for (int k = 0; k < g->n_groups; k++) {
+		int m = g->start[k + 1] - g->start[k];
+		for (int j = 0; j < m; j++)
+			order[i++] = g->gpu[g->start[k] + (j + c) % m];
+	}
+}
+
+/* A ring over all participants, C channels; per edge `frac` of S/C.
+ * chain: leave out the edge back into the first GPU (broadcast). */
+static int ring_flows(const struct groups *g, int C, double S, double frac,
+		      int chain, struct coll_phase *ph, struct err *e)
+{
+	int *order = malloc(sizeof *order * (size_t)g->n);
+
+	if (order == NULL)
+		return err_set(e, ERR_RUN, "out of memory for a collective");
+	for (int c = 0; c < C; c++) {
+		ring_order(g, c, order);
+		for (int i = 0; i < g->n - chain; i++)
+			if (add_xfer(ph, order[i], order[(i + 1) % g->n], (uint32_t)c,
+				     frac * S / C, e) < 0) {
+				free(order);
+				return -1;
+			}
+	}
+	free(order);
+	return 0;
+}
+
+static double step_ns(const struct net *net, int inter)
+{
+	return inter ? net->p.step_net_ns : net->p.step_nvlink_ns;
+}
+
+/* NCCL's ring latency: inter-node steps at the network's step latency. */
+static double ring_latency(const struct net *net, const struct groups *g,
+			   int steps, int inter_steps)
+{
+	if (!g->multi_domain)
+		inter_steps = 0;
+	return (steps - inter_steps) * step_ns(net, 0) + inter_steps * step_ns(net, 1);
+}
+
+static int plan_ring(const struct net *net, const struct coll *c,
+		     const struct groups *g, struct coll_plan *p, struct err *e)
+{
+	int n = g->n, N = g->n_groups, C = channels(net, g);
+	struct coll_phase *ph = &p->ph[0];
+	double frac;
+	int steps, inter, chain = 0;
+
+	p->n_phases = 1;
+	switch (c->op) {
+	case COLL_ALL_REDUCE:
+		frac = 2.0 * (n - 1) / n;
+		steps = 2 * (n - 1);
+		inter = 2 * (N - 1);
+		break;
+	case COLL_BROADCAST:
+		frac = 1;
+		steps = inter = n - 1;
+		chain = 1;
+		inter = N - 1;
+		break;
+	default:		/* reduce-scatter, all-gather */
+		frac = (double)(n - 1) / n;
+		steps = n - 1;
+		inter = N - 1;
+		break;
+	}
+	ph->latency_ns = net->p.base_latency_ns + ring_latency(net, g, steps, inter);
+	if (n == 1)
+		return 0;
+	return ring_flows(g, C, c->bytes, frac, chain, ph, e);
+}
+
+/* Heap-shaped binary tree over positions 0..N-1, mirrored for tree 1. */
+static int tree_parent(int t, int N, int i)
+{
+	int pos = t ? N - 1 - i : i;
+
+	if (pos == 0)
+		return -1;
+	pos = (pos - 1) / 2;
+	return t ? N - 1 - pos : pos;
+}
+
+static int plan_tree(const struct net *net, const struct coll *c,
+		     const struct groups *g, struct coll_plan *p, struct err *e)
+{
+	int N = g->n_groups, depth = 0;
+	int max_m = 0;
+	struct coll_phase *ph = &p->ph[0];
+	double half = c->bytes / 2;
+
+	p->n_phases = 1;
+	while ((1 << depth) < N)
+		depth++;
+	for (int t = 0; t < 2; t++)
+		for (int k = 0; k < N; k++) {
+			int m = g->start[k + 1] - g->start[k];
+			int rot = t * (m / 2);
+			const int *gk = g->gpu + g->start[k];
+			if (m > max_m)
+				max_m = m;
+			/* The node's chain, from its leader gk[rot]. */
+			for (int j = 0; j + 1 < m; j++) {
+				int a = gk[(j + rot) % m], b = gk[(j + 1 + rot) % m];
+				if (add_xfer(ph, a, b, (uint32_t)t, half, e) < 0 ||
+				    add_xfer(ph, b, a, (uint32_t)t, half, e) < 0)
+					return -1;
+			}
+			int par = tree_parent(t, N, k);
+			if (par < 0)
+				continue;
+			int mp = g->start[par + 1] - g->start[par];
+			int lead = gk[rot], plead = g->gpu[g->start[par] + t * (mp / 2)];
+			if (add_xfer(ph, lead, plead, (uint32_t)t, half, e) < 0 ||
+			    add_xfer(ph, plead, lead, (uint32_t)t, half, e) < 0)
+				return -1;
+		}
+	ph->latency_ns = net->p.base_latency_ns +
+			 2 * ((max_m - 1) * step_ns(net, 0) + depth * step_ns(net, 1));
+	return 0;
+}
+
+static int plan_hier(const struct net *net, const struct coll *c,
+		     const struct groups *g, struct coll_plan *p, struct err *e)
+{
+	int N = g->n_groups, m = g->start[1] - g->start[0];
+	double S = c->bytes;
+
+	if (!g->equal)
+		return err_set(e, ERR_USAGE, "hierarchical all-reduce needs the same "
+			       "number of GPUs in every node (expected ring or tree)");
+	p->n_phases = 3;
+	for (int k = 0; k < N; k++) {
+		const int *gk = g->gpu + g->start[k];
+		for (int j = 0; j < m && m > 1; j++) {
+			double b = (double)(m - 1) / m * S;
+			if (add_xfer(&p->ph[0], gk[j], gk[(j + 1) % m], 0, b, e) < 0 ||
+			    add_xfer(&p->ph[2], gk[j], gk[(j + 1) % m], 0, b, e) < 0)
+				return -1;
+		}
+		for (int j = 0; j < m && N > 1; j++) {
+			int next = g->gpu[g->start[(k + 1) % N] + j];
+			double b = 2.0 * (N - 1) / N * S / m;
+			if (add_xfer(&p->ph[1], gk[j], next, (uint32_t)j, b, e) < 0)
+				return -1;
+		}
+	}
+	p->ph[0].latency_ns = net->p.base_latency_ns + (m - 1) * step_ns(net, 0);
+	p->ph[1].latency_ns = 2 * (N - 1) * step_ns(net, 1);
+	p->ph[2].latency_ns = (m - 1) * step_ns(net, 0);
+	return 0;
+}
+
+static int plan_all_to_all(const struct net *net, const struct coll *c,
+			   const struct groups *g, struct coll_plan *p,
+			   struct err *e)
+{
+	int n = g->n;
+
+	if ((int64_t)n * (n - 1) > (1 << 24))
+		return err_set(e, ERR_RUN, "all-to-all over %d GPUs is %lld flows "
+			       "(at most 2^24)", n, (long long)n * (n - 1));
+	p->n_phases = 1;
+	p->ph[0].latency_ns = net->p.base_latency_ns + step_ns(net, g->multi_domain);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (i != j && add_xfer(&p->ph[0], g->gpu[i], g->gpu[j], 0,
+					       c->bytes / n, e) < 0)
+				return -1;
+	return 0;
+}
+
+static int plan_sendrecv(const struct net *net, const struct coll *c,
+			 const struct groups *g, struct coll_plan *p,
+			 struct err *e)
+{
+	p->n_phases = 1;
+	p->ph[0].latency_ns = net->p.base_latency_ns + step_ns(net, g->multi_domain);
+	if (g->n == 2)
+		return add_xfer(&p->ph[0], g->gpu[0], g->gpu[1], 0, c->bytes, e);
+	for (int i = 0; i < g->n && g->n > 1; i++)
+		if (add_xfer(&p->ph[0], g->gpu[i], g->gpu[(i + 1) % g->n], 0,
+			     c->bytes, e) < 0)
+			return -1;
+	return 0;
+}
+
+int coll_plan_build(const struct net *net, const struct coll *c,
+		    enum coll_algo algo, struct coll_plan *p, struct err *e)
+{
+	struct groups g;
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	if (!(c->bytes >= 0) || !isfinite(c->bytes))
+		return err_set(e, ERR_RUN, "collective of %g bytes", c->bytes);
+	if (groups_make(net, c, &g, e) < 0)
+		return -1;
+	if (c->op != COLL_ALL_REDUCE || g.n_groups < 2 || algo == COLL_AUTO)
+		algo = COLL_RING;
+	if (algo == COLL_HIER && g.start[1] - g.start[0] < 2 && g.equal)
+		algo = COLL_RING;	/* one GPU per node: nothing to do inside */
+	p->algo = algo;
+	switch (c->op) {
+	case COLL_ALL_TO_ALL:
+		rc = plan_all_to_all(net, c, &g, p, e);
+		break;
+	case COLL_SENDRECV:
+		rc = plan_sendrecv(net, c, &g, p, e);
+		break;
+	default:
+		rc = algo == COLL_TREE ? plan_tree(net, c, &g, p, e) :
+		     algo == COLL_HIER ? plan_hier(net, c, &g, p, e) :
+		     plan_ring(net, c, &g, p, e);
+	}
+	groups_free(&g);
+	if (rc < 0)
+		coll_plan_free(p);
+	return rc;
+}
+
+/* --- running -------------------------------------------------------------- */
+
+static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
+		       uint64_t owner, int64_t now_ns, struct err *e)
+{
+	const struct coll_phase *ph = &r->plan.ph[r->phase];
+	const int32_t *load = flow_link_load(fs);
+	int32_t path[NET_PATH_MAX];
+
+	for (int32_t i = 0; i < ph->n; i++) {
+		const struct coll_xfer *x = &ph->x[i];
+		int n = net_route(net, x->src, x->dst, x->key, load, path);
+		double wire = 0;
+		for (int k = 0; k < n; k++)
+			wire += net->g.latency_ns[path[k]];
+		int64_t lat = llround(ph->latency_ns + wire);
+		if (flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e) < 0)
+			return -1;
+	}
+	r->pending = ph->n;
+	return 0;
+}
+
+int coll_run_start(struct net *net, struct flow_sys *fs, struct coll_run *r,
+		   uint64_t owner, int64_t now_ns, struct err *e)
+{
+	/* A phase without flows (one GPU) still costs its latency: it is
+	 * folded into the end time. */
+	while (r->phase < r->plan.n_phases) {
+		if (r->plan.ph[r->phase].n > 0)
+			return start_phase(net, fs, r, owner, now_ns, e);
+		r->end_ns = now_ns + llround(r->plan.ph[r->phase].latency_ns);
+		now_ns = r->end_ns;
+		r->phase++;
+	}
+	r->pending = 0;
+	return 0;
+}
+
+int coll_run_delivered(struct net *net, struct flow_sys *fs, struct coll_run *r,
+		       uint64_t owner, int64_t now_ns, struct err *e)
+{
+	if (--r->pending > 0)
+		return 0;
+	r->end_ns = now_ns;
+	r->phase++;
+	if (coll_run_start(net, fs, r, owner, now_ns, e) < 0)
+		return -1;
+	return r->phase >= r->plan.n_phases && r->pending == 0;
+}
+
+/* --- names, factors, the table -------------------------------------------- */
+
+static const char *const op_names[] = {
+	"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast",
+	"sendrecv",
+};
+static const char *const algo_names[] = { "auto", "ring", "tree", "hier" };
+
+const char *coll_op_name(enum coll_op op)
+{
+	return (unsigned)op < 6 ? op_names[op] : "?";
+}
+
+const char *coll_algo_name(enum coll_algo algo)
+{
+	return (unsigned)algo < 4 ? algo_names[algo] : "?";
+}
+
+int coll_op_parse(const char *s, enum coll_op *op)
+{
+	for (int i = 0; i < 6; i++)
+		if (strcmp(s, op_names[i]) == 0) {
+			*op = (enum coll_op)i;
+			return 0;
+		}
+	return -1;
+}
+
+int coll_algo_parse(const char *s, enum coll_algo *algo)
+{
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, algo_names[i]) == 0) {
+			*algo = (enum coll_algo)i;
+			return 0;
+		}
+	return -1;
+}
+
+double coll_busbw_factor(enum coll_op op, int n)
+{
+	switch (op) {
+	case COLL_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_GATHER:
+	case COLL_ALL_TO_ALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1;
+	}
+}
+
+int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
+		     double min_bytes, double max_bytes, double factor,
+		     int n_ranks, FILE *out, struct err *e)
+{
+	int n = n_ranks > 0 ? n_ranks : net_gpu_count(net);
+
+	if (n > net_gpu_count(net))
+		return err_set(e, ERR_USAGE, "--ranks %d: the cluster has %d GPUs",
+			       n, net_gpu_count(net));
+	if (!(min_bytes > 0) || !(max_bytes >= min_bytes) || !(factor > 1))
+		return err_set(e, ERR_USAGE, "sizes: expected 0 < MIN <= MAX and "
+			       "FACTOR > 1 (got %g, %g, %g)", min_bytes, max_bytes, factor);
+	int *gpus = malloc(sizeof *gpus * (size_t)n);
+	if (gpus == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (int r = 0; r < n; r++)
+		gpus[r] = net_rank_gpu(net, r);
+	fprintf(out, "# trainsim collective: %s, %d ranks, algorithm %s\n",
+		coll_op_name(op), n, coll_algo_name(algo));
+	fprintf(out, "#\n#%12s %13s %9s %7s %7s %10s %8s %8s %7s\n",
+		"size", "count", "type", "redop", "root", "time", "algbw",
+		"busbw", "#wrong");
+	fprintf(out, "#%12s %13s %9s %7s %7s %10s %8s %8s %7s\n",
+		"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+	int rc = 0;
+	for (double S = min_bytes; S <= max_bytes * (1 + 1e-12); S *= factor) {
+		double bytes = floor(S / 4) * 4;	/* whole floats */
+		struct coll c = { op, algo, gpus, n, bytes };
+		if (op == COLL_SENDRECV && n < 2) {
+			rc = err_set(e, ERR_USAGE, "sendrecv needs at least 2 ranks");
+			break;
+		}
+		double t = net_coll_time_s(net, &c, e);
+		if (!(t >= 0)) {
+			rc = -1;
+			break;
+		}
+		double algbw = t > 0 ? bytes / t / 1e9 : 0;
+		int per_rank = op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER ||
+			       op == COLL_ALL_TO_ALL;
+		fprintf(out, " %12.0f %13.0f %9s %7s %7d %10.2f %8.2f %8.2f %7s\n",
+			bytes, bytes / 4 / (per_rank ? n : 1), "float",
+			op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER ? "sum" : "none",
+			op == COLL_BROADCAST ? 0 : -1, t * 1e6, algbw,
+			algbw * coll_busbw_factor(op, n), "N/A");
+	}
+	free(gpus);
+	return rc;
+}

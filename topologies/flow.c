@@ -1,0 +1,525 @@
+/*
+ * flow.c -- max-min fair flow rates by progressive filling, solved per
+ * connected component, with flows ending and delivered in time order.
+ * See flow.h for the model.
+ *
+ * Data: each link keeps an array of its flows; each flow keeps its path and,
+ * for each hop, its index in that link's array, so removal is a swap.  Two
+ * indexed binary heaps: flows by next event time (transfer end, then
+ * delivery), and, during a solve, the component's links by fair share.
+ * While filling, a link's fair share only grows (a flow frozen at the
+ * minimum share s leaves rem - s over n - 1 >= rem/n), so a link moves
+ * only down the heap.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topologies/flow.h"
+#include "topologies/topo.h"
+
+enum { FLOW_FREE, FLOW_SEND, FLOW_DRAIN };
+
+struct flow {
+	double left;		/* bytes not yet sent at t_last */
+	double bytes, rate;
+	int64_t t_last, key_ns, lat_ns;
+	uint64_t seq, owner;
+	int32_t heap;		/* index in the time heap, -1 outside */
+	uint32_t stamp;
+	uint8_t n, state, frozen;
+	int32_t path[NET_PATH_MAX];
+	int32_t pos[NET_PATH_MAX];
+};
+
+struct flow_sys {
+	int32_t n_links;
+	const double *cap;
+	const uint8_t *tier;
+	int n_tiers;
+	int32_t **lf, *lf_n, *lf_cap;	/* flows on each link */
+	double *link_bytes, tier_bytes[TIER_COUNT];
+	struct flow *f;
+	int32_t n_f, cap_f, *free_ids, n_free;
+	int32_t *th, n_th;		/* time heap of flow ids */
+	uint64_t seq;
+	size_t live;
+	int32_t *dirty, n_dirty;	/* links changed since the last solve */
+	uint8_t *is_dirty;
+	uint32_t *link_stamp, stamp;
+	double *rem, *share;		/* solve scratch, per link */
+	int32_t *unfrozen, *lh_pos, *lh, n_lh;
+	int32_t *comp_l, *comp_f, cap_comp_f;
+	uint64_t rated;
+};
+
+/* --- the time heap --------------------------------------------------------- */
+
+static int t_less(const struct flow_sys *fs, int32_t a, int32_t b)
+{
+	const struct flow *x = &fs->f[a], *y = &fs->f[b];
+
+	return x->key_ns < y->key_ns || (x->key_ns == y->key_ns && x->seq < y->seq);
+}
+
+static void t_set(struct flow_sys *fs, int32_t i, int32_t id)
+{
+	fs->th[i] = id;
+	fs->f[id].heap = i;
+}
+
+static void t_up(struct flow_sys *fs, int32_t i)
+{
+	int32_t id = fs->th[i];
+
+	while (i > 0 && t_less(fs, id, fs->th[(i - 1) / 2])) {
+		t_set(fs, i, fs->th[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	t_set(fs, i, id);
+}
+
+static void t_down(struct flow_sys *fs, int32_t i)
+{
+	int32_t id = fs->th[i];
+
+	for (;;) {
+		int32_t c = 2 * i + 1;
+		if (c >= fs->n_th)
+			break;
+		if (c + 1 < fs->n_th && t_less(fs, fs->th[c + 1], fs->th[c]))
+			c++;
+		if (!t_less(fs, fs->th[c], id))
+			break;
+		t_set(fs, i, fs->th[c]);
+		i = c;
+	}
+	t_set(fs, i, id);
+}
+
+static void t_update(struct flow_sys *fs, int32_t id)
+{
+	t_up(fs, fs->f[id].heap);
+	t_down(fs, fs->f[id].heap);
+}
+
+static void t_remove(struct flow_sys *fs, int32_t id)
+{
+	int32_t i = fs->f[id].heap, last = fs->th[--fs->n_th];
+
+	fs->f[id].heap = -1;
+	if (i == fs->n_th)
+		return;
+	t_set(fs, i, last);
+	t_update(fs, last);
+}
+
+/* --- the link heap (fair shares during a solve) --------------------------- */
+
+static int l_less(const struct flow_sys *fs, int32_t a, int32_t b)
+{
+	return fs->share[a] < fs->share[b] || (fs->share[a] == fs->share[b] && a < b);
+}
+
+static void l_set(struct flow_sys *fs, int32_t i, int32_t l)
+{
+	fs->lh[i] = l;
+	fs->lh_pos[l] = i;
+}
+
+static void l_down(struct flow_sys *fs, int32_t i)
+{
+	int32_t l = fs->lh[i];
+
+	for (;;) {
+		int32_t c = 2 * i + 1;
+		if (c >= fs->n_lh)
+			break;
+		if (c + 1 < fs->n_lh && l_less(fs, fs->lh[c + 1], fs->lh[c]))
+			c++;
+		if (!l_less(fs, fs->lh[c], l))
+			break;
+		l_set(fs, i, fs->lh[c]);
+		i = c;
+	}
+	l_set(fs, i, l);
+}
+
+static void l_up(struct flow_sys *fs, int32_t i)
+{
+	int32_t l = fs->lh[i];
+
+	while (i > 0 && l_less(fs, l, fs->lh[(i - 1) / 2])) {
+		l_set(fs, i, fs->lh[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	l_set(fs, i, l);
+}
+
+static void l_remove(struct flow_sys *fs, int32_t l)
+{
+	int32_t i = fs->lh_pos[l], last = fs->lh[--fs->n_lh];
+
+	fs->lh_pos[l] = -1;
+	if (i == fs->n_lh)
+		return;
+	l_set(fs, i, last);
+	l_up(fs, i);
+	l_down(fs, fs->lh_pos[last]);
+}
+
+/* --- building and freeing ------------------------------------------------- */
+
+struct flow_sys *flow_sys_new(int32_t n_links, const double *cap_Bps,
+			      const uint8_t *tier, int n_tiers, struct err *e)
+{
+	struct flow_sys *fs = calloc(1, sizeof *fs);
+	size_t n = (size_t)(n_links > 0 ? n_links : 1);
+
+	if (fs == NULL)
+		goto oom;
+	fs->n_links = n_links;
+	fs->cap = cap_Bps;
+	fs->tier = tier;
+	fs->n_tiers = n_tiers < TIER_COUNT ? n_tiers : TIER_COUNT;
+	fs->lf = calloc(n, sizeof *fs->lf);
+	fs->lf_n = calloc(n, sizeof *fs->lf_n);
+	fs->lf_cap = calloc(n, sizeof *fs->lf_cap);
+	fs->link_bytes = calloc(n, sizeof *fs->link_bytes);
+	fs->dirty = malloc(n * sizeof *fs->dirty);
+	fs->is_dirty = calloc(n, 1);
+	fs->link_stamp = calloc(n, sizeof *fs->link_stamp);
+	fs->rem = malloc(n * sizeof *fs->rem);
+	fs->share = malloc(n * sizeof *fs->share);
+	fs->unfrozen = malloc(n * sizeof *fs->unfrozen);
+	fs->lh_pos = malloc(n * sizeof *fs->lh_pos);
+	fs->lh = malloc(n * sizeof *fs->lh);
+	fs->comp_l = malloc(n * sizeof *fs->comp_l);
+	if (!fs->lf || !fs->lf_n || !fs->lf_cap || !fs->link_bytes || !fs->dirty ||
+	    !fs->is_dirty || !fs->link_stamp || !fs->rem || !fs->share ||
+	    !fs->unfrozen || !fs->lh_pos || !fs->lh || !fs->comp_l)
+		goto oom;
+	return fs;
+oom:
+	flow_sys_free(fs);
+	err_set(e, ERR_RUN, "out of memory for the flow model");
+	return NULL;
+}
+
+void flow_sys_free(struct flow_sys *fs)
+{
+	if (fs == NULL)
+		return;
+	if (fs->lf)
+		for (int32_t l = 0; l < fs->n_links; l++)
+			free(fs->lf[l]);
+	free(fs->lf);
+	free(fs->lf_n);
+	free(fs->lf_cap);
+	free(fs->link_bytes);
+	free(fs->f);
+	free(fs->free_ids);
+	free(fs->th);
+	free(fs->dirty);
+	free(fs->is_dirty);
+	free(fs->link_stamp);
+	free(fs->rem);
+	free(fs->share);
+	free(fs->unfrozen);
+	free(fs->lh_pos);
+	free(fs->lh);
+	free(fs->comp_l);
+	free(fs->comp_f);
+	free(fs);
+}
+
+static void mark_dirty(struct flow_sys *fs, int32_t l)
+{
+	if (!fs->is_dirty[l]) {
+		fs->is_dirty[l] = 1;
+		fs->dirty[fs->n_dirty++] = l;
+	}
+}
+
+static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
+{
+	if (fs->n_free > 0)
+		return fs->free_ids[--fs->n_free];
+	if (fs->n_f == fs->cap_f) {
+		int32_t cap = fs->cap_f ? fs->cap_f * 2 : 256;
+		struct flow *f = realloc(fs->f, sizeof *f * (size_t)cap);
+		int32_t *fr = realloc(fs->free_ids, sizeof *fr * (size_t)cap);
+		int32_t *th = realloc(fs->th, sizeof *th * (size_t)cap);
+		int32_t *cf = realloc(fs->comp_f, sizeof *cf * (size_t)cap);
+		if (f)
+			fs->f = f;
+		if (fr)
+			fs->free_ids = fr;
+		if (th)
+			fs->th = th;
+		if (cf)
+			fs->comp_f = cf;
+		if (!f || !fr || !th || !cf)
+			return err_set(e, ERR_RUN, "out of memory for flows");
+		fs->cap_f = cap;
+	}
+	return fs->n_f++;
+}
+
+static int link_push(struct flow_sys *fs, int32_t l, int32_t id, struct err *e)
+{
+	if (fs->lf_n[l] == fs->lf_cap[l]) {
+		int32_t cap = fs->lf_cap[l] ? fs->lf_cap[l] * 2 : 4;
+		int32_t *a = realloc(fs->lf[l], sizeof *a * (size_t)cap);
+		if (a == NULL)
+			return err_set(e, ERR_RUN, "out of memory for flows");
+		fs->lf[l] = a;
+		fs->lf_cap[l] = cap;
+	}
+	fs->lf[l][fs->lf_n[l]] = id;
+	return fs->lf_n[l]++;
+}
+
+int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
+		 int64_t latency_ns, uint64_t owner, int64_t now_ns, struct err *e)
+{
+	if (n < 0 || n > NET_PATH_MAX || !(bytes >= 0) || latency_ns < 0)
+		return err_set(e, ERR_RUN, "bad flow (%d links, %g bytes)", n, bytes);
+	int32_t id = new_flow_id(fs, e);
+	if (id < 0)
+		return -1;
+	struct flow *f = &fs->f[id];
+	memset(f, 0, sizeof *f);
+	f->left = f->bytes = bytes;
+	f->t_last = now_ns;
+	f->lat_ns = latency_ns;
+	f->seq = fs->seq++;
+	f->owner = owner;
+	f->state = FLOW_SEND;
+	/* A flow with nothing to send (or no links) ends its transfer now. */
+	f->key_ns = (bytes > 0 && n > 0) ? INT64_MAX : now_ns;
+	f->n = (uint8_t)((bytes > 0) ? n : 0);
+	for (int i = 0; i < f->n; i++) {
+		int32_t pos = link_push(fs, path[i], id, e);
+		if (pos < 0)
+			return -1;	/* the flow is half-attached: fs is unusable */
+		f->path[i] = path[i];
+		f->pos[i] = pos;
+		mark_dirty(fs, path[i]);
+	}
+	fs->th[fs->n_th] = id;
+	f->heap = fs->n_th++;
+	t_up(fs, f->heap);
+	fs->live++;
+	return id;
+}
+
+static void link_drop(struct flow_sys *fs, int32_t id, int hop)
+{
+	struct flow *f = &fs->f[id];
+	int32_t l = f->path[hop], i = f->pos[hop], last = --fs->lf_n[l];
+
+	if (i != last) {
+		int32_t mid = fs->lf[l][last];
+		struct flow *m = &fs->f[mid];
+		fs->lf[l][i] = mid;
+		for (int k = 0; k < m->n; k++)
+			if (m->path[k] == l && m->pos[k] == last) {
+				m->pos[k] = i;
+				break;
+			}
+	}
+	mark_dirty(fs, l);
+}
+
+/* --- solving -------------------------------------------------------------- */
+
+/* The flows and links connected to the dirty links. */
+static void collect(struct flow_sys *fs, int32_t *n_l, int32_t *n_f)
+{
+	uint32_t s = ++fs->stamp;
+	int32_t nl = 0, nf = 0, head = 0;
+
+	for (int32_t i = 0; i < fs->n_dirty; i++) {
+		int32_t l = fs->dirty[i];
+		fs->is_dirty[l] = 0;
+		if (fs->link_stamp[l] != s) {
+			fs->link_stamp[l] = s;
+			fs->comp_l[nl++] = l;
+		}
+	}
+	fs->n_dirty = 0;
+	while (head < nl) {
+		int32_t l = fs->comp_l[head++];
+		for (int32_t k = 0; k < fs->lf_n[l]; k++) {
+			struct flow *f = &fs->f[fs->lf[l][k]];
+			if (f->stamp == s)
+				continue;
+			f->stamp = s;
+			fs->comp_f[nf++] = fs->lf[l][k];
+			for (int h = 0; h < f->n; h++)
+				if (fs->link_stamp[f->path[h]] != s) {
+					fs->link_stamp[f->path[h]] = s;
+					fs->comp_l[nl++] = f->path[h];
+				}
+		}
+	}
+	*n_l = nl;
+	*n_f = nf;
+}
+
+static void fill(struct flow_sys *fs, int32_t nl)
+{
+	fs->n_lh = 0;
+	for (int32_t i = 0; i < nl; i++) {
+		int32_t l = fs->comp_l[i];
+		if (fs->lf_n[l] == 0)
+			continue;
+		fs->rem[l] = fs->cap[l];
+		fs->unfrozen[l] = fs->lf_n[l];
+		fs->share[l] = fs->cap[l] / fs->lf_n[l];
+		fs->lh[fs->n_lh] = l;
+		fs->lh_pos[l] = fs->n_lh++;
+	}
+	for (int32_t i = fs->n_lh / 2; i-- > 0;)
+		l_down(fs, i);
+	while (fs->n_lh > 0) {
+		int32_t l = fs->lh[0];
+		/* Rounding must not starve a flow: a share never drops below a
+		 * tiny fraction of the link. */
+		double s = fmax(fs->share[l], fs->cap[l] * 1e-12);
+		l_remove(fs, l);
+		for (int32_t k = 0; k < fs->lf_n[l]; k++) {
+			struct flow *f = &fs->f[fs->lf[l][k]];
+			if (f->frozen)
+				continue;
+			f->frozen = 1;
+			f->rate = s;
+			for (int h = 0; h < f->n; h++) {
+				int32_t m = f->path[h];
+				if (m == l || fs->lh_pos[m] < 0)
+					continue;
+				fs->rem[m] = fmax(fs->rem[m] - s, 0);
+				if (--fs->unfrozen[m] == 0) {
+					l_remove(fs, m);
+				} else {
+					fs->share[m] = fs->rem[m] / fs->unfrozen[m];
+					l_down(fs, fs->lh_pos[m]);
+				}
+			}
+		}
+	}
+}
+
+void flow_solve(struct flow_sys *fs, int64_t now_ns)
+{
+	int32_t nl, nf;
+
+	if (fs->n_dirty == 0)
+		return;
+	collect(fs, &nl, &nf);
+	for (int32_t i = 0; i < nl; i++)
+		fs->lh_pos[fs->comp_l[i]] = -1;
+	for (int32_t i = 0; i < nf; i++) {
+		struct flow *f = &fs->f[fs->comp_f[i]];
+		f->left -= f->rate * (double)(now_ns - f->t_last) * 1e-9;
+		if (f->left < 0)
+			f->left = 0;
+		f->t_last = now_ns;
+		f->frozen = 0;
+	}
+	fill(fs, nl);
+	for (int32_t i = 0; i < nf; i++) {
+		int32_t id = fs->comp_f[i];
+		struct flow *f = &fs->f[id];
+		double dt_ns = ceil(f->left / f->rate * 1e9);
+		f->key_ns = dt_ns < 4e18 ? now_ns + (int64_t)dt_ns : INT64_MAX;
+		t_update(fs, id);
+	}
+	fs->rated += (uint64_t)nf;
+}
+
+int64_t flow_next_ns(const struct flow_sys *fs)
+{
+	return fs->n_th ? fs->f[fs->th[0]].key_ns : INT64_MAX;
+}
+
+/* A transfer is over: leave the links, count the bytes, start the tail. */
+static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
+{
+	struct flow *f = &fs->f[id];
+
+	for (int h = 0; h < f->n; h++) {
+		link_drop(fs, id, h);
+		fs->link_bytes[f->path[h]] += f->bytes;
+		if (fs->tier && fs->tier[f->path[h]] < fs->n_tiers)
+			fs->tier_bytes[fs->tier[f->path[h]]] += f->bytes;
+	}
+	f->n = 0;
+	f->left = 0;
+	f->rate = 0;
+	f->state = FLOW_DRAIN;
+	f->key_ns = now_ns + f->lat_ns;
+	t_update(fs, id);
+}
+
+int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
+		 void *ctx, struct err *e)
+{
+	while (fs->n_th > 0 && fs->f[fs->th[0]].key_ns <= now_ns) {
+		int32_t id = fs->th[0];
+		if (fs->f[id].state == FLOW_SEND) {
+			end_transfer(fs, id, now_ns);
+			continue;
+		}
+		uint64_t owner = fs->f[id].owner;
+		t_remove(fs, id);
+		fs->f[id].state = FLOW_FREE;
+		fs->free_ids[fs->n_free++] = id;
+		fs->live--;
+		if (done && done(ctx, owner, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+double flow_rate_Bps(const struct flow_sys *fs, int32_t id)
+{
+	return fs->f[id].rate;
+}
+
+size_t flow_count(const struct flow_sys *fs)
+{
+	return fs->live;
+}
+
+const int32_t *flow_link_load(const struct flow_sys *fs)
+{
+	return fs->lf_n;
+}
+
+const double *flow_link_bytes(const struct flow_sys *fs)
+{
+	return fs->link_bytes;
+}
+
+const double *flow_tier_bytes(const struct flow_sys *fs)
+{
+	return fs->tier_bytes;
+}
+
+uint64_t flow_stat_rated(const struct flow_sys *fs)
+{
+	return fs->rated;
+}
+
+size_t flow_sys_bytes(const struct flow_sys *fs)
+{
+	size_t b = sizeof *fs + (size_t)fs->n_links *
+		   (sizeof(int32_t *) + 5 * sizeof(int32_t) + 3 * sizeof(double) +
+		    sizeof(uint32_t) + 1);
+
+	for (int32_t l = 0; l < fs->n_links; l++)
+		b += (size_t)fs->lf_cap[l] * sizeof(int32_t);
+	return b + (size_t)fs->cap_f * (sizeof(struct flow) + 3 * sizeof(int32_t));
+}

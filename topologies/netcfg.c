@@ -1,0 +1,221 @@
+/*
+ * netcfg.c -- the network's settings (network.*, links.*) and net_build(),
+ * which reads them, with cluster.* and the GPU's NVLink from the gpus
+ * catalog, into the plain parameters of net_new().
+ *
+ * Errors found while building (an odd radix, too many groups, a placement
+ * naming a missing GPU, a disconnected graph, ...) come back from net_new()
+ * with the key they concern, and are reported at that key's file and line.
+ * A GPU whose catalog entry names no NVLink ("") has no scale-up domain.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topologies/topo.h"
+
+const struct cfg_setting net_settings[] = {
+	{ "network.topology", CFG_ENUM, "", 0, 0, "fat_tree", "fat_tree|dragonfly|none",
+	  "scale-out fabric; none: scale-up domains only (one domain, or an error)" },
+	{ "network.scale_out_link", CFG_REF, "", 0, 0, "ib_hdr", "links",
+	  "NIC ports and fabric links, a links catalog entry" },
+	{ "network.pcie_link", CFG_REF, "", 0, 0, "pcie_gen4", "links",
+	  "GPU to NIC link when GPUs share NICs, a links catalog entry" },
+	{ "network.nics_per_node", CFG_INT, "", 0, 1024, "0", NULL,
+	  "scale-out NICs per node, a divisor of cluster.gpus_per_node "
+	  "(0: one per GPU, as in DGX systems)" },
+	{ "network.scale_up_domain_gpus", CFG_INT, "", 0, 1e7, "0", NULL,
+	  "GPUs in one NVLink domain: whole nodes (e.g. 72) or a divisor of a "
+	  "node (0: cluster.gpus_per_node)" },
+	{ "network.fat_tree.tiers", CFG_INT, "", 0, 3, "0", NULL,
+	  "2 (leaf/spine) or 3 (k-ary, pods); 0: the fewest that fit" },
+	{ "network.fat_tree.radix", CFG_INT, "", 0, 4096, "0", NULL,
+	  "ports per switch, even (0: the link's switch_radix)" },
+	{ "network.fat_tree.oversubscription", CFG_FLOAT_LIST, "", 1, 1024, "[1.0, 1.0]",
+	  NULL, "down:up port ratio at the leaf and at the spine (aggregation); "
+	  "radix*r/(1+r) must be whole" },
+	{ "network.fat_tree.rail_optimized", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "NIC i of every node of a scalable unit on leaf i (DGX SuperPOD)" },
+	{ "network.fat_tree.ecmp", CFG_ENUM, "", 0, 0, "spread", "spread|hash",
+	  "choice among equal-cost uplinks: by port (balanced) or by flow hash" },
+	{ "network.dragonfly.p", CFG_INT, "", 0, 1e6, "0", NULL,
+	  "terminals per router (all of p, a, h, g 0: balanced a = 2p = 2h)" },
+	{ "network.dragonfly.a", CFG_INT, "", 0, 1e6, "0", NULL, "routers per group" },
+	{ "network.dragonfly.h", CFG_INT, "", 0, 1e6, "0", NULL, "global links per router" },
+	{ "network.dragonfly.g", CFG_INT, "", 0, 1e7, "0", NULL,
+	  "groups, at most a*h+1 (0: as many as the GPUs need)" },
+	{ "network.dragonfly.arrangement", CFG_ENUM, "", 0, 0, "absolute",
+	  "absolute|relative", "which group each global channel reaches" },
+	{ "network.dragonfly.routing", CFG_ENUM, "", 0, 0, "ugal",
+	  "minimal|valiant|ugal", "per-flow routing (ugal: UGAL-L)" },
+	{ "network.collective.algo", CFG_ENUM, "", 0, 0, "auto", "auto|ring|tree|hier",
+	  "all-reduce algorithm (auto: the fastest on the idle fabric, as NCCL's tuner)" },
+	{ "network.collective.channels", CFG_INT, "", 0, 64, "0", NULL,
+	  "rings per collective across nodes (0: one per NIC)" },
+	{ "network.collective.base_latency_ns", CFG_FLOAT, "ns", 0, 1e9, "8400", NULL,
+	  "latency once per collective (NCCL tuning model, ring Simple: 8.4 us)" },
+	{ "network.collective.step_latency_nvlink_ns", CFG_FLOAT, "ns", 0, 1e9, "3400",
+	  NULL, "latency per algorithm step inside an NVLink domain (NCCL: 3.4 us)" },
+	{ "network.collective.step_latency_net_ns", CFG_FLOAT, "ns", 0, 1e9, "9600",
+	  NULL, "latency per algorithm step across the fabric (NCCL: 9.6 us)" },
+	{ "network.placement", CFG_INT_LIST, "", 0, 1e7, "[]", NULL,
+	  "GPU of each rank (a permutation of 0..gpus-1); empty: rank r on GPU r" },
+	{ "links.*.bw_gbps", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL,
+	  "bandwidth per direction in 10^9 bits/s (or bw_Bps)" },
+	{ "links.*.bw_Bps", CFG_FLOAT, "B/s", 0, 1e15, "0", NULL,
+	  "bandwidth per direction in bytes/s (or bw_gbps)" },
+	{ "links.*.efficiency", CFG_FLOAT, "", 0, 1, "1", NULL,
+	  "achievable fraction of the bandwidth (protocol overhead), > 0" },
+	{ "links.*.latency_ns", CFG_FLOAT, "ns", 0, 1e9, "0", NULL,
+	  "one hop: switch port to port plus cable" },
+	{ "links.*.idle_w", CFG_FLOAT, "W", 0, 1e5, "0", NULL, "power per port" },
+	{ "links.*.pj_per_bit", CFG_FLOAT, "pJ/bit", 0, 1e6, "0", NULL,
+	  "energy per bit carried, on top of idle_w" },
+	{ "links.*.switch_radix", CFG_INT, "", 0, 4096, "0", NULL,
+	  "ports of the matching switch (0: not a switched link)" },
+	CFG_END
+};
+
+/* One catalog entry; `key` is the setting that named it (for errors). */
+static int read_link(const struct scenario *sc, const char *name,
+		     const char *key, struct link_spec *s, struct err *e)
+{
+	char path[160];
+
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	if (name[0] == '\0' || strlen(name) >= sizeof s->name ||
+	    strchr(name, '.') || !sc_has(sc, "links.%s", name))
+		return sc_error(sc, e, key, "no link \"%s\" in the links catalog "
+				"(expected an entry of links, e.g. from "
+				"catalog/links.cfg)", name);
+	double gbps = sc_float(sc, "links.%s.bw_gbps", name);
+	double Bps = sc_float(sc, "links.%s.bw_Bps", name);
+	bool has_B = sc_has(sc, "links.%s.bw_Bps", name);
+	snprintf(path, sizeof path, "links.%s.%s", name, has_B ? "bw_Bps" : "bw_gbps");
+	if (gbps > 0 && Bps > 0)
+		return sc_error(sc, e, path, "both bw_gbps and bw_Bps are given "
+				"(expected one of them)");
+	s->bw_Bps = Bps > 0 ? Bps : gbps * 1e9 / 8;
+	if (!(s->bw_Bps > 0))
+		return sc_error(sc, e, path, "link \"%s\" has no bandwidth (expected "
+				"more than 0 in bw_gbps or bw_Bps)", name);
+	s->efficiency = sc_float(sc, "links.%s.efficiency", name);
+	if (!(s->efficiency > 0)) {
+		snprintf(path, sizeof path, "links.%s.efficiency", name);
+		return sc_error(sc, e, path, "efficiency 0 carries nothing "
+				"(expected 0 < efficiency <= 1)");
+	}
+	s->latency_ns = sc_float(sc, "links.%s.latency_ns", name);
+	s->idle_w = sc_float(sc, "links.%s.idle_w", name);
+	s->pj_per_bit = sc_float(sc, "links.%s.pj_per_bit", name);
+	s->switch_radix = (int)sc_int(sc, "links.%s.switch_radix", name);
+	return 0;
+}
+
+static int enum_index(const char *v, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(v, names[i]) == 0)
+			return i;
+	return 0;	/* the loader already refused anything else */
+}
+
+static void read_fabric(const struct scenario *sc, struct net_params *p)
+{
+	static const char *const topo[] = { "none", "fat_tree", "dragonfly", NULL };
+	static const char *const ecmp[] = { "spread", "hash", NULL };
+	static const char *const arr[] = { "absolute", "relative", NULL };
+	static const char *const rt[] = { "minimal", "valiant", "ugal", NULL };
+
+	p->topology = (enum net_topology)enum_index(sc_str(sc, "network.topology"), topo);
+	p->ft.tiers = (int)sc_int(sc, "network.fat_tree.tiers");
+	p->ft.radix = (int)sc_int(sc, "network.fat_tree.radix");
+	p->ft.oversub[0] = p->ft.oversub[1] = 1;
+	size_t n = sc_list_len(sc, "network.fat_tree.oversubscription");
+	for (size_t i = 0; i < n && i < 2; i++)
+		p->ft.oversub[i] = sc_list_float(sc, i, "network.fat_tree.oversubscription");
+	p->ft.rail_optimized = sc_bool(sc, "network.fat_tree.rail_optimized");
+	p->ft.ecmp = (enum ecmp_mode)enum_index(sc_str(sc, "network.fat_tree.ecmp"), ecmp);
+	p->df.p = (int)sc_int(sc, "network.dragonfly.p");
+	p->df.a = (int)sc_int(sc, "network.dragonfly.a");
+	p->df.h = (int)sc_int(sc, "network.dragonfly.h");
+	p->df.g = (int)sc_int(sc, "network.dragonfly.g");
+	p->df.arrangement = (enum df_arrangement)enum_index(
+		sc_str(sc, "network.dragonfly.arrangement"), arr);
+	p->df.routing = (enum df_routing)enum_index(
+		sc_str(sc, "network.dragonfly.routing"), rt);
+}
+
+static void read_collective(const struct scenario *sc, struct net_params *p)
+{
+	static const char *const algo[] = { "auto", "ring", "tree", "hier", NULL };
+
+	p->algo = (enum coll_algo)enum_index(sc_str(sc, "network.collective.algo"), algo);
+	p->channels = (int)sc_int(sc, "network.collective.channels");
+	p->base_latency_ns = sc_float(sc, "network.collective.base_latency_ns");
+	p->step_nvlink_ns = sc_float(sc, "network.collective.step_latency_nvlink_ns");
+	p->step_net_ns = sc_float(sc, "network.collective.step_latency_net_ns");
+}
+
+static int read_nvlink(const struct scenario *sc, struct net_params *p,
+		       struct err *e)
+{
+	const char *gpu = sc_str(sc, "cluster.gpu");
+	char key[160];
+
+	snprintf(key, sizeof key, "gpus.%s.nvlink", gpu);
+	const char *name = sc_has(sc, "gpus.%s", gpu) ? sc_str(sc, "gpus.%s.nvlink", gpu) : "";
+	if (name[0] == '\0') {
+		p->domain_gpus = 1;	/* no NVLink: PCIe only */
+		return 0;
+	}
+	return read_link(sc, name, key, &p->nvlink, e);
+}
+
+struct net *net_build(const struct scenario *sc, struct err *e)
+{
+	struct net_params p;
+	int *placement = NULL;
+	const char *bad_key = NULL;
+	struct err why = { 0 };
+
+	net_params_default(&p);
+	p.gpus = (int)sc_int(sc, "cluster.gpus");
+	p.gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
+	p.nics_per_node = (int)sc_int(sc, "network.nics_per_node");
+	p.domain_gpus = (int)sc_int(sc, "network.scale_up_domain_gpus");
+	if (read_nvlink(sc, &p, e) < 0)
+		return NULL;
+	read_fabric(sc, &p);
+	read_collective(sc, &p);
+	if (p.topology != TOPO_NONE &&
+	    read_link(sc, sc_str(sc, "network.scale_out_link"),
+		      "network.scale_out_link", &p.scale_out, e) < 0)
+		return NULL;
+	if (p.nics_per_node > 0 && p.nics_per_node < p.gpus_per_node &&
+	    read_link(sc, sc_str(sc, "network.pcie_link"), "network.pcie_link",
+		      &p.pcie, e) < 0)
+		return NULL;
+	size_t n = sc_list_len(sc, "network.placement");
+	if (n > 0) {
+		placement = malloc(sizeof *placement * n);
+		if (placement == NULL) {
+			err_set(e, ERR_RUN, "out of memory for the placement");
+			return NULL;
+		}
+		for (size_t i = 0; i < n; i++)
+			placement[i] = (int)sc_list_float(sc, i, "network.placement");
+		p.placement = placement;
+		p.n_placement = (int)n;
+	}
+	struct net *net = net_new(&p, &bad_key, &why);
+	free(placement);
+	if (net == NULL) {
+		if (why.status == ERR_USAGE && bad_key != NULL)
+			sc_error(sc, e, bad_key, "%s", why.msg);
+		else
+			*e = why;
+	}
+	return net;
+}
