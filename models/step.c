@@ -220,6 +220,7 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 struct net_transport {
 	struct net *net;
 	struct netsim *ns;
+	double tier_scale;	/* tp when one DP group stands for a stage's tp */
 };
 
 static int tr_open(void *ctx, struct ev_sim *sim, struct err *e)
@@ -256,7 +257,7 @@ static void tr_close(void *ctx, struct step_result *out)
 	if (out) {
 		size_t n = netsim_tiers(t->ns, &names, &bytes);
 		for (size_t i = 0; i < n; i++)
-			tier_add(out, names[i], bytes[i]);
+			tier_add(out, names[i], bytes[i] * t->tier_scale);
 	}
 	netsim_free(t->ns);
 	t->ns = NULL;
@@ -307,7 +308,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
-	struct net_transport nt = { net, NULL };
+	bool one_group;
+	if (step_dp_rails_disjoint(net, a.rank_gpu, L->tp, L->pp, L->dp, &one_group, e) < 0)
+		goto done;
+	struct net_transport nt = { net, NULL, one_group ? L->tp : 1 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
@@ -320,7 +324,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
-		.net = &tr, .contention = true, .rank_gpu = a.rank_gpu,
+		.net = &tr, .contention = true, .one_group_per_stage = one_group,
+		.rank_gpu = a.rank_gpu,
 	};
 	if (step_run(&p, out, e) < 0)
 		goto done;

@@ -14,7 +14,11 @@
  * replicas sit on identical parts of a symmetric fabric); their collectives
  * are not shortcut: when stage k's gradient bucket is ready, the collectives
  * of all tp DP groups of that stage start at once as flows on the netsim, so
- * DP groups contend for the fabric.  TP collectives and p2p transfers are
+ * DP groups contend for the fabric.  Only where routing shows the tp groups
+ * of a stage share no link (rail-optimised fat tree, step_sym.c) does one
+ * group stand for the stage's tp; stages always share the netsim.  Buckets
+ * that queue behind a busy stream go as one collective (the lost per-call
+ * latency is ~10 us each).  TP collectives and p2p transfers are
  * timed alone on the fabric (net_coll_time_s), once per size: a TP group
  * inside one NVLink domain shares no link with another TP group; p2p flows
  * of different replicas use different NICs on a rail-aligned fabric.
@@ -90,6 +94,11 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g,
 		      struct net *net, struct step_result *out, struct err *e);
 
+/* Do the tp DP groups of each stage use disjoint fabric links (checked on
+ * ring-neighbour routes of a fat tree)?  Then one stands for all. */
+int step_dp_rails_disjoint(struct net *net, const int *rank_gpu, int tp, int pp,
+			   int dp, bool *disjoint, struct err *e);
+
 /* --- the level below: an explicit plan (tests fill one by hand) -------- */
 enum step_dp_mode {
 	STEP_DP_ALLREDUCE,	/* Megatron DDP */
@@ -129,6 +138,8 @@ struct step_plan {
 	/* network: NULL = communication free */
 	const struct step_transport *net;
 	bool contention;		/* DP collectives as shared flows (start) */
+	bool one_group_per_stage;	/* the tp groups of a stage share no link:
+					 * launch TP rank 0's only (step_sym.c) */
 	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries) */
 };
 

@@ -4,7 +4,7 @@ libtrainsim_a_SOURCES += models/compute.c models/memory.c models/zero.c \
 noinst_HEADERS += models/compute.h models/memory.h models/zero.h \
 	models/parallel.h
 libtrainsim_a_SOURCES += models/megatron.c models/step.c models/step_des.c \
-	models/step_memory.c
+	models/step_memory.c models/step_sym.c
 noinst_HEADERS += models/megatron.h models/step.h
 check_PROGRAMS += tests/step-mem-t
 TESTS += tests/step-mem-t
@@ -20,6 +20,7 @@ validate: tests/bench/step-validate
 	./tests/bench/step-validate $(srcdir)/scenarios/validation
 .PHONY: validate
 EXTRA_PROGRAMS += tests/bench/step-b
+BENCHES += tests/bench/step-b
 tests_bench_step_b_SOURCES = tests/bench/step-b.c
 check_PROGRAMS += tests/step-scenario-t
 TESTS += tests/step-scenario-t

@@ -186,6 +186,17 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 	struct bucket *b = &s->q[s->head];
 	if (which == STREAM_GATHER && s->head > gather_limit(d, k, b->bytes))
 		return 0;	/* prefetch window full: wait for the compute */
+	if (which == STREAM_GRAD) {
+		/* Buckets that queued up while the stream was busy go as one
+		 * collective: NCCL would run them back to back on the stream,
+		 * so only their per-collective latencies (~10 us each) are
+		 * lost, and the fabric sees far fewer flow changes. */
+		while (s->head + 1 < s->len && s->q[s->head + 1].op == b->op) {
+			s->q[s->head + 1].bytes += b->bytes;
+			s->head++;
+			b = &s->q[s->head];
+		}
+	}
 	d->dp_elems += (b->op == COLL_ALL_REDUCE ? 2.0 : 1.0) * b->bytes / 2.0;
 	if (d->free_comm) {
 		s->in_flight = 1;
@@ -193,8 +204,9 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		return 0;
 	}
 	if (d->p->contention) {
-		s->in_flight = d->p->tp;
-		for (int i = 0; i < d->p->tp; i++) {
+		int groups = d->p->one_group_per_stage ? 1 : d->p->tp;
+		s->in_flight = groups;
+		for (int i = 0; i < groups; i++) {
 			struct coll c = { b->op, COLL_AUTO, d->groups[k * d->p->tp + i],
 					  d->p->dp, b->bytes };
 			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
