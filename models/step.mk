@@ -28,3 +28,6 @@ tests_step_scenario_t_SOURCES = tests/step-scenario-t.c
 check_PROGRAMS += tests/step-pipe-t
 TESTS += tests/step-pipe-t
 tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
+check_PROGRAMS += tests/step-sim-t
+TESTS += tests/step-sim-t
+tests_step_sim_t_SOURCES = tests/step-sim-t.c

@@ -1,0 +1,131 @@
+/* step-sim-t.c -- step_simulate() on scenarios with the real network:
+ * accounting identities, Megatron's FLOPs, the 175B README figure, elastic
+ * layouts, schedules and ZeRO.  Expected numbers cited per test. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/tap.h"
+#include "sim/cfg.h"
+#include "models/gpu.h"
+#include "models/layout.h"
+#include "models/parallel.h"
+#include "models/step.h"
+#include "models/transformer.h"
+#include "topologies/net.h"
+
+struct job {
+	struct scenario *sc;
+	struct tfm m;
+	struct layout L;
+	struct gpu_spec g;
+	struct step_result r;
+};
+
+static int run(struct cfg_schema *s, const char *rel, const char *const *ov,
+	       size_t n_ov, struct job *j, struct err *e)
+{
+	char file[4096];
+
+	memset(j, 0, sizeof *j);
+	memset(e, 0, sizeof *e);
+	snprintf(file, sizeof file, "%s/%s", tap_srcdir(), rel);
+	j->sc = sc_load(s, file, ov, n_ov, e);
+	if (!j->sc)
+		return -1;
+	tfm_from_scenario(j->sc, &j->m);
+	if (layout_from_scenario(j->sc, &j->m, &j->L, e) < 0)
+		return -1;
+	gpu_from_scenario(j->sc, j->L.gpu, &j->g);
+	return step_simulate(j->sc, &j->m, &j->L, &j->g, &j->r, e);
+}
+
+static double parts(const struct step_result *r)
+{
+	return r->compute_s + r->tp_exposed_s + r->bubble_s + r->pp_exposed_s +
+	       r->dp_exposed_s + r->optimizer_s;
+}
+
+int main(void)
+{
+	struct cfg_schema *s = cfg_schema_new();
+	struct job j, k;
+	struct err e;
+	const char *bench = "tests/bench/step-175b.cfg";
+
+	cfg_schema_add(s, tfm_settings);
+	cfg_schema_add(s, layout_settings);
+	cfg_schema_add(s, gpu_settings);
+	cfg_schema_add(s, par_settings);
+	cfg_schema_add(s, net_settings);
+	tap_plan(16);
+
+	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
+	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
+	if (!tap_ok(run(s, bench, NULL, 0, &j, &e) == 0, "175B on 1024 GPUs (%s)", e.msg)) {
+		sc_free(j.sc);
+		cfg_schema_free(s);
+		return tap_done();
+	}
+	tap_near(j.r.tflops_per_gpu, 138, 0.10, "175B: 138 TFLOP/s per GPU within 10%");
+	tap_near(j.r.iteration_s, 32, 0.10, "175B: about 32 s per iteration within 10%");
+	tap_near(parts(&j.r), j.r.iteration_s, 1e-9, "breakdown sums to the iteration");
+	/* Narayanan et al.: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) */
+	tap_near(j.r.flops_per_iter, tfm_flops(&j.m, 1536, true), 1e-12,
+		 "FLOPs per iteration: Megatron's 96 B s l h^2 (...) with full recompute");
+	tap_near(j.r.tflops_per_gpu, j.r.flops_per_iter / (1024 * j.r.iteration_s) / 1e12,
+		 1e-12, "TFLOP/s per GPU = FLOPs / (GPUs x time)");
+	/* 1F1B bubble (p-1)/m = 15/192 of the ideal time; the first and last
+	 * stages' embedding and logits make it slightly larger */
+	double ideal = j.r.compute_s + j.r.tp_exposed_s;
+	tap_ok(j.r.bubble_s / ideal >= 15.0 / 192 && j.r.bubble_s / ideal < 1.5 * 15.0 / 192,
+	       "bubble %.4f of ideal, at least (p-1)/m = %.4f", j.r.bubble_s / ideal,
+	       15.0 / 192);
+	tap_ok(j.r.busy_frac > 0.5 && j.r.busy_frac < 1 &&
+	       j.r.tensor_active_frac > 0.3 && j.r.tensor_active_frac <= j.r.busy_frac + 1e-12,
+	       "busy %.3f and tensor-active %.3f fractions", j.r.busy_frac,
+	       j.r.tensor_active_frac);
+	int has_nvlink = 0;
+	for (size_t i = 0; i < j.r.n_tiers; i++)
+		if (strcmp(j.r.tier_names[i], "nvlink") == 0 && j.r.tier_bytes[i] > 0)
+			has_nvlink = 1;
+	tap_ok(has_nvlink, "TP traffic counted on the nvlink tier (%zu tiers)", j.r.n_tiers);
+
+	/* elastic: the same job with 4 of 8 replicas, half the batch */
+	struct layout half = j.L;
+	half.dp = 4;
+	half.global_batch = 768;
+	struct step_result r2;
+	tap_ok(step_simulate(j.sc, &j.m, &half, &j.g, &r2, &e) == 0,
+	       "a job shrunk to dp = 4 runs (%s)", e.msg);
+	tap_near(r2.iteration_s, j.r.iteration_s, 0.02,
+		 "same microbatches per pipeline: same iteration time within 2%");
+	sc_free(j.sc);
+
+	/* interleaving (v = 2) cuts the bubble to (p-1)/(v m) */
+	const char *il[] = { "parallel.schedule=\"interleaved\"", "parallel.virtual_stages=2" };
+	tap_ok(run(s, bench, il, 2, &k, &e) == 0, "interleaved 175B (%s)", e.msg);
+	tap_ok(k.r.bubble_s < 0.6 * j.r.bubble_s && k.r.bubble_s > 0.4 * j.r.bubble_s,
+	       "interleaved bubble %.3f s, about half of 1F1B's %.3f s",
+	       k.r.bubble_s, j.r.bubble_s);
+	sc_free(k.sc);
+
+	/* without overlap the whole gradient all-reduce is exposed */
+	const char *no[] = { "parallel.overlap_grad_reduce=false" };
+	tap_ok(run(s, bench, no, 1, &k, &e) == 0, "no overlap (%s)", e.msg);
+	struct job j2;
+	run(s, bench, NULL, 0, &j2, &e);
+	tap_ok(k.r.dp_exposed_s > j2.r.dp_exposed_s,
+	       "overlap hides gradient traffic (%.3f s exposed vs %.3f s)",
+	       j2.r.dp_exposed_s, k.r.dp_exposed_s);
+	sc_free(k.sc);
+	sc_free(j2.sc);
+
+	/* distributed optimizer: optimizer states 12 Psi / N_d (formulas.md) */
+	const char *dopt[] = { "parallel.distributed_optimizer=true" };
+	tap_ok(run(s, bench, dopt, 1, &k, &e) == 0 && k.r.peak_memory_bytes < j.r.peak_memory_bytes,
+	       "distributed optimizer lowers peak memory (%.1f GB)",
+	       k.r.peak_memory_bytes / 1e9);
+	sc_free(k.sc);
+	cfg_schema_free(s);
+	return tap_done();
+}
