@@ -101,11 +101,13 @@ int main(void)
 		 "same microbatches per pipeline: same iteration time within 2%");
 	sc_free(j.sc);
 
-	/* interleaving (v = 2) cuts the bubble to (p-1)/(v m) */
+	/* interleaving (v = 2) halves the schedule's bubble (p-1)/(v m); the
+	 * idle time the heavier first and last chunks (embedding, logits)
+	 * cause does not halve, so between 0.4 and 0.75 of 1F1B's */
 	const char *il[] = { "parallel.schedule=\"interleaved\"", "parallel.virtual_stages=2" };
 	tap_ok(run(s, bench, il, 2, &k, &e) == 0, "interleaved 175B (%s)", e.msg);
-	tap_ok(k.r.bubble_s < 0.6 * j.r.bubble_s && k.r.bubble_s > 0.4 * j.r.bubble_s,
-	       "interleaved bubble %.3f s, about half of 1F1B's %.3f s",
+	tap_ok(k.r.bubble_s < 0.75 * j.r.bubble_s && k.r.bubble_s > 0.4 * j.r.bubble_s,
+	       "interleaved bubble %.3f s against 1F1B's %.3f s",
 	       k.r.bubble_s, j.r.bubble_s);
 	sc_free(k.sc);
 
