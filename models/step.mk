@@ -13,8 +13,9 @@ check_PROGRAMS += tests/step-compute-t
 TESTS += tests/step-compute-t
 tests_step_compute_t_SOURCES = tests/step-compute-t.c
 # make validate: Megatron-LM Table 1, published vs predicted.
-EXTRA_PROGRAMS += tests/bench/step-validate
-CLEANFILES += tests/bench/step-validate
+check_PROGRAMS += tests/bench/step-validate
+TESTS += tests/step-validate.sh
+EXTRA_DIST += tests/step-validate.sh
 tests_bench_step_validate_SOURCES = tests/bench/step-validate.c
 validate: tests/bench/step-validate
 	./tests/bench/step-validate $(srcdir)/scenarios/validation
