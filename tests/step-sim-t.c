@@ -8,6 +8,7 @@
 #include "sim/cfg.h"
 #include "models/gpu.h"
 #include "models/layout.h"
+#include "models/memory.h"
 #include "models/parallel.h"
 #include "models/step.h"
 #include "models/transformer.h"
@@ -57,7 +58,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, net_settings);
-	tap_plan(16);
+	tap_plan(26);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -127,6 +128,59 @@ int main(void)
 	tap_ok(run(s, bench, dopt, 1, &k, &e) == 0 && k.r.peak_memory_bytes < j.r.peak_memory_bytes,
 	       "distributed optimizer lowers peak memory (%.1f GB)",
 	       k.r.peak_memory_bytes / 1e9);
+	sc_free(k.sc);
+
+	/* determinism: the same scenario twice gives the same bits */
+	struct job a, b;
+	run(s, bench, NULL, 0, &a, &e);
+	run(s, bench, NULL, 0, &b, &e);
+	tap_ok(memcmp(&a.r.iteration_s, &b.r.iteration_s, sizeof(double)) == 0 &&
+	       memcmp(&a.r.dp_exposed_s, &b.r.dp_exposed_s, sizeof(double)) == 0 &&
+	       a.r.events == b.r.events, "deterministic: identical results twice");
+	sc_free(a.sc);
+	sc_free(b.sc);
+
+	/* ZeRO (Rajbhandari et al.): 7.5B parameters (Table 1 row 3's shape)
+	 * on N_d = 64, one microbatch: model states 16 Psi, 4 Psi + 12 Psi/N_d,
+	 * 2 Psi + 14 Psi/N_d, 16 Psi/N_d; per-rank traffic 2 Psi (ZeRO-1, -2)
+	 * and 3 Psi (ZeRO-3) elements */
+	const char *zero_file = "scenarios/validation/megatron-table1-3.cfg";
+	double l = 36, h = 4096;
+	double psi = 12 * l * h * h * (1 + 13 / (12 * h) + (51200 + 2048) / (12 * l * h)) + 2 * h;
+	const double states[4] = { 16 * psi, 4 * psi + 12 * psi / 64,
+				   2 * psi + 14 * psi / 64, 16 * psi / 64 };
+	const double elems[4] = { 2 * psi, 2 * psi, 2 * psi, 3 * psi };
+	for (int z = 0; z < 4; z++) {
+		char stage[64];
+		const char *ov[] = { "cluster.gpus=64", "parallel.tp=1", "parallel.global_batch=64",
+				     "parallel.micro_batch=1", "parallel.recompute=\"full\"", stage };
+		snprintf(stage, sizeof stage, "parallel.zero_stage=%d", z);
+		int rc = run(s, zero_file, ov, 6, &k, &e);
+		struct mem_breakdown mb = { 0 };
+		struct par_opts o;
+		struct err e2 = { 0 };
+		if (k.sc && par_from_scenario(k.sc, &k.m, &k.L, &o, &e2) == 0)
+			mem_peak(&k.m, &k.L, &o, &mb);
+		tap_near(mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes, states[z],
+			 1e-12, z == 0 ? "DP, 7.5B on 64 GPUs: model states 16 Psi = 120 GB" :
+			 z == 1 ? "ZeRO-1: 4 Psi + 12 Psi/64 = 31.4 GB" :
+			 z == 2 ? "ZeRO-2: 2 Psi + 14 Psi/64 = 16.6 GB" :
+			 "ZeRO-3: 16 Psi/64 = 1.9 GB");
+		if (z == 0)	/* 120 GB of model states: the reason ZeRO exists */
+			tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit"),
+			       "plain DP does not fit 80 GB: scenario error");
+		else
+			tap_near(k.r.dp_comm_elems_per_rank, elems[z], 1e-12,
+				 z == 3 ? "ZeRO-3 traffic 3 Psi per rank" :
+				 "traffic 2 Psi per rank");
+		sc_free(k.sc);
+	}
+	const char *z3[] = { "cluster.gpus=64", "parallel.tp=1", "parallel.global_batch=256",
+			     "parallel.micro_batch=1", "parallel.zero_stage=3" };
+	tap_ok(run(s, zero_file, z3, 5, &k, &e) == 0 &&
+	       fabs(parts(&k.r) - k.r.iteration_s) < 1e-9 * k.r.iteration_s,
+	       "ZeRO-3 with 4 microbatches runs, breakdown sums (%.3f s, %s)",
+	       k.r.iteration_s, e.msg);
 	sc_free(k.sc);
 	cfg_schema_free(s);
 	return tap_done();
