@@ -34,6 +34,9 @@ const struct cfg_setting par_settings[] = {
 	  "fp16 elements" },
 	{ "parallel.zero_bucket_mb", CFG_FLOAT, "MB", 0.001, 1e6, "1000", NULL,
 	  "ZeRO reduce / all-gather bucket (DeepSpeed's 5e8 fp16 elements)" },
+	{ "parallel.zero_prefetch_mb", CFG_FLOAT, "MB", 0.001, 1e6, "100", NULL,
+	  "ZeRO-3 weights gathered ahead of the compute (DeepSpeed's "
+	  "stage3_prefetch_bucket_size, 5e7 fp16 elements)" },
 	{ "parallel.memory_reserve_gb", CFG_FLOAT, "GB", 0, 1e4, "3", NULL,
 	  "per-GPU memory the framework keeps: CUDA context (~0.5-1 GB), NCCL "
 	  "buffers, caching-allocator fragmentation" },
@@ -57,6 +60,7 @@ void par_defaults(struct par_opts *o)
 	o->dtype = PAR_BF16;
 	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
 	o->zero_bucket_bytes = 1000 * MB;
+	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
 }
 
@@ -146,6 +150,7 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 	if (o->dp_bucket_bytes <= 0)
 		o->dp_bucket_bytes = par_megatron_bucket_bytes(L->dp);
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
+	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	return check(m, L, o, &f);
 }

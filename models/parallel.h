@@ -32,6 +32,7 @@ struct par_opts {
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
+	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
 };
 

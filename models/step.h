@@ -133,6 +133,7 @@ struct step_plan {
 	const double *chunk_params;	/* per virtual stage: parameters per GPU */
 	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
 	double bucket_bytes;
+	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
 	bool overlap_grad_reduce;
 	double optimizer_s;
 	/* network: NULL = communication free */

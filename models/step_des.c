@@ -111,12 +111,12 @@ static int push_bucket(struct stream *s, enum coll_op op, double bytes)
 static int stream_kick(struct des *d, int k, int which, struct err *e);
 
 /* ZeRO-3 prefetch: the last gather that may run now -- the one the compute
- * needs next plus as many as fit one bucket (at least one ahead). */
+ * needs next plus as many as fit the prefetch size (at least one ahead). */
 static int gather_limit(const struct des *d, int k, double bytes)
 {
 	const struct stage *st = &d->stages[k];
 	int pos = st->next < st->n_ops ? st->seg_base[st->next] + st->seg : st->n_gathers;
-	int ahead = (int)(d->p->bucket_bytes / bytes);
+	int ahead = (int)(d->p->prefetch_bytes / bytes);
 
 	return pos + (ahead < 1 ? 1 : ahead);
 }
@@ -635,6 +635,11 @@ int step_run(const struct step_plan *p, struct step_result *out, struct err *e)
 		return -1;
 	out->bubble_s = wait0;
 	out->pp_exposed_s = wait - wait0;
+	if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1) {
+		/* stalls for weight gathers (ZeRO-3 runs without a pipeline) */
+		out->dp_exposed_s += out->pp_exposed_s;
+		out->pp_exposed_s = 0;
+	}
 	out->events += ideal.events;
 	return 0;
 }

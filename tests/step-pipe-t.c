@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(26);
+	tap_plan(31);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -191,6 +191,25 @@ int main(void)
 	p.contention = false;	/* timed alone: the same here */
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 12.5e-3, 1e-12, "alone timing agrees without contention");
+	/* ZeRO-3 on the 1 GB/s transport: one stage, m = 1, two layers of
+	 * 0.5e6 parameters (1 MB of fp16 weights: 1 ms to gather or reduce),
+	 * forward 1 ms and backward 2 ms per layer, one gather ahead.
+	 * Gathers 0-1, 1-2, 2-3, 3-4 ms; forward layers 1-2, 2-3; backward
+	 * 3-5, 5-7; reduce-scatters 5-6, 7-8: T = 8 ms, 1 ms of it waiting for
+	 * the first gather, 1 ms for the last reduce-scatter. */
+	plan(&p, 1, 1, 1, 2e-3, 4e-3);
+	layers[0] = 2;
+	p.dp = 2;
+	p.dp_mode = STEP_DP_ZERO3;
+	p.net = &tr;
+	p.rank_gpu = rank_gpu;
+	p.contention = true;
+	p.prefetch_bytes = 1;	/* one layer ahead */
+	tap_ok(step_run(&p, &r, &e) == 0, "ZeRO-3 over the transport runs (%s)", e.msg);
+	tap_near(r.iteration_s, 8e-3, 1e-12, "ZeRO-3: T = 8 ms by hand");
+	tap_near(r.dp_exposed_s, 2e-3, 1e-9, "first gather and last reduce-scatter exposed");
+	tap_near(r.pp_exposed_s, 0, 1e-12, "no pipeline, nothing on p2p");
+	tap_near(r.dp_comm_elems_per_rank, 3e6, 1e-12, "ZeRO-3 moves 3 Psi");
 	tap_ok(r.events > 0, "events were simulated (%llu)", (unsigned long long)r.events);
 	return tap_done();
 }

@@ -160,7 +160,7 @@ int main(void)
 		const char *ov[] = { "cluster.gpus=64", "parallel.tp=1", "parallel.global_batch=64",
 				     "parallel.micro_batch=1", "parallel.recompute=\"full\"", stage };
 		snprintf(stage, sizeof stage, "parallel.zero_stage=%d", z);
-		int rc = run(s, zero_file, ov, 6, &k, &e);
+		int zrc = run(s, zero_file, ov, 6, &k, &e);
 		struct mem_breakdown mb = { 0 };
 		struct par_opts o;
 		struct err e2 = { 0 };
@@ -172,7 +172,7 @@ int main(void)
 			 z == 2 ? "ZeRO-2: 2 Psi + 14 Psi/64 = 16.6 GB" :
 			 "ZeRO-3: 16 Psi/64 = 1.9 GB");
 		if (z == 0)	/* 120 GB of model states: the reason ZeRO exists */
-			tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit"),
+			tap_ok(zrc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit"),
 			       "plain DP does not fit 80 GB: scenario error");
 		else
 			tap_near(k.r.dp_comm_elems_per_rank, elems[z], 1e-12,
