@@ -88,6 +88,10 @@ int step_simulate(const struct scenario *sc, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
 
+/* The breakdown into the report's /step group (step_report.c). */
+struct report;
+int step_report(struct report *r, const struct step_result *s, struct err *e);
+
 /* The same with options and network given (tests, benchmarks, sweeps);
  * no memory check. */
 int step_simulate_net(const struct tfm *m, const struct layout *L,

@@ -4,7 +4,7 @@ libtrainsim_a_SOURCES += models/compute.c models/memory.c models/zero.c \
 noinst_HEADERS += models/compute.h models/memory.h models/zero.h \
 	models/parallel.h
 libtrainsim_a_SOURCES += models/megatron.c models/step.c models/step_des.c \
-	models/step_memory.c models/step_sym.c
+	models/step_memory.c models/step_sym.c models/step_report.c
 noinst_HEADERS += models/megatron.h models/step.h
 check_PROGRAMS += tests/step-mem-t
 TESTS += tests/step-mem-t

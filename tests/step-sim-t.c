@@ -6,6 +6,7 @@
 
 #include "tests/tap.h"
 #include "sim/cfg.h"
+#include "sim/report.h"
 #include "models/gpu.h"
 #include "models/layout.h"
 #include "models/memory.h"
@@ -58,7 +59,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, net_settings);
-	tap_plan(26);
+	tap_plan(27);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -102,6 +103,9 @@ int main(void)
 	       "a job shrunk to dp = 4 runs (%s)", e.msg);
 	tap_near(r2.iteration_s, j.r.iteration_s, 0.02,
 		 "same microbatches per pipeline: same iteration time within 2%");
+	struct report *rep = rep_new();
+	tap_ok(rep && step_report(rep, &j.r, &e) == 0, "breakdown goes to /step");
+	rep_free(rep);
 	sc_free(j.sc);
 
 	/* interleaving (v = 2) halves the schedule's bubble (p-1)/(v m); the
