@@ -13,6 +13,7 @@
 #include "models/pool.h"
 #include "models/run.h"
 #include "models/transformer.h"
+#include "topologies/net.h"
 
 static const struct cfg_setting run_settings[] = {
 	{ "run.seed", CFG_INT, "", 0, 9.2e18, "1", NULL,
@@ -31,7 +32,7 @@ static const struct cfg_setting run_settings[] = {
 
 static const struct cfg_setting *const setting_tables[] = {
 	run_settings, tfm_settings, layout_settings, gpu_settings, pool_settings,
-	ckpt_settings, failure_settings, NULL
+	ckpt_settings, failure_settings, net_settings, NULL
 };
 
 struct cfg_schema *run_schema_new(void)
@@ -371,9 +372,15 @@ static int write_step(struct run *r, struct err *e)
 int run_check(const struct scenario *sc, FILE *out, struct err *e)
 {
 	struct model md;
+	struct net *net;
 
 	if (model_from_scenario(sc, &md, e) < 0)
 		return -1;
+	/* The network is built only to check it until the step model uses it. */
+	net = net_build(sc, e);
+	if (net == NULL)
+		return -1;
+	net_free(net);
 	if (out == NULL)
 		return 0;
 	fprintf(out, "# derived\n");

@@ -11,4 +11,7 @@
 
 #include "sim/err.h"
 
+/* trainsim collective: an nccl-tests-style table (sim/cmd_collective.c). */
+int cmd_collective(int argc, char **argv, struct err *e);
+
 #endif

@@ -48,6 +48,10 @@ static const char usage_text[] =
 	"  -h, --help        this text\n"
 	"  -V, --version     version\n"
 	"\n"
+	"\n"
+	"Subcommands (each with --help):\n"
+	"  trainsim collective SCENARIO.cfg   one collective, as nccl-tests prints it\n"
+	"\n"
 	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
 
 static int parse_seed(const char *text, struct cli *c, struct err *e)
@@ -226,6 +230,7 @@ static const struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct err *e);
 } subcommands[] = {
+	{ "collective", cmd_collective },
 	{ NULL, NULL },
 };
 

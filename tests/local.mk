@@ -7,3 +7,5 @@ TESTS += tests/run-model-t
 tests_run_model_t_SOURCES = tests/run-model-t.c
 TESTS += tests/e2e-run.sh
 EXTRA_DIST += tests/e2e-run.sh
+TESTS += tests/e2e-collective.sh
+EXTRA_DIST += tests/e2e-collective.sh

@@ -156,7 +156,7 @@ int main(void)
 	from_catalog();
 	bad("network.fat_tree.radix=7", "network.fat_tree.radix", "odd radix");
 	bad("network.fat_tree.tiers=1", "network.fat_tree.tiers", "one tier");
-	bad("network.fat_tree.oversubscription=[2.0]", "network.fat_tree.oversubscription",
+	bad("network.fat_tree.oversubscription=[1.37]", "network.fat_tree.oversubscription",
 	    "ratio that does not split the ports");
 	bad("cluster.gpus=16384", "cluster.gpus", "more nodes than a three-tier radix-40 tree has ports");
 	bad("links.ib_hdr.bw_gbps=0", "links.ib_hdr.bw_gbps", "zero bandwidth");

@@ -138,6 +138,32 @@ static void measured_busbw(void)
 	net_free(net);
 }
 
+static void tree_ceiling(void)
+{
+	/* Two DGX A100, tree, 1 GiB: NCCL's tree reaches 22.5 GB/s busbw per
+	 * channel on two nodes (tuning.cc perChMaxTreeBw, Ampere); 8 channels
+	 * (one per NIC): 8 x 22.5 = 180 GB/s, below the ring's ~192, so
+	 * AUTO keeps the ring at this size, as NCCL does. */
+	struct net_params p;
+	struct err e = { 0 };
+	int gpus[16];
+	enum coll_algo algo;
+
+	net_params_default(&p);
+	p.gpus = 16;
+	struct net *net = make(&p);
+	double S = 1 << 30;
+	double t = coll_time(net, COLL_ALL_REDUCE, COLL_TREE, 0, 16, S);
+	tap_near(S / t * coll_busbw_factor(COLL_ALL_REDUCE, 16) / 1e9, 180, 0.01,
+		 "tree on 2 nodes: 8 channels x 22.5 GB/s busbw");
+	for (int i = 0; i < 16; i++)
+		gpus[i] = i;
+	struct coll c = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 16, S };
+	net_coll_resolve(net, &c, &algo, &e);
+	tap_ok(algo == COLL_RING, "AUTO on 2 nodes, 1 GiB: ring (got %s)", coll_algo_name(algo));
+	net_free(net);
+}
+
 static void hierarchical(void)
 {
 	/* Two DGX A100: NVLink reduce-scatter, per-rail ring across the two
@@ -211,16 +237,25 @@ static void table(void)
 	tap_ok(strstr(buf, "1073741824") != NULL, "table lists 1073741824 bytes");
 	fputs(buf, stdout);
 	free(buf);
+	out = open_memstream(&buf, &len);
+	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 2, 9, out, &e) < 0 &&
+	       e.status == ERR_USAGE, "table: 9 ranks on 8 GPUs is a usage error");
+	e.status = 0;
+	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 1, 8, out, &e) < 0 &&
+	       e.status == ERR_USAGE, "table: a factor of 1 is a usage error");
+	fclose(out);
+	free(buf);
 	net_free(net);
 }
 
 int main(void)
 {
-	tap_plan(17);
+	tap_plan(21);
 	one_node_closed_forms();
 	multi_node_closed_form();
 	measured_busbw();
 	hierarchical();
+	tree_ceiling();
 	auto_choice();
 	table();
 	return tap_done();

@@ -91,6 +91,29 @@ static void shared_bottleneck(void)
 	flow_sys_free(fs);
 }
 
+static void ceilings(void)
+{
+	/* One link of 10; flows a (ceiling 2), b, c.  a stops at 2, b and c
+	 * share the other 8: 4 each.  With a ceiling of 8 instead, a's
+	 * ceiling never binds (fair share 10/3): all 10/3. */
+	double cap[1] = { 10 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(1, cap, NULL, 0, &e);
+	int32_t p[1] = { 0 };
+	int32_t a = flow_add(fs, p, 1, 1, 0, 0, 0, &e);
+	int32_t b = flow_add(fs, p, 1, 1, 0, 0, 0, &e);
+	flow_add(fs, p, 1, 1, 0, 0, 0, &e);
+
+	flow_set_max(fs, a, 2);
+	flow_solve(fs, 0);
+	tap_ok(flow_rate_Bps(fs, a) == 2 && flow_rate_Bps(fs, b) == 4,
+	       "a ceiling of 2 binds: 2, 4, 4");
+	flow_set_max(fs, a, 8);
+	flow_solve(fs, 0);
+	tap_near(flow_rate_Bps(fs, a), 10.0 / 3, 1e-12, "a ceiling of 8 does not: 10/3 each");
+	flow_sys_free(fs);
+}
+
 static void timing(void)
 {
 	/* One link of 1e9 B/s.  Flows of 1e9 and 2e9 bytes start together at
@@ -162,9 +185,10 @@ static void zero_bytes(void)
 
 int main(void)
 {
-	tap_plan(18);
+	tap_plan(20);
 	two_links_three_flows();
 	shared_bottleneck();
+	ceilings();
 	timing();
 	components();
 	zero_bytes();

@@ -4,7 +4,8 @@
  * Expected times are worked out by hand from max-min sharing: flows of two
  * collectives on the same links split them equally, and a collective alone
  * takes what net_coll_time_s() says (the same model without an engine).
- * Times are whole nanoseconds (tolerance 1e-5).  Latencies: base 8.4 us, NVLink step 3.4 us, two NVLink hops of 300 ns.
+ * Times are whole nanoseconds (tolerance 1e-5).  Latencies: base 8.4 us,
+ * NVLink step 3.4 us, two NVLink hops of 300 ns.
  */
 #include <stdlib.h>
 

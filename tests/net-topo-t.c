@@ -105,12 +105,22 @@ static void fat_tree_k4(void)
 	tap_near(mn, 1.0, 1e-9, "k=4 1:1, permutation across pods, ECMP spread: line rate");
 	net_free(net);
 
-	/* 2:1 does not split 4 ports into whole numbers. */
+	/* 2:1 at the leaf: 2 hosts and 1 uplink per edge switch (one port
+	 * dark); pods of 2 edges x 2 hosts, 4 pods: the pod shift is 4. */
 	p.ft.oversub[0] = 2;
+	net = make(&p, NULL, &e);
+	tap_ok(net->ft->d0 == 2 && net->ft->u0 == 1, "k=4 at 2:1: 2 down, 1 up");
+	shift(16, 4, dst);
+	pattern(net, dst, &mn, &mean);
+	tap_near(mn, 0.5, 1e-9, "k=4 2:1, permutation across pods: half rate");
+	net_free(net);
+
+	/* 1.3:1 has no whole split of 4 ports. */
+	p.ft.oversub[0] = 1.3;
 	const char *bad = NULL;
 	net = make(&p, &bad, &e);
 	tap_ok(net == NULL && bad && strcmp(bad, "network.fat_tree.oversubscription") == 0,
-	       "k=4 at 2:1 is refused (3 down + 1 up is 3:1): %s", e.msg);
+	       "k=4 at 1.3:1 is refused: %s", e.msg);
 	net_free(net);
 }
 
@@ -358,7 +368,7 @@ static void dragonfly_traffic(void)
 
 int main(void)
 {
-	tap_plan(33);
+	tap_plan(35);
 	fat_tree_k4();
 	fat_tree_oversubscribed();
 	fat_tree_misc();

@@ -9,11 +9,17 @@
  *         rings do on DGX systems.  Each channel carries S/C.  Per ring edge:
  *         all-reduce 2(n-1)/n of its share, reduce-scatter and all-gather
  *         (n-1)/n, broadcast the whole share along the chain from the root.
- *   tree  NCCL's double binary tree for all-reduce across nodes: two trees
- *         over the nodes, each with half the data, one the mirror of the
- *         other so a node is inner in at most one; inside a node a chain.
+ *   tree  NCCL's double binary tree for all-reduce across nodes: a tree
+ *         over the nodes and its mirror, so a node is inner in at most one;
+ *         inside a node a chain.  Like NCCL, one tree per channel (at least
+ *         two, alternating tree and mirror), each led in a node by a
+ *         different GPU and so through a different NIC, each with S/C.
  *         Reduce goes up while broadcast comes down (pipelined), so every
- *         tree and chain edge carries S/2 each way at once.  One node: ring.
+ *         tree and chain edge carries S/C each way at once.  NCCL's tree
+ *         kernels reach only a set busbw per channel (tuning.cc,
+ *         perChMaxTreeBw: Ampere 24, 22.5, 16 GB/s for 1, 2, 4+ nodes):
+ *         network.collective.tree_channel_busbw_Bps caps each tree flow
+ *         accordingly.  One node: ring.
  *   hier  NVLink reduce-scatter in each node, ring all-reduce across nodes
  *         per rail (local GPU j of every node, S/m each), NVLink all-gather.
  *   all-to-all: every pair, S/n each, at once.  sendrecv: [src, dst] one
@@ -43,7 +49,7 @@ static int add_xfer(struct coll_phase *ph, int32_t src, int32_t dst,
 		ph->x = x;
 		ph->cap = cap;
 	}
-	ph->x[ph->n++] = (struct coll_xfer){ src, dst, key, bytes };
+	ph->x[ph->n++] = (struct coll_xfer){ src, dst, key, bytes, 0 };
 	return 0;
 }
 
@@ -220,37 +226,47 @@ static int tree_parent(int t, int N, int i)
 static int plan_tree(const struct net *net, const struct coll *c,
 		     const struct groups *g, struct coll_plan *p, struct err *e)
 {
-	int N = g->n_groups, depth = 0;
-	int max_m = 0;
+	int N = g->n_groups, depth = 0, max_m = 0;
+	/* Channels in pairs: the even ones use the tree, the odd ones its
+	 * mirror, each with its own node leader (so its own NIC). */
+	int C = channels(net, g);
+	C += C % 2;
 	struct coll_phase *ph = &p->ph[0];
-	double half = c->bytes / 2;
+	double share = c->bytes / C;
+	/* NCCL's tree kernels move at most a fixed busbw per channel; a
+	 * channel's flows all carry S/C, so each runs at most at that busbw
+	 * over nccl-tests' factor 2(n-1)/n. */
+	double ch_busbw = net->p.tree_channel_busbw_Bps[N <= 2 ? N - 1 : 2];
+	double cap = ch_busbw > 0 ? ch_busbw * g->n / (2.0 * (g->n - 1)) : 0;
 
 	p->n_phases = 1;
 	while ((1 << depth) < N)
 		depth++;
-	for (int t = 0; t < 2; t++)
+	for (int ch = 0; ch < C; ch++)
 		for (int k = 0; k < N; k++) {
-			int m = g->start[k + 1] - g->start[k];
-			int rot = t * (m / 2);
+			int t = ch % 2, m = g->start[k + 1] - g->start[k];
+			int rot = ch * m / C;
 			const int *gk = g->gpu + g->start[k];
 			if (m > max_m)
 				max_m = m;
 			/* The node's chain, from its leader gk[rot]. */
 			for (int j = 0; j + 1 < m; j++) {
 				int a = gk[(j + rot) % m], b = gk[(j + 1 + rot) % m];
-				if (add_xfer(ph, a, b, (uint32_t)t, half, e) < 0 ||
-				    add_xfer(ph, b, a, (uint32_t)t, half, e) < 0)
+				if (add_xfer(ph, a, b, (uint32_t)ch, share, e) < 0 ||
+				    add_xfer(ph, b, a, (uint32_t)ch, share, e) < 0)
 					return -1;
 			}
 			int par = tree_parent(t, N, k);
 			if (par < 0)
 				continue;
 			int mp = g->start[par + 1] - g->start[par];
-			int lead = gk[rot], plead = g->gpu[g->start[par] + t * (mp / 2)];
-			if (add_xfer(ph, lead, plead, (uint32_t)t, half, e) < 0 ||
-			    add_xfer(ph, plead, lead, (uint32_t)t, half, e) < 0)
+			int lead = gk[rot], plead = g->gpu[g->start[par] + ch * mp / C];
+			if (add_xfer(ph, lead, plead, (uint32_t)ch, share, e) < 0 ||
+			    add_xfer(ph, plead, lead, (uint32_t)ch, share, e) < 0)
 				return -1;
 		}
+	for (int32_t i = 0; i < ph->n; i++)
+		ph->x[i].max_Bps = cap;
 	ph->latency_ns = net->p.base_latency_ns +
 			 2 * ((max_m - 1) * step_ns(net, 0) + depth * step_ns(net, 1));
 	return 0;
@@ -371,8 +387,11 @@ static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		for (int k = 0; k < n; k++)
 			wire += net->g.latency_ns[path[k]];
 		int64_t lat = llround(ph->latency_ns + wire);
-		if (flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e) < 0)
+		int32_t id = flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e);
+		if (id < 0)
 			return -1;
+		if (x->max_Bps > 0)
+			flow_set_max(fs, id, x->max_Bps);
 	}
 	r->pending = ph->n;
 	return 0;

@@ -24,6 +24,7 @@ struct coll_xfer {
 	int32_t src, dst;	/* GPUs */
 	uint32_t key;		/* channel: tells apart flows of one pair */
 	double bytes;
+	double max_Bps;		/* ceiling on the flow's rate (0: none) */
 };
 
 struct coll_phase {

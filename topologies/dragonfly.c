@@ -275,9 +275,10 @@ int df_route(const struct df *df, int32_t es, int32_t ed, uint64_t key,
 
 	out[n++] = df->term_link0 + 2 * es;
 	bool inter = rs / df->a != rd / df->a && df->g > 2;
-	if (!inter || df->routing == DF_MINIMAL) {
+	/* UGAL without load information sees an idle network: minimal. */
+	if (!inter || df->routing == DF_MINIMAL || (df->routing == DF_UGAL && !load)) {
 		min_route(df, rs, rd, h, out, &n);
-	} else if (df->routing == DF_VALIANT || load == NULL) {
+	} else if (df->routing == DF_VALIANT) {
 		valiant_route(df, rs, rd, hv, h, out, &n);
 	} else {
 		int32_t mp[NET_PATH_MAX], vp[NET_PATH_MAX];

@@ -3,9 +3,9 @@
  * k-ary fat trees (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008), any size up
  * to the radix's limit (the last unit or pod may be partial).
  *
- * All switches have `radix` ports (even).  A leaf splits them d0 down to
- * NICs and u0 up, with d0:u0 the leaf oversubscription (1:1 gives Al-Fares'
- * k/2 and k/2).  Two tiers: u0 spines, leaf l's uplink j goes to spine j,
+ * All switches have `radix` ports (even).  A leaf uses d0 down to NICs
+ * and u0 up, with d0:u0 the leaf oversubscription (1:1 gives Al-Fares' k/2
+ * and k/2; 2:1 on 40 ports is 26 and 13, one port dark).  Two tiers: u0 spines, leaf l's uplink j goes to spine j,
  * so a spine needs one port per leaf (at most radix leaves).  Three tiers:
  * a pod holds d1 leaves and u0 aggregation switches (leaf uplink j to the
  * pod's aggregation switch j); aggregation splits d1 down and u1 up, d1:u1
@@ -30,15 +30,20 @@
 
 #include "topologies/topo.h"
 
-/* k*r/(1+r) ports down when it is a whole number of ports, else -1. */
-static int split_down(int k, double r)
+/* Ports down and up for a down:up ratio r on k ports: the most uplinks
+ * u with u + r*u <= k and r*u whole (spare ports stay dark, as when a
+ * radix-40 switch runs 2:1 as 26 down and 13 up).  -1 if none. */
+static int split_ports(int k, double r, int *down, int *up)
 {
-	double d = k * r / (1.0 + r);
-	double di = floor(d + 0.5);
-
-	if (fabs(d - di) > 1e-9 || di < 1 || di > k - 1)
-		return -1;
-	return (int)di;
+	for (int u = (int)floor(k / (1.0 + r) + 1e-9); u >= 1; u--) {
+		double d = r * u, di = floor(d + 0.5);
+		if (fabs(d - di) <= 1e-9 && di >= 1 && di + u <= k) {
+			*down = (int)di;
+			*up = u;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 static struct ft *ft_fail(struct ft *ft)
@@ -84,17 +89,15 @@ static int check_shape(struct ft *ft, const struct ft_params *p,
 		return err_set(e, ERR_USAGE, "%d tiers (expected 2, 3, or 0 for the "
 			       "fewest that fit)", p->tiers);
 	}
-	ft->d0 = split_down(k, p->oversub[0]);
-	ft->d1 = split_down(k, p->oversub[1]);
-	if (ft->d0 < 0 || ft->d1 < 0) {
+	if (split_ports(k, p->oversub[0], &ft->d0, &ft->u0) < 0 ||
+	    split_ports(k, p->oversub[1], &ft->d1, &ft->u1) < 0) {
 		*bad_key = "network.fat_tree.oversubscription";
-		return err_set(e, ERR_USAGE, "%g:1 does not split %d ports into "
-			       "whole numbers down and up (expected a ratio r with "
-			       "%d*r/(1+r) an integer, e.g. 1, 3 or 7 for 8 ports)",
-			       ft->d0 < 0 ? p->oversub[0] : p->oversub[1], k, k);
+		return err_set(e, ERR_USAGE, "no whole numbers of ports down and up "
+			       "on %d ports give %g:1 (expected a ratio such as 1, 2, "
+			       "3 or 1.5)", k, p->oversub[0] != 1 &&
+			       split_ports(k, p->oversub[0], &ft->d0, &ft->u0) < 0 ?
+			       p->oversub[0] : p->oversub[1]);
 	}
-	ft->u0 = k - ft->d0;
-	ft->u1 = k - ft->d1;
 	return 0;
 }
 

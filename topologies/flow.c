@@ -23,11 +23,12 @@ enum { FLOW_FREE, FLOW_SEND, FLOW_DRAIN };
 struct flow {
 	double left;		/* bytes not yet sent at t_last */
 	double bytes, rate;
+	double max_Bps;		/* the flow's own ceiling (0: none) */
 	int64_t t_last, key_ns, lat_ns;
 	uint64_t seq, owner;
 	int32_t heap;		/* index in the time heap, -1 outside */
 	uint32_t stamp;
-	uint8_t n, state, frozen;
+	uint8_t n, state;
 	int32_t path[NET_PATH_MAX];
 	int32_t pos[NET_PATH_MAX];
 };
@@ -49,7 +50,8 @@ struct flow_sys {
 	uint32_t *link_stamp, stamp;
 	double *rem, *share;		/* solve scratch, per link */
 	int32_t *unfrozen, *lh_pos, *lh, n_lh;
-	int32_t *comp_l, *comp_f, cap_comp_f;
+	int32_t *comp_l, *comp_f, *capped;
+	uint8_t *frozen;		/* by flow id: kept apart, it is hot */
 	uint64_t rated;
 };
 
@@ -230,6 +232,8 @@ void flow_sys_free(struct flow_sys *fs)
 	free(fs->lh);
 	free(fs->comp_l);
 	free(fs->comp_f);
+	free(fs->capped);
+	free(fs->frozen);
 	free(fs);
 }
 
@@ -251,6 +255,12 @@ static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
 		int32_t *fr = realloc(fs->free_ids, sizeof *fr * (size_t)cap);
 		int32_t *th = realloc(fs->th, sizeof *th * (size_t)cap);
 		int32_t *cf = realloc(fs->comp_f, sizeof *cf * (size_t)cap);
+		int32_t *cc = realloc(fs->capped, sizeof *cc * (size_t)cap);
+		uint8_t *fz = realloc(fs->frozen, (size_t)cap);
+		if (cc)
+			fs->capped = cc;
+		if (fz)
+			fs->frozen = fz;
 		if (f)
 			fs->f = f;
 		if (fr)
@@ -259,7 +269,7 @@ static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
 			fs->th = th;
 		if (cf)
 			fs->comp_f = cf;
-		if (!f || !fr || !th || !cf)
+		if (!f || !fr || !th || !cf || !cc || !fz)
 			return err_set(e, ERR_RUN, "out of memory for flows");
 		fs->cap_f = cap;
 	}
@@ -368,8 +378,48 @@ static void collect(struct flow_sys *fs, int32_t *n_l, int32_t *n_f)
 	*n_f = nf;
 }
 
-static void fill(struct flow_sys *fs, int32_t nl)
+/* Freeze flow id at rate s: take s from its other links still filling. */
+static void freeze(struct flow_sys *fs, int32_t id, double s, int32_t skip)
 {
+	struct flow *f = &fs->f[id];
+
+	fs->frozen[id] = 1;
+	f->rate = s;
+	for (int h = 0; h < f->n; h++) {
+		int32_t m = f->path[h];
+		if (m == skip || fs->lh_pos[m] < 0)
+			continue;
+		double r = fs->rem[m] - s;
+		fs->rem[m] = r > 0 ? r : 0;
+		if (--fs->unfrozen[m] == 0) {
+			l_remove(fs, m);
+		} else {
+			fs->share[m] = fs->rem[m] / fs->unfrozen[m];
+			l_down(fs, fs->lh_pos[m]);
+		}
+	}
+}
+
+static const struct flow_sys *sort_fs;	/* qsort has no context argument */
+
+static int by_cap(const void *a, const void *b)
+{
+	double x = sort_fs->f[*(const int32_t *)a].max_Bps;
+	double y = sort_fs->f[*(const int32_t *)b].max_Bps;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (*(const int32_t *)a > *(const int32_t *)b) -
+	       (*(const int32_t *)a < *(const int32_t *)b);
+}
+
+/* Progressive filling.  A flow with its own ceiling behaves as if it had
+ * a private link of that capacity: it freezes at its ceiling as soon as
+ * the smallest link share exceeds it. */
+static void fill(struct flow_sys *fs, int32_t nl, int32_t nc)
+{
+	int32_t ci = 0;
+
 	fs->n_lh = 0;
 	for (int32_t i = 0; i < nl; i++) {
 		int32_t l = fs->comp_l[i];
@@ -385,28 +435,23 @@ static void fill(struct flow_sys *fs, int32_t nl)
 		l_down(fs, i);
 	while (fs->n_lh > 0) {
 		int32_t l = fs->lh[0];
+		while (ci < nc && fs->frozen[fs->capped[ci]])
+			ci++;
+		if (ci < nc && fs->f[fs->capped[ci]].max_Bps < fs->share[l]) {
+			int32_t id = fs->capped[ci++];
+			freeze(fs, id, fs->f[id].max_Bps, -1);
+			continue;
+		}
 		/* Rounding must not starve a flow: a share never drops below a
 		 * tiny fraction of the link. */
-		double s = fmax(fs->share[l], fs->cap[l] * 1e-12);
+		double s = fs->share[l], floor_s = fs->cap[l] * 1e-12;
+		if (s < floor_s)
+			s = floor_s;
 		l_remove(fs, l);
 		for (int32_t k = 0; k < fs->lf_n[l]; k++) {
-			struct flow *f = &fs->f[fs->lf[l][k]];
-			if (f->frozen)
-				continue;
-			f->frozen = 1;
-			f->rate = s;
-			for (int h = 0; h < f->n; h++) {
-				int32_t m = f->path[h];
-				if (m == l || fs->lh_pos[m] < 0)
-					continue;
-				fs->rem[m] = fmax(fs->rem[m] - s, 0);
-				if (--fs->unfrozen[m] == 0) {
-					l_remove(fs, m);
-				} else {
-					fs->share[m] = fs->rem[m] / fs->unfrozen[m];
-					l_down(fs, fs->lh_pos[m]);
-				}
-			}
+			int32_t id = fs->lf[l][k];
+			if (!fs->frozen[id])
+				freeze(fs, id, s, l);
 		}
 	}
 }
@@ -420,15 +465,22 @@ void flow_solve(struct flow_sys *fs, int64_t now_ns)
 	collect(fs, &nl, &nf);
 	for (int32_t i = 0; i < nl; i++)
 		fs->lh_pos[fs->comp_l[i]] = -1;
+	int32_t nc = 0;
 	for (int32_t i = 0; i < nf; i++) {
 		struct flow *f = &fs->f[fs->comp_f[i]];
 		f->left -= f->rate * (double)(now_ns - f->t_last) * 1e-9;
 		if (f->left < 0)
 			f->left = 0;
 		f->t_last = now_ns;
-		f->frozen = 0;
+		fs->frozen[fs->comp_f[i]] = 0;
+		if (f->max_Bps > 0)
+			fs->capped[nc++] = fs->comp_f[i];
 	}
-	fill(fs, nl);
+	if (nc > 1) {
+		sort_fs = fs;
+		qsort(fs->capped, (size_t)nc, sizeof *fs->capped, by_cap);
+	}
+	fill(fs, nl, nc);
 	for (int32_t i = 0; i < nf; i++) {
 		int32_t id = fs->comp_f[i];
 		struct flow *f = &fs->f[id];
@@ -459,7 +511,7 @@ static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 	f->left = 0;
 	f->rate = 0;
 	f->state = FLOW_DRAIN;
-	f->key_ns = now_ns + f->lat_ns;
+	f->key_ns = now_ns <= INT64_MAX - f->lat_ns ? now_ns + f->lat_ns : INT64_MAX;
 	t_update(fs, id);
 }
 
@@ -481,6 +533,15 @@ int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
 			return -1;
 	}
 	return 0;
+}
+
+void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps)
+{
+	struct flow *f = &fs->f[id];
+
+	f->max_Bps = max_Bps > 0 ? max_Bps : 0;
+	for (int h = 0; h < f->n; h++)
+		mark_dirty(fs, f->path[h]);
 }
 
 double flow_rate_Bps(const struct flow_sys *fs, int32_t id)

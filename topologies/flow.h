@@ -39,6 +39,8 @@ void flow_sys_free(struct flow_sys *fs);
 /* Returns the flow's id (>= 0) or -1. */
 int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
 		 int64_t latency_ns, uint64_t owner, int64_t now_ns, struct err *e);
+/* A ceiling on one flow's rate (0: none), as if on a private link. */
+void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps);
 void flow_solve(struct flow_sys *fs, int64_t now_ns);
 int64_t flow_next_ns(const struct flow_sys *fs);	/* INT64_MAX: nothing */
 /* End transfers and deliver flows due at or before now_ns (in time order),

@@ -58,6 +58,9 @@ void net_params_default(struct net_params *p)
 	p->base_latency_ns = 8400;
 	p->step_nvlink_ns = 3400;
 	p->step_net_ns = 9600;
+	p->tree_channel_busbw_Bps[0] = 24e9;
+	p->tree_channel_busbw_Bps[1] = 22.5e9;
+	p->tree_channel_busbw_Bps[2] = 16e9;
 }
 
 static int check_link(const struct link_spec *s, const char **bad_key,
@@ -368,6 +371,11 @@ static int run_alone(struct net *net, const struct coll *c, enum coll_algo algo,
 	while (rc == 0 && flow_count(a.fs) > 0) {
 		flow_solve(a.fs, a.now);
 		a.now = flow_next_ns(a.fs);
+		if (a.now == INT64_MAX) {
+			rc = err_set(e, ERR_RUN, "%s: flows cannot progress",
+				     coll_op_name(c->op));
+			break;
+		}
 		rc = flow_advance(a.fs, a.now, alone_delivered, &a, e);
 	}
 	/* Failure leaves flows behind: drop the idle system, build afresh. */

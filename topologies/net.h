@@ -50,6 +50,7 @@ void net_free(struct net *net);
 int net_gpu_count(const struct net *net);
 int net_gpus_per_node(const struct net *net);
 int net_rank_gpu(const struct net *net, int rank);
+/* -1 with e filled on error. */
 double net_coll_time_s(struct net *net, const struct coll *c, struct err *e);
 
 struct netsim;
@@ -58,8 +59,9 @@ struct netsim *netsim_new(struct net *net, struct ev_sim *sim, struct err *e);
 void netsim_free(struct netsim *ns);
 int netsim_start(struct netsim *ns, const struct coll *c, coll_done_fn done,
 		 void *ctx, uint64_t tag, struct err *e);
-/* Bytes carried per link tier so far ("nvlink", "leaf", "spine", "core",
- * "local", "global", ...): names and totals owned by ns. */
+/* Bytes carried per link tier by the transfers completed so far
+ * ("nvlink", "pcie", "leaf", "spine", "core", "terminal", "local",
+ * "global"): names and totals owned by ns. */
 size_t netsim_tiers(const struct netsim *ns, const char *const **names,
 		    const double **bytes);
 

@@ -33,7 +33,7 @@ const struct cfg_setting net_settings[] = {
 	  "ports per switch, even (0: the link's switch_radix)" },
 	{ "network.fat_tree.oversubscription", CFG_FLOAT_LIST, "", 1, 1024, "[1.0, 1.0]",
 	  NULL, "down:up port ratio at the leaf and at the spine (aggregation); "
-	  "radix*r/(1+r) must be whole" },
+	  "ports that do not fit the ratio stay dark" },
 	{ "network.fat_tree.rail_optimized", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "NIC i of every node of a scalable unit on leaf i (DGX SuperPOD)" },
 	{ "network.fat_tree.ecmp", CFG_ENUM, "", 0, 0, "spread", "spread|hash",
@@ -58,6 +58,10 @@ const struct cfg_setting net_settings[] = {
 	  NULL, "latency per algorithm step inside an NVLink domain (NCCL: 3.4 us)" },
 	{ "network.collective.step_latency_net_ns", CFG_FLOAT, "ns", 0, 1e9, "9600",
 	  NULL, "latency per algorithm step across the fabric (NCCL: 9.6 us)" },
+	{ "network.collective.tree_channel_busbw_Bps", CFG_FLOAT_LIST, "B/s", 0, 1e13,
+	  "[24e9, 22.5e9, 16e9]", NULL, "most busbw one channel of NCCL's tree "
+	  "reaches on 1, 2 and 4+ nodes (NCCL tuning.cc perChMaxTreeBw, Ampere); "
+	  "0: no limit" },
 	{ "network.placement", CFG_INT_LIST, "", 0, 1e7, "[]", NULL,
 	  "GPU of each rank (a permutation of 0..gpus-1); empty: rank r on GPU r" },
 	{ "links.*.bw_gbps", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL,
@@ -156,6 +160,11 @@ static void read_collective(const struct scenario *sc, struct net_params *p)
 	p->base_latency_ns = sc_float(sc, "network.collective.base_latency_ns");
 	p->step_nvlink_ns = sc_float(sc, "network.collective.step_latency_nvlink_ns");
 	p->step_net_ns = sc_float(sc, "network.collective.step_latency_net_ns");
+	size_t n = sc_list_len(sc, "network.collective.tree_channel_busbw_Bps");
+	for (size_t i = 0; i < 3; i++)
+		p->tree_channel_busbw_Bps[i] = i < n ?
+			sc_list_float(sc, i, "network.collective.tree_channel_busbw_Bps") :
+			(n > 0 ? p->tree_channel_busbw_Bps[n - 1] : 0);
 }
 
 static int read_nvlink(const struct scenario *sc, struct net_params *p,

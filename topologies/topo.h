@@ -65,6 +65,7 @@ struct net_params {
 	double base_latency_ns;	/* once per collective */
 	double step_nvlink_ns;	/* per algorithm step inside a domain */
 	double step_net_ns;	/* per algorithm step across the fabric */
+	double tree_channel_busbw_Bps[3];	/* 1, 2, 4+ nodes; 0: no cap */
 	const int *placement;	/* rank -> GPU, or NULL for identity */
 	int n_placement;
 };

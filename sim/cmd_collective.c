@@ -1,0 +1,150 @@
+/*
+ * cmd_collective.c -- `trainsim collective`: one collective on the
+ * scenario's cluster, printed as nccl-tests prints it, so users can hold the
+ * network model against their own nccl-tests runs.
+ *
+ *   trainsim collective SCENARIO.cfg [--op OP] [-b MIN] [-e MAX] [-f FACTOR]
+ *                       [--ranks N] [--algo ring|tree|hier] [-s KEY=VALUE]...
+ *
+ * Sizes take nccl-tests' suffixes K, M, G (powers of 1024).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cfg.h"
+#include "sim/cmd.h"
+#include "models/run.h"
+#include "topologies/net.h"
+
+static const char collective_usage[] =
+	"usage: trainsim collective SCENARIO.cfg [options]\n"
+	"  --op OP        all_reduce (default), reduce_scatter, all_gather,\n"
+	"                 all_to_all, broadcast, sendrecv\n"
+	"  -b MIN         smallest size in bytes (default 8; K, M, G suffixes)\n"
+	"  -e MAX         largest size (default 1G)\n"
+	"  -f FACTOR      size multiplier between rows (default 2)\n"
+	"  --ranks N      ranks taking part (default: every GPU)\n"
+	"  --algo A       auto (default), ring, tree, hier\n"
+	"  -s KEY=VALUE   override a scenario setting (repeatable)\n";
+
+static int parse_size(const char *text, double *bytes, struct err *e)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	switch (*end) {
+	case 'K': case 'k': v *= 1024.0; end++; break;
+	case 'M': case 'm': v *= 1024.0 * 1024.0; end++; break;
+	case 'G': case 'g': v *= 1024.0 * 1024.0 * 1024.0; end++; break;
+	default: break;
+	}
+	if (end == text || *end || !(v > 0) || !isfinite(v))
+		return err_set(e, ERR_USAGE, "collective: size %s: expected a positive "
+			       "number of bytes, optionally with K, M or G", text);
+	*bytes = v;
+	return 0;
+}
+
+struct coll_args {
+	enum coll_op op;
+	enum coll_algo algo;
+	double min_bytes, max_bytes, factor;
+	int ranks;
+	const char **overrides;
+	size_t n_overrides;
+	const char *scenario;
+};
+
+static int parse_collective(int argc, char **argv, struct coll_args *a, struct err *e)
+{
+	enum { OPT_OP = 256, OPT_RANKS, OPT_ALGO };
+	static const struct option longs[] = {
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "ranks", required_argument, NULL, OPT_RANKS },
+		{ "algo", required_argument, NULL, OPT_ALGO },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int ch;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":b:e:f:s:h", longs, NULL)) != -1) {
+		switch (ch) {
+		case OPT_OP:
+			if (coll_op_parse(optarg, &a->op) < 0)
+				return err_set(e, ERR_USAGE, "collective: --op %s: unknown "
+					       "operation (see trainsim collective --help)", optarg);
+			break;
+		case OPT_ALGO:
+			if (coll_algo_parse(optarg, &a->algo) < 0)
+				return err_set(e, ERR_USAGE, "collective: --algo %s: expected "
+					       "auto, ring, tree or hier", optarg);
+			break;
+		case OPT_RANKS:
+			a->ranks = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || a->ranks < 1)
+				return err_set(e, ERR_USAGE, "collective: --ranks %s: expected "
+					       "a positive integer", optarg);
+			break;
+		case 'b': if (parse_size(optarg, &a->min_bytes, e) < 0) return -1; break;
+		case 'e': if (parse_size(optarg, &a->max_bytes, e) < 0) return -1; break;
+		case 'f':
+			a->factor = strtod(optarg, &end);
+			if (*end || end == optarg || !(a->factor > 1))
+				return err_set(e, ERR_USAGE, "collective: -f %s: expected a "
+					       "factor above 1", optarg);
+			break;
+		case 's': a->overrides[a->n_overrides++] = optarg; break;
+		case 'h': fputs(collective_usage, stdout); return 1;
+		case ':':
+			return err_set(e, ERR_USAGE, "collective: option %s needs a value",
+				       argv[optind - 1]);
+		default:
+			return err_set(e, ERR_USAGE, "collective: unknown option %s "
+				       "(see trainsim collective --help)", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return err_set(e, ERR_USAGE, "collective: expected one scenario file "
+			       "(see trainsim collective --help)");
+	a->scenario = argv[optind];
+	return 0;
+}
+
+int cmd_collective(int argc, char **argv, struct err *e)
+{
+	struct coll_args a = { COLL_ALL_REDUCE, COLL_AUTO, 8, 1 << 30, 2, 0, NULL, 0, NULL };
+	struct cfg_schema *schema = NULL;
+	struct scenario *sc = NULL;
+	struct net *net = NULL;
+	int rc;
+
+	a.overrides = calloc((size_t)argc + 1, sizeof *a.overrides);
+	if (a.overrides == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	rc = parse_collective(argc, argv, &a, e);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	schema = run_schema_new();
+	if (schema == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		goto out;
+	}
+	sc = sc_load(schema, a.scenario, a.overrides, a.n_overrides, e);
+	if (sc == NULL || (net = net_build(sc, e)) == NULL)
+		goto out;
+	rc = coll_table_print(net, a.op, a.algo, a.min_bytes, a.max_bytes, a.factor,
+			      a.ranks, stdout, e);
+out:
+	net_free(net);
+	sc_free(sc);
+	cfg_schema_free(schema);
+	free(a.overrides);
+	return rc < 0 ? -1 : 0;
+}
