@@ -308,10 +308,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
-	bool one_group;
-	if (step_dp_rails_disjoint(net, a.rank_gpu, L->tp, L->pp, L->dp, &one_group, e) < 0)
+	struct step_sym sym;
+	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, &sym, e) < 0)
 		goto done;
-	struct net_transport nt = { net, NULL, one_group ? L->tp : 1 };
+	struct net_transport nt = { net, NULL, sym.rails_disjoint ? L->tp : 1 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
@@ -325,7 +325,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.prefetch_bytes = o->zero_prefetch_bytes,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
-		.net = &tr, .contention = true, .one_group_per_stage = one_group,
+		.net = &tr, .contention = !sym.all_disjoint,
+		.one_group_per_stage = sym.rails_disjoint,
 		.rank_gpu = a.rank_gpu,
 	};
 	if (step_run(&p, out, e) < 0)

@@ -14,9 +14,11 @@
  * replicas sit on identical parts of a symmetric fabric); their collectives
  * are not shortcut: when stage k's gradient bucket is ready, the collectives
  * of all tp DP groups of that stage start at once as flows on the netsim, so
- * DP groups contend for the fabric.  Only where routing shows the tp groups
- * of a stage share no link (rail-optimised fat tree, step_sym.c) does one
- * group stand for the stage's tp; stages always share the netsim.  Buckets
+ * DP groups contend for the fabric.  Symmetry is used only where routing
+ * shows it exact (step_sym.c): when no link carries groups of two TP ranks
+ * (rail-optimised fat tree), TP rank 0's group stands for its stage's tp;
+ * when no link carries two groups at all, each collective takes its time
+ * alone on the fabric, without the netsim.  Buckets
  * that queue behind a busy stream go as one collective (the lost per-call
  * latency is ~10 us each).  TP collectives and p2p transfers are
  * timed alone on the fabric (net_coll_time_s), once per size: a TP group
@@ -98,10 +100,15 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g,
 		      struct net *net, struct step_result *out, struct err *e);
 
-/* Do the tp DP groups of each stage use disjoint fabric links (checked on
- * ring-neighbour routes of a fat tree)?  Then one stands for all. */
-int step_dp_rails_disjoint(struct net *net, const int *rank_gpu, int tp, int pp,
-			   int dp, bool *disjoint, struct err *e);
+/* Which DP groups share fabric links (checked on ring-neighbour routes of
+ * a fat tree; step_sym.c)? */
+struct step_sym {
+	bool rails_disjoint;	/* the tp groups of each stage share none: one
+				 * stands for all */
+	bool all_disjoint;	/* no two groups share one: time them alone */
+};
+int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int dp,
+		     struct step_sym *sym, struct err *e);
 
 /* --- the level below: an explicit plan (tests fill one by hand) -------- */
 enum step_dp_mode {

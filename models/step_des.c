@@ -60,7 +60,7 @@ struct des {
 	int phase;		/* 0 backprop, 1 weight all-gather after Adam */
 	int64_t sync_ns, end_ns;
 	double dp_elems;
-	struct coll_memo { enum coll_op op; double bytes; int k; double t; } cache[64];
+	struct coll_memo { enum coll_op op; double bytes; int k; double t; } cache[256];
 	int n_cache;
 };
 
@@ -168,7 +168,7 @@ static int alone_s(struct des *d, int k, enum coll_op op, double bytes,
 	*t = d->p->net->alone_s(d->p->net->ctx, &c, e);
 	if (*t < 0)
 		return -1;
-	if (d->n_cache < 64)
+	if (d->n_cache < 256)
 		d->cache[d->n_cache++] = (struct coll_memo){ op, bytes, k, *t };
 	return 0;
 }
