@@ -2,6 +2,7 @@
  * accounting identities, Megatron's FLOPs, the 175B README figure, elastic
  * layouts, schedules and ZeRO.  Expected numbers cited per test. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/tap.h"
@@ -59,7 +60,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, net_settings);
-	tap_plan(27);
+	tap_plan(30);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -191,6 +192,43 @@ int main(void)
 	       "ZeRO-3 with 4 microbatches runs, breakdown sums (%.3f s, %s)",
 	       k.r.iteration_s, e.msg);
 	sc_free(k.sc);
+
+	/* symmetry (step_sym.c): with radix-64 switches a 16,384-GPU TP8 PP16
+	 * job puts each stage's 128 nodes in one pod (32 leaves x 32 ports),
+	 * rail i on leaves of its own: no link carries two DP groups.  With
+	 * radix 40 (HDR) 1024 GPUs span three pods and rails meet at the core. */
+	const char *big[] = { "cluster.gpus=16384", "parallel.global_batch=24576",
+			      "network.fat_tree.radix=64" };
+	struct step_sym sym[2];
+	for (int f = 0; f < 2; f++) {
+		char file[4096];
+		snprintf(file, sizeof file, "%s/%s", tap_srcdir(), bench);
+		struct scenario *sc = sc_load(s, file, big, f ? 3 : 0, &e);
+		struct tfm m;
+		struct layout L;
+		struct net *net = NULL;
+		int *rg = NULL;
+		memset(&sym[f], 0, sizeof sym[f]);
+		if (sc) {
+			tfm_from_scenario(sc, &m);
+			layout_from_scenario(sc, &m, &L, &e);
+			net = net_build(sc, &e);
+		}
+		if (net) {
+			rg = malloc(sizeof *rg * (size_t)L.gpus);
+			for (int r = 0; rg && r < L.gpus; r++)
+				rg[r] = net_rank_gpu(net, r);
+			if (rg)
+				step_dp_symmetry(net, rg, L.tp, L.pp, L.dp, &sym[f], &e);
+		}
+		free(rg);
+		net_free(net);
+		sc_free(sc);
+	}
+	tap_ok(!sym[0].rails_disjoint && !sym[0].all_disjoint,
+	       "1024 GPUs on radix 40: rails share core links, all groups on the netsim");
+	tap_ok(sym[1].rails_disjoint, "16,384 GPUs on radix 64: rails disjoint");
+	tap_ok(sym[1].all_disjoint, "... and every DP group on links of its own");
 	cfg_schema_free(s);
 	return tap_done();
 }
