@@ -10,6 +10,7 @@
 #include "models/compute.h"
 #include "models/megatron.h"
 #include "models/step.h"
+#include "topologies/topo.h"
 
 /* Everything per layer, one microbatch, one TP rank. */
 struct layer_costs {
@@ -217,11 +218,38 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 }
 
 /* The transport over topologies/net.h: collectives as netsim flows. */
+#define ALGO_MEMO 64
+
 struct net_transport {
 	struct net *net;
 	struct netsim *ns;
 	double tier_scale;	/* tp when one DP group stands for a stage's tp */
+	/* NCCL picks the algorithm from the operation, size and group shape,
+	 * the same for every rail and replica: resolve AUTO once per (op,
+	 * bytes, group size) on the first group and reuse it */
+	struct { enum coll_op op; double bytes; int n; enum coll_algo algo; } memo[ALGO_MEMO];
+	int n_memo;
 };
+
+static int resolve_algo(struct net_transport *t, const struct coll *c,
+			enum coll_algo *algo, struct err *e)
+{
+	for (int i = 0; i < t->n_memo; i++)
+		if (t->memo[i].op == c->op && t->memo[i].bytes == c->bytes &&
+		    t->memo[i].n == c->n_gpus) {
+			*algo = t->memo[i].algo;
+			return 0;
+		}
+	if (net_coll_resolve(t->net, c, algo, e) < 0)
+		return -1;
+	if (t->n_memo < ALGO_MEMO) {
+		t->memo[t->n_memo].op = c->op;
+		t->memo[t->n_memo].bytes = c->bytes;
+		t->memo[t->n_memo].n = c->n_gpus;
+		t->memo[t->n_memo++].algo = *algo;
+	}
+	return 0;
+}
 
 static int tr_open(void *ctx, struct ev_sim *sim, struct err *e)
 {
@@ -235,15 +263,21 @@ static int tr_start(void *ctx, const struct coll *c, coll_done_fn done,
 		    void *done_ctx, uint64_t tag, struct err *e)
 {
 	struct net_transport *t = ctx;
+	struct coll x = *c;
 
-	return netsim_start(t->ns, c, done, done_ctx, tag, e);
+	if (x.algo == COLL_AUTO && resolve_algo(t, c, &x.algo, e) < 0)
+		return -1;
+	return netsim_start(t->ns, &x, done, done_ctx, tag, e);
 }
 
 static double tr_alone_s(void *ctx, const struct coll *c, struct err *e)
 {
 	struct net_transport *t = ctx;
+	struct coll x = *c;
 
-	return net_coll_time_s(t->net, c, e);
+	if (x.algo == COLL_AUTO && resolve_algo(t, c, &x.algo, e) < 0)
+		return -1;
+	return net_coll_time_s(t->net, &x, e);
 }
 
 static void tr_close(void *ctx, struct step_result *out)
@@ -311,7 +345,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	struct step_sym sym;
 	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, &sym, e) < 0)
 		goto done;
-	struct net_transport nt = { net, NULL, sym.rails_disjoint ? L->tp : 1 };
+	struct net_transport nt = { net, NULL, sym.rails_disjoint ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
