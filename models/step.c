@@ -1,7 +1,8 @@
 /*
  * step.c -- the scenario's iteration as a plan for step_run() (step_des.c):
  * per-virtual-stage pass times from the kernel model and the tensor-parallel
- * collectives, p2p time, gradient buckets, Adam; memory check.  See step.h.
+ * collectives, p2p time, gradient buckets, Adam, and the transport that
+ * carries DP collectives on topologies/net.h.  See step.h.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -18,7 +18,9 @@
  * shows it exact (step_sym.c): when no link carries groups of two TP ranks
  * (rail-optimised fat tree), TP rank 0's group stands for its stage's tp;
  * when no link carries two groups at all, each collective takes its time
- * alone on the fabric, without the netsim.  Buckets
+ * alone on the fabric, without the netsim.  NCCL's algorithm (AUTO) is
+ * chosen once per operation, size and group size and reused for every
+ * group, as NCCL's tuner does from the same inputs.  Buckets
  * that queue behind a busy stream go as one collective (the lost per-call
  * latency is ~10 us each).  TP collectives and p2p transfers are
  * timed alone on the fabric (net_coll_time_s), once per size: a TP group
