@@ -69,7 +69,7 @@ const char *step_tier_name(const char *name)
 {
 	static const char *const known[] = {
 		"nvlink", "pcie", "nic", "leaf", "spine", "core", "local",
-		"global", "group", "rail", "host", "pp_p2p", "tp",
+		"global", "terminal", "group", "rail", "host", "pp_p2p", "tp",
 	};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strcmp(name, known[i]) == 0)
