@@ -64,6 +64,18 @@ static int on_fail(struct ev_sim *sim, const struct ev *ev, void *ctx,
 	return err_set(e, ERR_USAGE, "x.cfg:3: training.gc.interval_s: boom");
 }
 
+/* Schedules one follow-up with arg+100 at delay 0, for the first event only. */
+static int on_now(struct ev_sim *sim, const struct ev *ev, void *ctx,
+		  struct err *e)
+{
+	struct trace *t = ctx;
+
+	on_record(sim, ev, ctx, e);
+	if (ev->arg < 100)
+		ev_after(sim, 0, t->kind_chain, ev->arg + 100);
+	return 0;
+}
+
 static int on_past(struct ev_sim *sim, const struct ev *ev, void *ctx,
 		   struct err *e)
 {
@@ -160,6 +172,58 @@ static void test_queue_cancel(void)
 	       "cancel of id 0 and of a never issued id: false");
 	tap_ok(evq_pop(q, &ev) && ev.id == c && !evq_pop(q, &ev),
 	       "then #3, then empty: the cancelled event never comes out");
+	evq_free(q);
+}
+
+/*
+ * Many cancels, then pushes that fill the heap array: the cancelled entries
+ * are compacted away before it grows.  Survivors: ids 10, 20, ..., 16000
+ * (1600 of them) at time 16001 - id, then 1600 new ids at time 0.
+ */
+static void test_queue_mass_cancel(void)
+{
+	struct evq *q = evq_new();
+	struct ev ev;
+	int ok = 1;
+
+	for (int64_t i = 1; i <= 16000; i++)
+		evq_push(q, 16001 - i, 0, (uint64_t)i);
+	for (uint64_t id = 1; id <= 16000; id++)
+		if (id % 10 != 0)
+			ok &= evq_cancel(q, id);
+	tap_ok(ok && evq_len(q) == 1600, "14400 of 16000 cancelled: evq_len 1600");
+	for (int i = 0; i < 1600; i++)
+		evq_push(q, 0, 1, 0);
+	for (uint64_t id = 16001; id <= 17600; id++)	/* the time-0 ones, FIFO */
+		ok &= evq_pop(q, &ev) && ev.id == id && ev.time_ns == 0;
+	for (uint64_t id = 16000; id >= 10; id -= 10)	/* latest id is earliest */
+		ok &= evq_pop(q, &ev) && ev.id == id && ev.time_ns == 16001 - (int64_t)id;
+	tap_ok(ok && !evq_pop(q, &ev) && evq_len(q) == 0,
+	       "then 1600 pushes at t=0: they pop first in id order, then the survivors");
+	evq_free(q);
+}
+
+/*
+ * 1.2 million push/pop pairs with at most 3 pending: ids cross 18 chunks of
+ * the pending bitmap (2^16 ids each), while event #1 stays pending for the
+ * first half and is cancelled then; the ids go on in order throughout.
+ */
+static void test_queue_long_ids(void)
+{
+	struct evq *q = evq_new();
+	struct ev ev;
+	int ok = evq_push(q, INT64_MAX, 0, 0) == 1;
+
+	for (int64_t i = 0; i < 1200000 && ok; i++) {
+		if (i == 600000)
+			ok &= evq_cancel(q, 1) && !evq_cancel(q, 1) && evq_len(q) == 0;
+		uint64_t a = evq_push(q, i, 0, 0), b = evq_push(q, i, 0, 0);
+		ok &= a == (uint64_t)(2 * i + 2) && b == a + 1;
+		ok &= evq_pop(q, &ev) && ev.id == a && evq_pop(q, &ev) && ev.id == b;
+		ok &= !evq_cancel(q, a) && evq_len(q) == (i < 600000 ? 1u : 0u);
+	}
+	tap_ok(ok && !evq_pop(q, &ev), "2.4 million ids across bitmap chunks, "
+	       "a long-pending event cancelled midway: order, ids and evq_len hold");
 	evq_free(q);
 }
 
@@ -280,6 +344,25 @@ static void test_fifo_and_clock(void)
 	tap_int(ev_now(sim), 7 * EV_NS_PER_S,
 		"queue ran dry: clock stays at the last event (7 s)");
 	tap_int((long long)ev_count(sim), 101, "ev_count is 101");
+	ev_sim_free(sim);
+	free(t);
+}
+
+/* A and B pending at 5 ns; A schedules C "now": C runs after B (id 3 > 2). */
+static void test_same_time_from_handler(void)
+{
+	struct ev_sim *sim = ev_sim_new();
+	struct trace *t = calloc(1, sizeof *t);
+	struct err e = { 0 };
+
+	t->kind_chain = ev_kind(sim, "now", on_now, t);
+	int rec = ev_kind(sim, "record", on_record, t);
+	ev_at(sim, 5, t->kind_chain, 1);
+	ev_at(sim, 5, rec, 2);
+	ev_run(sim, INT64_MAX, &e);
+	tap_ok(t->n == 3 && t->arg[0] == 1 && t->arg[1] == 2 && t->arg[2] == 101 &&
+	       t->time_ns[2] == 5 && t->id[2] == 3,
+	       "an event scheduled at the current time runs after those already due then");
 	ev_sim_free(sim);
 	free(t);
 }
@@ -425,11 +508,14 @@ static void test_determinism(void)
 
 int main(void)
 {
-	tap_plan(36);
+	tap_plan(40);
 	test_queue_order();
 	test_queue_cancel();
+	test_queue_mass_cancel();
+	test_queue_long_ids();
 	test_queue_random();
 	test_fifo_and_clock();
+	test_same_time_from_handler();
 	test_until();
 	test_engine_cancel_stop();
 	test_errors();
