@@ -369,6 +369,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	out->peak_memory_bytes = mem.total_bytes;
 	out->flops_per_iter = iteration_flops(m, L, o->recompute);
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
+	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
+		   ((double)ranks * out->iteration_s * peak);
 	analytic_tiers(m, L, o, v, out);
 	rc = 0;
 done:

@@ -72,6 +72,9 @@ struct step_result {
 	double peak_memory_bytes;	/* max over GPUs */
 	double flops_per_iter;		/* model FLOPs incl. recomputation (Megatron) */
 	double tflops_per_gpu;		/* flops_per_iter / (gpus * iteration_s) / 1e12 */
+	double mfu;			/* (6N + attention) FLOPs per token, no
+					 * recomputation, x tokens / (gpus x time x
+					 * the datatype's peak) */
 	size_t n_tiers;
 	const char *tier_names[STEP_TIERS_MAX];	/* static strings */
 	double tier_bytes[STEP_TIERS_MAX];	/* per iteration */

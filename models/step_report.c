@@ -20,6 +20,7 @@ int step_report(struct report *r, const struct step_result *s, struct err *e)
 	rep_step_scalar(r, "peak_memory_bytes", s->peak_memory_bytes, "bytes");
 	rep_step_scalar(r, "flops_per_iter", s->flops_per_iter, "FLOP");
 	rep_step_scalar(r, "tflops_per_gpu", s->tflops_per_gpu, "TFLOP/s");
+	rep_step_scalar(r, "mfu", s->mfu, "");
 	if (s->n_tiers == 0)
 		return 0;
 	if (rep_step_vector(r, "tier_bytes", s->tier_bytes, s->n_tiers, "bytes", e) < 0)

@@ -60,7 +60,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, net_settings);
-	tap_plan(30);
+	tap_plan(31);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -78,6 +78,9 @@ int main(void)
 		 "FLOPs per iteration: Megatron's 96 B s l h^2 (...) with full recompute");
 	tap_near(j.r.tflops_per_gpu, j.r.flops_per_iter / (1024 * j.r.iteration_s) / 1e12,
 		 1e-12, "TFLOP/s per GPU = FLOPs / (GPUs x time)");
+	/* MFU counts 72 B s l h^2 (...) (no recomputation) of the 96 */
+	tap_near(j.r.mfu, j.r.tflops_per_gpu * 1e12 * 72.0 / 96.0 / 312e12, 1e-12,
+		 "MFU = TFLOP/s x 72/96 / 312 (full recomputation on A100)");
 	/* 1F1B bubble (p-1)/m = 15/192 of the ideal time; the first and last
 	 * stages' embedding and logits make it slightly larger */
 	double ideal = j.r.compute_s + j.r.tp_exposed_s;
