@@ -20,28 +20,34 @@
  * when no link carries two groups at all, each collective takes its time
  * alone on the fabric, without the netsim.  NCCL's algorithm (AUTO) is
  * chosen once per operation, size and group size and reused for every
- * group, as NCCL's tuner does from the same inputs.  Buckets
- * that queue behind a busy stream go as one collective (the lost per-call
- * latency is ~10 us each).  TP collectives and p2p transfers are
- * timed alone on the fabric (net_coll_time_s), once per size: a TP group
- * inside one NVLink domain shares no link with another TP group; p2p flows
- * of different replicas use different NICs on a rail-aligned fabric.
+ * group, as NCCL's tuner does from the same inputs.  Buckets that queue
+ * behind a busy stream go as one collective (the lost per-call latency is
+ * ~10 us each).  TP collectives and p2p transfers are timed alone on the
+ * fabric (net_coll_time_s), once per size: a TP group inside one NVLink
+ * domain shares no link with another TP group; p2p flows of different
+ * replicas use different NICs on a rail-aligned fabric.
  *
  * Data parallelism: Megatron DDP all-reduces gradient buckets as the last
  * microbatch's backward produces them (overlap_grad_reduce), or after it;
  * the distributed optimizer and ZeRO-1 reduce-scatter them and all-gather
  * the updated weights after the optimizer step; ZeRO-2 reduce-scatters every
  * microbatch; ZeRO-3 also all-gathers each layer's weights before its
- * forward and backward, prefetching up to one bucket ahead.  All stages
- * then synchronise (gradient-norm all-reduce, not timed) and run Adam.
+ * forward and backward, prefetching up to zero_prefetch_mb ahead.  All
+ * stages then synchronise and run Adam.
+ *
+ * Not modelled: the tied-embedding all-reduce between the first and last
+ * stage and the gradient-norm all-reduce (both < 0.1% at these scales),
+ * host-side (Python, launch queue) stalls, data loading, TP communication
+ * overlapped with GEMMs (newer Megatron), ZeRO-3's prefetch buffers in
+ * memory, stragglers and clock throttling.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
  *   tp_exposed_s  TP collectives (on the critical path)
  *   bubble_s      idle waiting for the pipeline with free p2p
  *   pp_exposed_s  extra idle the p2p transfers cause
- *   dp_exposed_s  after a stage's last backward: gradient collectives not
- *                 hidden, waiting for the slowest stage, weight all-gather
+ *   dp_exposed_s  after the pipeline's last compute: gradient collectives
+ *                 not hidden, the weight all-gather; ZeRO-3's gather stalls
  *   optimizer_s   Adam
  */
 #ifndef MODELS_STEP_H
