@@ -342,6 +342,17 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		if (p2p_s < 0)
 			goto done;
 	}
+	/* Megatron's embedding group: stage 0 and stage p-1 all-reduce the
+	 * tied word embedding's gradients (V h / t fp16 per TP rank) */
+	double embed_sync_s = 0;
+	if (L->pp > 1) {
+		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp * (L->pp - 1)] };
+		struct coll x = { COLL_ALL_REDUCE, COLL_AUTO, pair, 2,
+				  2.0 * (double)m->vocab * m->hidden / L->tp };
+		embed_sync_s = net_coll_time_s(net, &x, e);
+		if (embed_sync_s < 0)
+			goto done;
+	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
 	struct step_sym sym;
 	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, &sym, e) < 0)
@@ -360,6 +371,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.prefetch_bytes = o->zero_prefetch_bytes,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		.final_sync_s = embed_sync_s,
 		.net = &tr, .contention = !sym.all_disjoint,
 		.one_group_per_stage = sym.rails_disjoint,
 		.rank_gpu = a.rank_gpu,

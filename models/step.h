@@ -35,8 +35,10 @@
  * forward and backward, prefetching up to zero_prefetch_mb ahead.  All
  * stages then synchronise and run Adam.
  *
- * Not modelled: the tied-embedding all-reduce between the first and last
- * stage and the gradient-norm all-reduce (both < 0.1% at these scales),
+ * With pp > 1 the first and last stages then all-reduce the gradients of
+ * the tied word embedding (Megatron's embedding group), timed alone.
+ *
+ * Not modelled: the gradient-norm all-reduce (a few scalars),
  * host-side (Python, launch queue) stalls, data loading, TP communication
  * overlapped with GEMMs (newer Megatron), ZeRO-3's prefetch buffers in
  * memory, stragglers and clock throttling.
@@ -47,7 +49,8 @@
  *   bubble_s      idle waiting for the pipeline with free p2p
  *   pp_exposed_s  extra idle the p2p transfers cause
  *   dp_exposed_s  after the pipeline's last compute: gradient collectives
- *                 not hidden, the weight all-gather; ZeRO-3's gather stalls
+ *                 not hidden, the tied-embedding all-reduce, the weight
+ *                 all-gather; ZeRO-3's gather stalls
  *   optimizer_s   Adam
  */
 #ifndef MODELS_STEP_H
@@ -158,6 +161,8 @@ struct step_plan {
 	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
 	bool overlap_grad_reduce;
 	double optimizer_s;
+	double final_sync_s;		/* after the gradients, before Adam: the
+					 * tied-embedding all-reduce */
 	/* network: NULL = communication free */
 	const struct step_transport *net;
 	bool contention;		/* DP collectives as shared flows (start) */

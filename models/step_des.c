@@ -438,7 +438,8 @@ static int check_finished(struct des *d, int k, struct err *e)
 		return 0;
 	if (d->phase == 0) {
 		d->sync_ns = ev_now(d->sim);
-		ev_after(d->sim, to_ns(d->p->optimizer_s), d->k_opt, 0);
+		ev_after(d->sim, to_ns(d->p->final_sync_s) + to_ns(d->p->optimizer_s),
+			 d->k_opt, 0);
 	} else {
 		d->end_ns = ev_now(d->sim);
 	}
@@ -575,7 +576,9 @@ static int des_run(const struct step_plan *p, struct step_result *out,
 			d.stages_left);
 		goto done;
 	}
-	double T = (double)d.end_ns / 1e9, sync = (double)d.sync_ns / 1e9;
+	/* the tied-embedding all-reduce belongs with the gradient sync */
+	double T = (double)d.end_ns / 1e9;
+	double sync = (double)(d.sync_ns + to_ns(p->final_sync_s)) / 1e9;
 	/* The pipeline ends with the last compute on any stage; before that a
 	 * stage is busy or waits (bubble, p2p), after it only gradient
 	 * collectives and the optimizer remain. */
@@ -629,6 +632,7 @@ int step_run(const struct step_plan *p, struct step_result *out, struct err *e)
 	 * time is the schedule's own bubble; the difference is the p2p's. */
 	struct step_plan q = *p;
 	q.p2p_s = 0;
+	q.final_sync_s = 0;
 	q.dp = 1;
 	q.net = NULL;
 	if (des_run(&q, &ideal, &wait0, e) < 0)

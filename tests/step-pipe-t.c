@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(31);
+	tap_plan(33);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -145,6 +145,10 @@ int main(void)
 	p.optimizer_s = 5e-3;
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, (4 + 1) * 3e-3 + 5e-3, 1e-12, "optimizer step adds");
+	p.final_sync_s = 1e-3;	/* tied-embedding all-reduce before Adam */
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, (4 + 1) * 3e-3 + 6e-3, 1e-12, "embedding sync adds");
+	tap_near(r.dp_exposed_s, 1e-3, 1e-9, "and counts as DP exposure");
 
 	/* DP volumes, one microbatch, free communication: Psi = 1e6 x 4 chunks
 	 * per rank (pp = 1, v = 1 here: one chunk of 1e6) */
