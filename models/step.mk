@@ -32,3 +32,4 @@ tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
 check_PROGRAMS += tests/step-sim-t
 TESTS += tests/step-sim-t
 tests_step_sim_t_SOURCES = tests/step-sim-t.c
+EXTRA_DIST += tests/bench/step-175b.cfg
