@@ -17,11 +17,11 @@
 #include "models/transformer.h"
 #include "topologies/net.h"
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -46,19 +46,22 @@ static int bench(const struct cfg_schema *schema, const char *file, const char *
 		return 1;
 	}
 	gpu_from_scenario(sc, L.gpu, &g);
-	double t0 = now_s();
+	/* CPU time is held to the limit: the machine is shared, and wall
+	 * time then measures the neighbours too */
+	double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int rc = step_simulate(sc, &m, &L, &g, &r, &e);
-	double wall = now_s() - t0;
+	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	double wall = clock_s(CLOCK_MONOTONIC) - w0;
 	sc_free(sc);
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
-	printf("%-34s %6d GPUs  simulated in %8.1f ms (limit %.0f ms)  "
+	printf("%-30s %6d GPUs: %7.1f ms CPU (%7.1f ms wall, limit %.0f ms), "
 	       "iteration %.2f s, %.1f TFLOP/s/GPU, %llu events\n",
-	       label, L.gpus, wall * 1e3, limit_s * 1e3, r.iteration_s,
+	       label, L.gpus, cpu * 1e3, wall * 1e3, limit_s * 1e3, r.iteration_s,
 	       r.tflops_per_gpu, (unsigned long long)r.events);
-	return wall <= limit_s ? 0 : 1;
+	return cpu <= limit_s ? 0 : 1;
 }
 
 int main(int argc, char **argv)
