@@ -28,7 +28,7 @@ int main(void)
 	struct cmp_cost c;
 
 	a100(&g);
-	tap_plan(12);
+	tap_plan(14);
 	tap_near(cmp_gemm_eff(&g, 0.01e9), 0.4, 1e-12, "curve clamps below its first point");
 	tap_near(cmp_gemm_eff(&g, 1e15), 0.9, 1e-12, "curve clamps above its last point");
 	tap_near(cmp_gemm_eff(&g, 10e9), 0.6, 1e-12, "log-linear: 10 GFLOP halfway 1..100");
@@ -57,7 +57,19 @@ int main(void)
 	tap_near(c.flops, 2 * fwd, 1e-12, "layer backward: twice the forward");
 	tap_ok(c.time_s > c.gemm_s && c.gemm_s > 0,
 	       "backward time includes elementwise kernels beyond the GEMMs");
+	/* the attention core that selective recomputation redoes, by hand:
+	 * heads = b a / t = 12 of dh = 128; Q K^T and x V move
+	 * 2(2 s dh + s^2) bytes per head; softmax reads and writes the
+	 * scores (4 bytes each), dropout 5 (fp16 in, out, 1-byte mask) */
+	double heads = 12, dh = 128, sc = heads * s * s, bw = 2000e9 * 0.5;
+	double bmm_flops = 2 * heads * s * s * dh, bmm_bytes = 2 * heads * (2 * s * dh + s * s);
+	double bmm = fmax(bmm_flops / (312e12 * cmp_gemm_eff(&g, bmm_flops)), bmm_bytes / bw) + 5e-6;
+	cmp_attn_recompute(&g, &sh, &c);
+	tap_near(c.time_s, 2 * bmm + (4 * sc / bw + 5e-6) + (5 * sc / bw + 5e-6), 1e-12,
+		 "attention core: two bmm rooflines + softmax + dropout streams");
 	sh.flash = true;
+	cmp_attn_recompute(&g, &sh, &c);
+	tap_near(c.time_s, 0, 0, "flash attention: nothing to recompute selectively");
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.flops, fwd, 1e-12, "flash attention: same forward FLOPs");
 	cmp_logits_fwd(&g, &sh, &c);
