@@ -191,11 +191,25 @@ static void tier_add(struct step_result *r, const char *name, double bytes)
 	}
 }
 
-/* Bytes the analytically timed traffic moves per iteration: TP collectives
- * (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S per all-gather
- * or reduce-scatter) and pipeline p2p. */
+/* Bytes sent from GPU a to GPU b, added to the tiers of the links its
+ * route crosses (as the netsim counts them: once per link). */
+static void route_bytes(struct net *net, int a, int b, double bytes,
+			struct step_result *r)
+{
+	int32_t path[NET_PATH_MAX];
+	int n = net_route(net, a, b, 0, NULL, path);
+
+	for (int l = 0; l < n; l++)
+		tier_add(r, graph_tier_names[net->g.tier[path[l]]], bytes);
+}
+
+/* The analytically timed traffic of one iteration on the link tiers: TP
+ * collectives (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S
+ * per all-gather or reduce-scatter, to its TP neighbour) and pipeline p2p
+ * (each TP rank its 1/t slice), along the route of a representative pair. */
 static void analytic_tiers(const struct tfm *m, const struct layout *L,
-			   const struct par_opts *o, int v, struct step_result *r)
+			   const struct par_opts *o, int v, struct net *net,
+			   const int *rank_gpu, struct step_result *r)
 {
 	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden;
 	double t = L->tp, gpus = (double)L->tp * L->pp * L->dp;
@@ -210,12 +224,15 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 			       (double)(f.ag_rs_pairs + b.ag_rs_pairs) * 2.0;
 		double per_layer = colls * (t - 1) / t * S;
 		double layers = (double)m->layers / L->pp;
-		tier_add(r, L->tp <= L->gpus_per_node ? "nvlink" : "tp",
-			 gpus * L->microbatches * (layers * per_layer +
-			 2.0 * 2.0 * (t - 1) / t * S / L->pp));
+		/* plus the embedding's and the logits' all-reduce on the first
+		 * and last stages */
+		route_bytes(net, rank_gpu[0], rank_gpu[1],
+			    gpus * L->microbatches * (layers * per_layer +
+			    2.0 * 2.0 * (t - 1) / t * S / L->pp), r);
 	}
 	if (L->pp > 1)
-		tier_add(r, "pp_p2p", 2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp);
+		route_bytes(net, rank_gpu[0], rank_gpu[L->tp * L->dp],
+			    2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp, r);
 }
 
 /* The transport over topologies/net.h: collectives as netsim flows. */
@@ -383,7 +400,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
 		   ((double)ranks * out->iteration_s * peak);
-	analytic_tiers(m, L, o, v, out);
+	analytic_tiers(m, L, o, v, net, a.rank_gpu, out);
 	rc = 0;
 done:
 	arrays_free(&a);

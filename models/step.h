@@ -86,7 +86,7 @@ struct step_result {
 					 * the datatype's peak) */
 	size_t n_tiers;
 	const char *tier_names[STEP_TIERS_MAX];	/* static strings */
-	double tier_bytes[STEP_TIERS_MAX];	/* per iteration */
+	double tier_bytes[STEP_TIERS_MAX];	/* per iteration, once per link crossed */
 	double dp_comm_elems_per_rank;	/* elements through DP collectives (AR = 2) */
 	uint64_t events;		/* engine events handled */
 };
