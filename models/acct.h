@@ -3,45 +3,81 @@
  * integrated exactly between events.
  *
  * The run model tells accounting what the cluster is doing (an activity:
- * GPUs held, GPUs training, ...) whenever that changes; in between, every
- * rate is constant, so integrating is a product, not a sample.  Accounting
- * owns its settings (power.*, cost.*, carbon.*), its time-series columns and
- * its summary figures, so the run model knows nothing of watts or dollars.
+ * nodes and GPUs held per pool, GPUs training, ...) whenever that changes.
+ * In between, the rates change only at the change points of the traces
+ * (hourly PUE, grid intensity, electricity price; spot price records), and
+ * accounting integrates piecewise over them: acct_advance() walks from one
+ * change point to the next, so every integral is a sum of exact products
+ * and the number of engine events does not depend on the traces.  A 54-day
+ * run over an hourly trace is 1,296 pieces, walked once, in order.
  *
- *   struct acct *a = acct_new(sc, &gpu, &layout, e);
- *   acct_set_activity(a, now_ns, &act);     // at every state change
- *   acct_series(a, rep, e);                  // declare its columns
+ * Accounting owns its settings (power.*, cost.*, carbon.*, storage.*,
+ * budget.*, run.start_utc, and pools.*.price... beside pool.c's), its
+ * time-series columns and its summary figures, so the run model knows
+ * nothing of watts or dollars.  See power.h, cost.h, carbon.h, storage.h,
+ * budget.h, trace.h and telemetry.h for each part's model and sources.
+ *
+ *   struct acct *a = acct_new(sc, &gpu, &layout, &pools, e);
+ *   acct_set_activity(a, now_ns, &act);      // at every state change
+ *   acct_series(a, rep);                     // declare its columns
  *   acct_sample(a, now_ns, row + k);         // fill them at a sample
+ *   if (acct_poll(a, now_ns, rep, e) > 0)    // at samples: budget alerts;
+ *           end the run;                     //   > 0: the budget says stop
  *   acct_summarize(a, end_ns, rep);          // energy_kwh, cost_usd, ...
  */
 #ifndef MODELS_ACCT_H
 #define MODELS_ACCT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
 #include "sim/report.h"
+#include "models/budget.h"
 #include "models/gpu.h"
 #include "models/layout.h"
 #include "models/pool.h"
 
 #define ACCT_J_PER_KWH 3.6e6
 
-/* What the cluster is doing until the next change. */
+/* What the cluster is doing until the next change.  Fields after
+ * pool_nodes_held are optional: zero means "not known" and gives the
+ * documented default. */
 struct activity {
 	int nodes_held;		/* powered and paid for, all pools */
 	int gpus_held;
 	int gpus_training;	/* running iterations; the other held GPUs idle */
 	int pool_nodes_held[POOLS_MAX];	/* per pool of struct pools, same order */
+	/* From the step model, per training GPU and iteration (0: unknown,
+	 * power uses power.gpu_busy_fraction).  With struct step_result:
+	 * busy_frac and tensor_active_frac as they are, comm_frac =
+	 * (tp_exposed_s + pp_exposed_s + dp_exposed_s) / iteration_s; the rest
+	 * of the iteration is pipeline bubble. */
+	double busy_frac;		/* compute kernels running */
+	double tensor_active_frac;	/* of which tensor-core (GEMM) kernels */
+	double comm_frac;		/* exposed communication wait */
+	/* Training time still needed at this activity's start, for budget
+	 * projections (accounting counts it down while GPUs train). */
+	double work_left_s;
+	/* Checkpoints: size of one, and how many written so far (storage). */
+	double checkpoint_bytes;
+	int64_t checkpoints_written;
 };
 
 struct acct;
 
 extern const struct cfg_setting *const acct_setting_tables[];
 
+/* Reads the settings and the traces; trace and price errors name the file
+ * and line (status ERR_USAGE). */
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct layout *L, const struct pools *pools, struct err *e);
+/* Validate accounting's settings and traces without running; with out,
+ * print what accounting will use (prices, PUE, grid, traces, budgets). */
+int acct_check(const struct scenario *sc, const struct gpu_spec *g,
+	       const struct layout *L, const struct pools *pools, FILE *out,
+	       struct err *e);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */
@@ -52,6 +88,31 @@ void acct_advance(struct acct *a, int64_t now_ns);
 int acct_series(struct acct *a, struct report *rep);
 int acct_columns(const struct acct *a);
 void acct_sample(struct acct *a, int64_t now_ns, double *values);
+
+/* Budgets: check the projections at now, write alert events (kind
+ * budget_cost / budget_carbon, who = threshold in percent, value = the
+ * projected total) into rep (may be NULL).  Returns 1 when the run should
+ * stop (budget.stop and a budget reached), 0 otherwise, -1 on error. */
+int acct_poll(struct acct *a, int64_t now_ns, struct report *rep, struct err *e);
+/* Alerts raised so far (for tests and tools). */
+int acct_alerts(const struct acct *a, const struct budget_alert **out);
+/* Projected totals now: [BUDGET_COST] in USD, [BUDGET_CARBON] in kg. */
+void acct_projection(struct acct *a, int64_t now_ns, double out[BUDGET_KINDS]);
+
+/* Totals so far (after acct_advance). */
+struct acct_totals {
+	double it_energy_j, facility_energy_j;
+	double gpu_energy_j, node_energy_j, network_energy_j, storage_energy_j;
+	double cost_usd;
+	double compute_usd, storage_usd, electricity_usd, capex_usd, opex_usd;
+	double carbon_location_kg, carbon_market_kg, carbon_kg, embodied_kg;
+	double gpu_held_s, node_held_s;
+};
+const struct acct_totals *acct_totals(const struct acct *a);
+
+/* Summary figures: energy_kwh, it_energy_kwh, cost_usd, carbon_kg,
+ * embodied_carbon_kg, gpu_hours, breakdowns, and per-token figures when
+ * the report already holds "tokens". */
 void acct_summarize(struct acct *a, int64_t end_ns, struct report *rep);
 
 #endif

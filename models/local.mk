@@ -5,3 +5,29 @@ libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbo
 	models/checkpoint.c models/failure.c models/run.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h
+# Accounting's parts (issue 6).
+libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c \
+	models/region.c
+noinst_HEADERS += models/trace.h models/storage.h models/budget.h models/telemetry.h \
+	models/region.h
+check_PROGRAMS += tests/acct-energy-t
+TESTS += tests/acct-energy-t
+tests_acct_energy_t_SOURCES = tests/acct-energy-t.c
+EXTRA_DIST += tests/acct-load.h tests/acct
+check_PROGRAMS += tests/acct-billing-t
+TESTS += tests/acct-billing-t
+tests_acct_billing_t_SOURCES = tests/acct-billing-t.c
+check_PROGRAMS += tests/acct-budget-t
+TESTS += tests/acct-budget-t
+tests_acct_budget_t_SOURCES = tests/acct-budget-t.c
+check_PROGRAMS += tests/acct-patterson-t
+TESTS += tests/acct-patterson-t
+tests_acct_patterson_t_SOURCES = tests/acct-patterson-t.c
+check_PROGRAMS += tests/acct-trace-t
+TESTS += tests/acct-trace-t
+tests_acct_trace_t_SOURCES = tests/acct-trace-t.c
+TESTS += tests/acct-e2e.sh
+EXTRA_DIST += tests/acct-e2e.sh
+check_PROGRAMS += tests/acct-tco-t
+TESTS += tests/acct-tco-t
+tests_acct_tco_t_SOURCES = tests/acct-tco-t.c

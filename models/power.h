@@ -1,29 +1,66 @@
 /*
- * power.h -- first power model: each GPU draws a busy power while training
- * and its idle power otherwise (checkpoint stall, restart); each node adds a
- * constant overhead (CPUs, memory, NICs, fans); the facility multiplies IT
- * power by the PUE.
+ * power.h -- IT power of the job: GPUs by what they are doing, node
+ * overhead, the network's share, and the facility's PUE.
  *
- * Busy power = idle + busy_fraction x (TDP - idle).  The default fraction,
- * 0.8, follows measured training nodes averaging 76-82% of nameplate
- * (Latif et al.; Newkirk et al. 2025, in shared/reference/
- * hardware-cost-carbon.md section 1.2).
+ * A GPU draws between its idle power and its TDP (both from the GPU
+ * catalog).  While training, the level depends on what the step model says
+ * the GPU does during an iteration:
+ *
+ *   P = idle + (TDP - idle) x ( L_tensor x tensor_active
+ *                             + L_other  x (busy - tensor_active)
+ *                             + L_comm   x comm
+ *                             + L_bubble x (1 - busy - comm) )
+ *
+ * with busy the compute-busy fraction, tensor_active the share of time in
+ * tensor-core (GEMM) kernels, comm the exposed communication wait (NCCL
+ * kernels spinning) and the rest pipeline bubble.  Without a breakdown
+ * (busy = 0: no step model yet) the training level is the measured average
+ * power.gpu_busy_fraction, 0.8 by default: training nodes average 76-82% of
+ * nameplate (Latif et al.; Newkirk et al. 2025; shared/reference/
+ * hardware-cost-carbon.md section 5.2).  The per-activity levels are our
+ * assumptions (no per-kernel measurement in the reference), chosen so that a
+ * typical breakdown (tensor 0.55, other 0.25, comm 0.1, bubble 0.1) gives
+ * 0.80.  A GPU that is held but not training (checkpoint stall, restart,
+ * waiting for capacity) draws its catalog idle power, which is measured with
+ * memory allocated and no kernels (V100: 53 W at P0).
+ *
+ * Per node: power.node_overhead_w (CPUs, memory, fans; default 0 keeps the
+ * GPU-only figure of the first model; a DGX A100 peaks at 6.5 kW with 3.2 kW
+ * of GPUs).  Network: each node has nics_per_node NICs, each using
+ * switch_ports_per_nic switch ports (3 in a two-tier leaf/spine at full
+ * bisection: leaf down, leaf up, spine); power = nodes x NICs x (nic_w +
+ * ports x switch_port_w), defaults 0 (ConnectX-7 ~20-25 W, QM9700 ~747 W
+ * typical / 64 ports = 11.7 W per port: unverified vendor figures, see the
+ * reference section 2.2).  Facility power = IT power x PUE (constant, or an
+ * hourly trace).
  */
 #ifndef MODELS_POWER_H
 #define MODELS_POWER_H
+
+#include <stdbool.h>
 
 #include "sim/cfg.h"
 #include "models/gpu.h"
 
 struct power {
-	double gpu_busy_w;
-	double gpu_idle_w;
+	double gpu_idle_w, gpu_tdp_w;
+	double busy_fraction;	/* training level without a breakdown */
+	double level_tensor, level_other, level_comm, level_bubble;
 	double node_overhead_w;
-	double pue;
+	double nics_per_node, nic_w, switch_ports_per_nic, switch_port_w;
+	double switch_radix;	/* ports per switch, to count switches */
+	double pue;		/* constant PUE, unless pue_trace is set */
+	const char *pue_trace;
 };
 
 extern const struct cfg_setting power_settings[];
 void power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
 			 struct power *p);
+/* Power of one training GPU; busy <= 0 means no breakdown is known. */
+double power_train_gpu_w(const struct power *p, double busy, double tensor, double comm);
+/* Network power attributed to `nodes` nodes (NICs and switch ports). */
+double power_network_w(const struct power *p, double nodes);
+/* Switches attributed to `nodes` nodes (a fraction: their share of ports). */
+double power_switches(const struct power *p, double nodes);
 
 #endif

@@ -59,7 +59,7 @@ enum { TS_TOKENS, TS_STATE, TS_ACTIVE_GPUS, TS_COUNT };
 static const struct { const char *name, *unit; } series[TS_COUNT] = {
 	{ "tokens", "tokens" }, { "state", "code" }, { "active_gpus", "GPUs" },
 };
-#define ROW_MAX 64
+#define ROW_MAX 128
 
 struct model {
 	struct tfm m;
@@ -154,6 +154,9 @@ static void tell_accounting(struct run *r, int64_t now_ns)
 		.nodes_held = held ? L->nodes : 0,
 		.gpus_held = held ? L->gpus : 0,
 		.gpus_training = r->state == RS_TRAIN ? L->gpus : 0,
+		.work_left_s = (r->md.total_iters - iters_now(r, now_ns)) * r->md.iteration_s,
+		.checkpoint_bytes = r->md.ck.size_bytes,
+		.checkpoints_written = r->checkpoints,
 	};
 
 	for (int i = 0; i < r->md.pools.n; i++)
@@ -213,13 +216,24 @@ static int sample(struct run *r, struct err *e)
 	return rep_sample(r->rep, now * 1e-9, row, e);
 }
 
+static int finish(struct run *r, int completed, struct err *e);
+
 static int on_sample(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct run *r = ctx;
+	int stop;
 
 	(void)ev;
 	if (sample(r, e) < 0)
 		return -1;
+	stop = acct_poll(r->acct, ev_now(sim), r->rep, e);	/* budgets */
+	if (stop < 0)
+		return -1;
+	if (stop > 0) {
+		if (r->state == RS_TRAIN)
+			r->iters_done = (int64_t)floor(iters_now(r, ev_now(sim)));
+		return finish(r, 0, e);
+	}
 	ev_after(sim, r->sample_ns, r->k_sample, 0);
 	return 0;
 }
@@ -382,7 +396,7 @@ int run_check(const struct scenario *sc, FILE *out, struct err *e)
 		return -1;
 	net_free(net);
 	if (out == NULL)
-		return 0;
+		return acct_check(sc, &md.g, &md.L, &md.pools, NULL, e);
 	fprintf(out, "# derived\n");
 	fprintf(out, "parameters            %.4g\n", md.params);
 	fprintf(out, "flops_per_token       %.4g  (model, no recomputation)\n",
@@ -395,7 +409,7 @@ int run_check(const struct scenario *sc, FILE *out, struct err *e)
 	fprintf(out, "iterations            %lld\n", (long long)md.total_iters);
 	fprintf(out, "checkpoint            %.4g bytes, write %.1f s, every %lld iterations\n",
 		md.ck.size_bytes, md.ck.write_s, (long long)md.ck.interval_iters);
-	return 0;
+	return acct_check(sc, &md.g, &md.L, &md.pools, out, e);
 }
 
 static int register_kinds(struct run *r)

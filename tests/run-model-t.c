@@ -68,8 +68,10 @@ static void test_undisturbed_tiny(void)
 		 "IT energy = GPUs x busy power x duration (integral of constant power)");
 	tap_near(get(r, "energy_kwh"), 1.1 * 16 * busy_w * dur_s / 3.6e6, 1e-9,
 		 "facility energy = IT energy x PUE 1.1");
-	tap_near(get(r, "cost_usd"), 16 * dur_s / 3600 * 5.12, 1e-9,
-		 "cost = GPU-hours x $5.12");
+	/* Two 8-GPU instances billed per second (AWS: held time rounded up to
+	 * whole seconds, 60 s minimum) at 8 x $5.12 per instance-hour. */
+	tap_near(get(r, "cost_usd"), 2 * ceil(dur_s) / 3600 * 8 * 5.12, 1e-9,
+		 "cost = 2 instances x ceil(duration) s x $40.96/h (per-second billing)");
 	tap_near(get(r, "gpu_hours"), 16 * dur_s / 3600, 1e-9, "GPU-hours = GPUs x hours");
 	tap_near(get(r, "carbon_kg"), get(r, "energy_kwh") * 369.5e-3, 1e-9,
 		 "carbon = facility kWh x 369.5 g/kWh");

@@ -1,0 +1,139 @@
+/*
+ * cfg_int.h -- the scenario loader's insides, shared by its files.
+ *
+ * Private: only sim/cfg*.c and sim/scenario.c include it; models use
+ * sim/cfg.h.  The loader is cut into one concern per file:
+ *   cfg.c           the schema: tables, path matching, type names, ranges
+ *   cfg_where.c     where a problem is (FILE:LINE, override), "did you mean"
+ *   cfg_value.c     a libconfig value against its setting; values in words
+ *   cfg_override.c  text to values: -s KEY=VALUE and the schema defaults
+ *   cfg_bigint.c    64-bit integer literals that libconfig 1.5 truncates
+ *   cfg_check.c     the whole tree: unknown, wrong or missing settings
+ *   scenario.c      sc_load(), sc_free() and the accessors
+ *
+ * Functions here are prefixed cfg_; they report user errors through a
+ * struct err or a "why" buffer, and programming errors with cfg_bug().
+ */
+#ifndef SIM_CFG_INT_H
+#define SIM_CFG_INT_H
+
+#include <libconfig.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+
+#define CFG_PATH_MAX 512	/* longest setting path we handle */
+#define CFG_WHY_MAX 768		/* room for "what is wrong (expected ...)" */
+
+struct cfg_schema {
+	const struct cfg_setting **ent;	/* every entry of every table, in order */
+	size_t n, cap;
+};
+
+struct sc_override {
+	char *path;		/* KEY, trimmed */
+	char *text;		/* KEY=VALUE as given, for messages */
+};
+
+struct sc_cache;		/* what accessors fill in lazily (scenario.c) */
+
+struct scenario {
+	const struct cfg_schema *schema;
+	config_t cfg;		/* the file after includes and overrides */
+	config_t defs;		/* root member "dI" = parsed default of entry I */
+	char *file;
+	char *incdir;		/* the file's directory; NULL for the cwd */
+	char *text;		/* config_write() of cfg */
+	struct sc_override *ovr;
+	size_t n_ovr;
+	struct sc_cache *cache;
+};
+
+/* ---- cfg.c: helpers ---------------------------------------------------- */
+
+/* Out of memory aborts, as libconfig's own allocations do. */
+void *cfg_xrealloc(void *p, size_t n);
+char *cfg_xstrndup(const char *s, size_t n);
+/* A programming error (never user input): message, then abort(). */
+_Noreturn void cfg_bug(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* Append printf output to buf (size n), never overflowing. */
+void cfg_cat(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append "NAME" or ".NAME" (the first len bytes of name) to the path of
+ * length plen in path[CFG_PATH_MAX]; the new length, or -1 (path cut back
+ * to plen) if it does not fit. */
+long cfg_path_push(char *path, size_t plen, const char *name, size_t len);
+
+/* ---- cfg.c: the schema ------------------------------------------------- */
+
+/* Index of the most specific entry for a setting path; -1 if none. */
+long cfg_schema_find(const struct cfg_schema *s, const char *path);
+/* Is path a group that holds some schema entry? */
+bool cfg_schema_is_group(const struct cfg_schema *s, const char *path);
+/* A table bug in entry i (declared twice differently, choices missing):
+ * -1 with e filled (ERR_RUN). */
+int cfg_schema_check_entry(const struct cfg_schema *s, size_t i,
+			   struct err *e);
+const char *cfg_type_name(enum cfg_type t);
+bool cfg_has_range(const struct cfg_setting *d);
+/* " in 1..100000", " >= 0", " <= 5" or "" -- the numeric range in words. */
+void cfg_range_words(const struct cfg_setting *d, char *buf, size_t n);
+
+/* ---- cfg_where.c ------------------------------------------------------- */
+
+/* A file name as libconfig gives it, as the user should read it. */
+void cfg_file_words(const struct scenario *sc, const char *f, char *buf,
+		    size_t n);
+/* "FILE:LINE", "-s KEY=VALUE" or "FILE": where to point for path. */
+void cfg_where(const struct scenario *sc, const char *path, char *buf,
+	       size_t n);
+/* "WHERE: PATH: why", status ERR_USAGE; returns -1. */
+int cfg_fail(const struct scenario *sc, struct err *e, const char *path,
+	     const char *why);
+/* " (did you mean model.layers?)" when a known path is close, else "". */
+void cfg_suggest(const struct cfg_schema *s, const char *path, char *out,
+		 size_t n);
+
+/* ---- cfg_value.c ------------------------------------------------------- */
+
+/* The thing a setting of type d must be, for "(expected ...)"; sc (may be
+ * NULL) names the entries a REF may take. */
+void cfg_expected_words(const struct scenario *sc, const struct cfg_setting *d,
+			char *buf, size_t n);
+/* A setting's value as it would read in the file. */
+void cfg_value_words(const config_setting_t *s, char *buf, size_t n);
+double cfg_num_of(const config_setting_t *s);
+bool cfg_ref_exists(const config_t *cfg, const char *group, const char *name);
+/* Type, range and choices of s against d ("what is wrong" in why, without
+ * the "(expected ...)"); REF names are checked against cfg when not NULL. */
+int cfg_check_value(const struct cfg_setting *d, const config_setting_t *s,
+		    const config_t *cfg, char *why, size_t n);
+
+/* ---- cfg_override.c ---------------------------------------------------- */
+
+/* Parse text as a value of type d into a new setting parent.name; range
+ * and choices are left to cfg_check_value(). */
+int cfg_add_parsed(const struct cfg_setting *d, config_setting_t *parent,
+		   const char *name, const char *text, char *why, size_t n);
+/* Apply one -s KEY=VALUE to sc->cfg and remember it in sc->ovr. */
+int cfg_override_apply(struct scenario *sc, const char *text, struct err *e);
+
+/* ---- cfg_bigint.c ------------------------------------------------------ */
+
+/* Put back the integers beyond 32 bits that libconfig truncated. */
+int cfg_bigint_repair(struct scenario *sc, struct err *e);
+
+/* ---- cfg_check.c ------------------------------------------------------- */
+
+/* Every setting present known and good, every required one present. */
+int cfg_check_tree(struct scenario *sc, struct err *e);
+
+/* ---- scenario.c -------------------------------------------------------- */
+
+/* The parsed default of schema entry idx; NULL for a required one. */
+const config_setting_t *cfg_default_of(const struct scenario *sc, size_t idx);
+
+#endif

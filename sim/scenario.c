@@ -1,0 +1,342 @@
+/*
+ * scenario.c -- loading a scenario against the schema, and reading it.
+ *
+ * sc_load() goes: parse every schema default, read the file (libconfig,
+ * @include relative to the file's directory), repair the 64-bit integers
+ * libconfig truncated (cfg_bigint.c), apply the -s overrides in the order
+ * given (cfg_override.c), check the tree against the schema (cfg_check.c),
+ * then keep the resolved text for sc_text().  The first problem found is
+ * the one reported.
+ *
+ * - Defaults are parsed once per load, by the same code as overrides, into
+ *   a private libconfig tree (member "dI" for schema entry I), so
+ *   accessors read a file value and a default the same way.  A default
+ *   that does not parse or fails its own range is a bug in a table:
+ *   sc_load() reports it with ERR_RUN.
+ * - Reading a required setting of a group that does not exist gives
+ *   0 / 0.0 / false / "" (the caller should have asked sc_has()).
+ * - An accessor called with a path outside the schema, or of the wrong
+ *   type, is a programming error: cfg_bug() aborts.  Validation has run
+ *   by then, so no user input can lead there.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim/cfg_int.h"
+
+struct sc_children {
+	char *group;
+	const char **names;
+	size_t n;
+	struct sc_children *next;
+};
+
+/* What accessors fill in lazily through a const scenario. */
+struct sc_cache {
+	struct sc_children *children;
+};
+
+/* ---- defaults ---------------------------------------------------------- */
+
+static void default_name(size_t idx, char *buf, size_t n)
+{
+	snprintf(buf, n, "d%zu", idx);
+}
+
+const config_setting_t *cfg_default_of(const struct scenario *sc, size_t idx)
+{
+	char name[32];
+
+	default_name(idx, name, sizeof name);
+	return config_setting_get_member(config_root_setting(&sc->defs), name);
+}
+
+/* Check each table entry and parse its default into sc->defs; a bad one
+ * is a bug in a table. */
+static int load_defaults(struct scenario *sc, struct err *e)
+{
+	const struct cfg_schema *s = sc->schema;
+	config_setting_t *root = config_root_setting(&sc->defs);
+	char why[CFG_WHY_MAX], exp[CFG_WHY_MAX], name[32];
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cfg_setting *d = s->ent[i];
+		if (cfg_schema_check_entry(s, i, e) < 0)
+			return -1;
+		if (d->def == NULL)
+			continue;
+		default_name(i, name, sizeof name);
+		why[0] = '\0';
+		if (cfg_add_parsed(d, root, name, d->def, why, sizeof why) < 0 ||
+		    cfg_check_value(d, config_setting_get_member(root, name), NULL,
+				    why, sizeof why) < 0) {
+			cfg_expected_words(NULL, d, exp, sizeof exp);
+			return err_set(e, ERR_RUN, "schema: %s: bad default \"%s\": "
+				       "%s (expected %s)", d->path, d->def, why, exp);
+		}
+	}
+	return 0;
+}
+
+/* ---- sc_load ----------------------------------------------------------- */
+
+static int read_file(struct scenario *sc, struct err *e)
+{
+	struct stat st;
+	FILE *f = fopen(sc->file, "r");
+	char fw[CFG_PATH_MAX];
+
+	if (f == NULL)
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
+			       strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
+			       strerror(EISDIR));
+	}
+	fclose(f);
+	if (config_read_file(&sc->cfg, sc->file))
+		return 0;
+	if (config_error_type(&sc->cfg) == CONFIG_ERR_FILE_IO)
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
+			       config_error_text(&sc->cfg));
+	cfg_file_words(sc, config_error_file(&sc->cfg), fw, sizeof fw);
+	return err_set(e, ERR_USAGE, "%s:%d: %s", fw, config_error_line(&sc->cfg),
+		       config_error_text(&sc->cfg));
+}
+
+static int write_text(struct scenario *sc, struct err *e)
+{
+	size_t len = 0;
+	FILE *m = open_memstream(&sc->text, &len);
+
+	if (m == NULL)
+		return err_set(e, ERR_RUN, "%s: cannot write the scenario text: %s",
+			       sc->file, strerror(errno));
+	config_write(&sc->cfg, m);
+	if (fclose(m) != 0)
+		return err_set(e, ERR_RUN, "%s: cannot write the scenario text",
+			       sc->file);
+	return 0;
+}
+
+static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
+{
+	struct scenario *sc = cfg_xrealloc(NULL, sizeof *sc);
+	const char *slash = strrchr(file, '/');
+
+	memset(sc, 0, sizeof *sc);
+	sc->schema = s;
+	sc->file = cfg_xstrndup(file, strlen(file));
+	sc->cache = cfg_xrealloc(NULL, sizeof *sc->cache);
+	memset(sc->cache, 0, sizeof *sc->cache);
+	config_init(&sc->cfg);
+	config_init(&sc->defs);
+	config_set_auto_convert(&sc->cfg, 1);
+	if (slash != NULL) {
+		sc->incdir = cfg_xstrndup(file, slash == file ? 1
+						: (size_t)(slash - file));
+		config_set_include_dir(&sc->cfg, sc->incdir);
+	}
+	return sc;
+}
+
+struct scenario *sc_load(const struct cfg_schema *s, const char *file,
+			 const char *const *overrides, size_t n_overrides,
+			 struct err *e)
+{
+	struct scenario *sc = sc_new(s, file);
+
+	if (load_defaults(sc, e) < 0 || read_file(sc, e) < 0 ||
+	    cfg_bigint_repair(sc, e) < 0)
+		goto fail;
+	for (size_t i = 0; i < n_overrides; i++)
+		if (cfg_override_apply(sc, overrides[i], e) < 0)
+			goto fail;
+	if (cfg_check_tree(sc, e) < 0 || write_text(sc, e) < 0)
+		goto fail;
+	return sc;
+fail:
+	sc_free(sc);
+	return NULL;
+}
+
+void sc_free(struct scenario *sc)
+{
+	if (sc == NULL)
+		return;
+	config_destroy(&sc->cfg);
+	config_destroy(&sc->defs);
+	for (size_t i = 0; i < sc->n_ovr; i++) {
+		free(sc->ovr[i].path);
+		free(sc->ovr[i].text);
+	}
+	free(sc->ovr);
+	for (struct sc_children *c = sc->cache->children, *next; c; c = next) {
+		next = c->next;
+		free(c->group);
+		free(c->names);
+		free(c);
+	}
+	free(sc->cache);
+	free(sc->file);
+	free(sc->incdir);
+	free(sc->text);
+	free(sc);
+}
+
+/* ---- accessors --------------------------------------------------------- */
+
+/* The path of an accessor call, printf'd into path[CFG_PATH_MAX]. */
+static void accessor_path(const char *who, char *path, const char *fmt,
+			  va_list ap)
+{
+	int k = vsnprintf(path, CFG_PATH_MAX, fmt, ap);
+
+	if (k < 0 || (size_t)k >= CFG_PATH_MAX)
+		cfg_bug("%s(\"%s\"): path too long", who, fmt);
+}
+
+/* The setting behind an accessor call: the file's or override's value,
+ * else the parsed default, else NULL (a required setting of an absent
+ * group).  A path outside the schema or a mismatched accessor is a bug. */
+static const config_setting_t *value_at(const struct scenario *sc,
+					const char *who, unsigned types,
+					const char *fmt, va_list ap)
+{
+	char path[CFG_PATH_MAX];
+
+	accessor_path(who, path, fmt, ap);
+	long idx = cfg_schema_find(sc->schema, path);
+	if (idx < 0)
+		cfg_bug("%s(\"%s\"): not in the schema", who, path);
+	if (!(types & (1u << sc->schema->ent[idx]->type)))
+		cfg_bug("%s(\"%s\"): the setting is of type %s", who, path,
+			cfg_type_name(sc->schema->ent[idx]->type));
+	const config_setting_t *s = config_lookup(&sc->cfg, path);
+	return s != NULL ? s : cfg_default_of(sc, (size_t)idx);
+}
+
+#define T(t) (1u << (t))
+
+int64_t sc_int(const struct scenario *sc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	const config_setting_t *s = value_at(sc, "sc_int", T(CFG_INT), fmt, ap);
+	va_end(ap);
+	return s ? config_setting_get_int64(s) : 0;
+}
+
+double sc_float(const struct scenario *sc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	const config_setting_t *s = value_at(sc, "sc_float",
+					     T(CFG_FLOAT) | T(CFG_INT), fmt, ap);
+	va_end(ap);
+	return s ? cfg_num_of(s) : 0.0;
+}
+
+bool sc_bool(const struct scenario *sc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	const config_setting_t *s = value_at(sc, "sc_bool", T(CFG_BOOL), fmt, ap);
+	va_end(ap);
+	return s ? config_setting_get_bool(s) != 0 : false;
+}
+
+const char *sc_str(const struct scenario *sc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	const config_setting_t *s = value_at(sc, "sc_str", T(CFG_STRING) |
+					     T(CFG_ENUM) | T(CFG_REF), fmt, ap);
+	va_end(ap);
+	return s ? config_setting_get_string(s) : "";
+}
+
+size_t sc_list_len(const struct scenario *sc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	const config_setting_t *s = value_at(sc, "sc_list_len",
+					     T(CFG_INT_LIST) | T(CFG_FLOAT_LIST),
+					     fmt, ap);
+	va_end(ap);
+	return s ? (size_t)config_setting_length(s) : 0;
+}
+
+double sc_list_float(const struct scenario *sc, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	const config_setting_t *s = value_at(sc, "sc_list_float",
+					     T(CFG_INT_LIST) | T(CFG_FLOAT_LIST),
+					     fmt, ap);
+	va_end(ap);
+	if (s == NULL || i >= (size_t)config_setting_length(s))
+		return 0.0;
+	return cfg_num_of(config_setting_get_elem(s, (unsigned)i));
+}
+
+bool sc_has(const struct scenario *sc, const char *fmt, ...)
+{
+	char path[CFG_PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	accessor_path("sc_has", path, fmt, ap);
+	va_end(ap);
+	if (cfg_schema_find(sc->schema, path) < 0 &&
+	    !cfg_schema_is_group(sc->schema, path))
+		cfg_bug("sc_has(\"%s\"): not in the schema", path);
+	return config_lookup(&sc->cfg, path) != NULL;
+}
+
+size_t sc_children(const struct scenario *sc, const char *group,
+		   const char *const **names)
+{
+	struct sc_children *c;
+
+	for (c = sc->cache->children; c != NULL; c = c->next)
+		if (strcmp(c->group, group) == 0)
+			break;
+	if (c == NULL) {
+		const config_setting_t *g = group[0] ? config_lookup(&sc->cfg, group)
+						     : config_root_setting(&sc->cfg);
+		c = cfg_xrealloc(NULL, sizeof *c);
+		*c = (struct sc_children){ cfg_xstrndup(group, strlen(group)), NULL,
+					   0, sc->cache->children };
+		if (g != NULL && config_setting_is_group(g)) {
+			c->n = (size_t)config_setting_length(g);
+			c->names = cfg_xrealloc(NULL, c->n * sizeof *c->names);
+			for (size_t i = 0; i < c->n; i++)
+				c->names[i] = config_setting_name(
+					config_setting_get_elem(g, (unsigned)i));
+		}
+		sc->cache->children = c;
+	}
+	*names = c->names;
+	return c->n;
+}
+
+const char *sc_file(const struct scenario *sc)
+{
+	return sc->file;
+}
+
+const char *sc_text(const struct scenario *sc)
+{
+	return sc->text;
+}

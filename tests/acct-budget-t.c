@@ -1,0 +1,90 @@
+/*
+ * acct-budget-t.c -- budget alerts fire at the first poll at or after the
+ * projected total crosses a threshold, and a budget stop ends the run.
+ *
+ * budget.cfg: 4 on-demand nodes at $36 per node-hour = $0.04/s; budget $160
+ * with alerts at 0.5, 0.8 and 1.0 and stop = true.
+ */
+#include <math.h>
+
+#include "acct-load.h"
+#include "sim/report.h"
+
+/* Training with 3600 s of work left: projection = 0.04 x 3600 = $144 =
+ * 0.9 of the budget, so 0.5 and 0.8 fire at once.  At 1000 s the run stops
+ * training (a restart) with 2600 s left: the projection then grows as
+ * 0.04 x (t + 2600) and reaches $160 at t* = 4000 - 2600 = 1400 s.  Polling
+ * every 60 s, the 1.0 alert comes at 1440 s, the first poll after t*. */
+static void test_alert_timing(void)
+{
+	struct fixture f;
+	struct activity train = held(4, 32), restart = held(4, 0);
+	const struct budget_alert *al;
+	int64_t poll_ns = 60 * S, t_star_ns = 1400 * S, stopped_ns = -1;
+	int n;
+
+	if (fixture_open(&f, "budget.cfg", NULL, 0) < 0) {
+		tap_ok(0, "budget.cfg loads");
+		return;
+	}
+	train.work_left_s = 3600;
+	acct_set_activity(f.a, 0, &train);
+	for (int64_t t = 0; t <= 3000 * S; t += poll_ns) {
+		if (t == 1020 * S) {	/* the restart began at 1000 s, between polls */
+			restart.work_left_s = 2600;
+			acct_set_activity(f.a, 1000 * S, &restart);
+		}
+		if (acct_poll(f.a, t, NULL, NULL) > 0 && stopped_ns < 0)
+			stopped_ns = t;
+	}
+	n = acct_alerts(f.a, &al);
+	tap_int(n, 3, "three alerts");
+	if (n == 3) {
+		tap_ok(al[0].time_ns == 0 && al[0].fraction == 0.5 && al[1].fraction == 0.8,
+		       "0.5 and 0.8 fire at the first poll (projection $144 from the start)");
+		tap_near(al[0].projected, 144, 1e-12, "projected total at start = $0.04/s x 3600 s");
+		tap_ok(al[2].time_ns >= t_star_ns && al[2].time_ns < t_star_ns + poll_ns,
+		       "1.0 fires within one poll after t* = 1400 s (at %.0f s)",
+		       al[2].time_ns * 1e-9);
+		tap_near(al[2].projected, 0.04 * (1440 + 2600), 1e-12,
+			 "projection at 1440 s = $0.04 x (1440 + 2600)");
+	}
+	tap_ok(stopped_ns == 1440 * S, "stop requested at the same poll");
+	fixture_close(&f);
+}
+
+/* Through the run model: with a budget below the projection, the run stops
+ * at the first sample (60 s), uncompleted. */
+static void test_run_stops(void)
+{
+	const char *ov[] = { "budget.cost_usd=10" };
+	char path[4096];
+	struct err e = { 0 };
+	struct cfg_schema *schema = run_schema_new();
+	struct scenario *sc;
+	struct report *rep = rep_new();
+	struct run_opts o = { .seed = 1 };
+
+	snprintf(path, sizeof path, "%s/tests/acct/budget.cfg", tap_srcdir());
+	sc = sc_load(schema, path, ov, 1, &e);
+	if (sc == NULL || run_simulate(sc, &o, rep, &e) < 0) {
+		tap_ok(0, "budget.cfg runs: %s", e.msg);
+	} else {
+		tap_near(rep_summary_get(rep, "duration_s"), 60, 1e-12,
+			 "the run ends at the first sample (60 s)");
+		tap_int((long long)rep_summary_get(rep, "completed"), 0, "not completed");
+		tap_int((long long)rep_summary_get(rep, "budget_stopped"), 1, "budget_stopped = 1");
+		tap_near(rep_summary_get(rep, "cost_usd"), 0.04 * 60, 1e-12,
+			 "cost = $0.04/s x 60 s");
+	}
+	rep_free(rep);
+	sc_free(sc);
+	cfg_schema_free(schema);
+}
+
+int main(void)
+{
+	test_alert_timing();
+	test_run_stops();
+	return tap_done();
+}
