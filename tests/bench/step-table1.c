@@ -1,10 +1,10 @@
 /*
  * step-table1.c -- `make validate` (tests/bench/step-table1-b): Megatron-LM
  * Table 1 (Narayanan et al., SC'21) against the step model.  Reads
- * DIR/megatron-table1.tsv (published
- * figures) and DIR/megatron-table1-N.cfg (N = 1..10, one row each), runs one
- * simulated iteration per row and prints published and predicted TFLOP/s
- * per GPU with the error, then the mean and max absolute error.  Exit 1
+ * DIR/megatron-table1.tsv (published figures) and DIR/megatron-table1-N.cfg
+ * (N = 1..10, one row each), runs one simulated iteration per row and
+ * prints published and predicted TFLOP/s per GPU with the error, then the
+ * mean and max absolute error.  Exit 1
  * when the issue's targets (mean <= 5%, every row within 10%) are missed.
  */
 #include <math.h>
