@@ -13,5 +13,11 @@
 
 /* trainsim collective: an nccl-tests-style table (sim/cmd_collective.c). */
 int cmd_collective(int argc, char **argv, struct err *e);
+/* sim/collect.c: one row per run file (TSV, optionally an HDF5 table). */
+int cmd_collect(int argc, char **argv, struct err *e);
+/* sim/export.c: a run file's series, events, summary, step as text columns. */
+int cmd_export(int argc, char **argv, struct err *e);
+/* models/plan.c: search layouts and policies for the best run under a deadline. */
+int cmd_plan(int argc, char **argv, struct err *e);
 
 #endif

@@ -2,6 +2,10 @@
 libtrainsim_a_SOURCES += sim/err.c
 noinst_HEADERS += sim/err.h sim/ev.h sim/rng.h
 libtrainsim_a_SOURCES += sim/ev.c sim/rng.c
+# The event queue: API and refill, then its tiers; evq_int.h is private to them.
+libtrainsim_a_SOURCES += sim/evq.c sim/evq_bottom.c sim/evq_rung.c \
+	sim/evq_block.c sim/evq_pend.c
+noinst_HEADERS += sim/evq_int.h
 
 check_PROGRAMS += tests/ev-t tests/rng-t
 TESTS += tests/ev-t tests/rng-t

@@ -48,9 +48,12 @@ static const char usage_text[] =
 	"  -h, --help        this text\n"
 	"  -V, --version     version\n"
 	"\n"
-	"\n"
-	"Subcommands (each with --help):\n"
-	"  trainsim collective SCENARIO.cfg   one collective, as nccl-tests prints it\n"
+	"Subcommands (trainsim NAME --help):\n"
+	"  collective SCENARIO.cfg  one collective, as nccl-tests prints it\n"
+	"  collect RUN.h5...        one row per run (TSV; -o for an HDF5 table)\n"
+	"  export RUN.h5            a run's series, events, summary, step as columns\n"
+	"  plan SCENARIO.cfg --deadline-days D\n"
+	"                           search for the best configuration\n"
 	"\n"
 	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
 
@@ -138,10 +141,35 @@ static char *default_out_path(const char *scenario)
 	return out;
 }
 
-static int write_root_attrs(struct report *rep, const struct scenario *sc,
-			    struct err *e)
+/* The -s overrides (and --seed) as given, one KEY=VALUE per line: what
+ * defines this run within a sweep (trainsim collect reads it back). */
+static char *overrides_text(const struct cli *c)
 {
-	if (rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
+	size_t len = 1;
+	char *s, *p;
+
+	for (size_t i = 0; i < c->n_overrides; i++)
+		len += strlen(c->overrides[i]) + 1;
+	if ((s = p = malloc(len)) == NULL)
+		return NULL;
+	*p = '\0';
+	for (size_t i = 0; i < c->n_overrides; i++)
+		p += sprintf(p, "%s\n", c->overrides[i]);
+	return s;
+}
+
+static int write_root_attrs(struct report *rep, const struct cli *c,
+			    const struct scenario *sc, struct err *e)
+{
+	char *ov = overrides_text(c);
+	int rc;
+
+	if (ov == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	rc = rep_attr_str(rep, "overrides", ov, e);
+	free(ov);
+	if (rc < 0 ||
+	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", sc_text(sc), e) < 0 ||
 	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0)
 		return -1;
@@ -167,7 +195,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	if (run_check(sc, NULL, e) < 0)
 		goto out;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
-	    write_root_attrs(rep, sc, e) < 0)
+	    write_root_attrs(rep, c, sc, e) < 0)
 		goto out;
 	progress_init(&prog, c->quiet);
 	opts.seed = (uint64_t)sc_int(sc, "run.seed");
@@ -231,6 +259,9 @@ static const struct subcommand {
 	int (*fn)(int argc, char **argv, struct err *e);
 } subcommands[] = {
 	{ "collective", cmd_collective },
+	{ "collect", cmd_collect },
+	{ "export", cmd_export },
+	{ "plan", cmd_plan },
 	{ NULL, NULL },
 };
 

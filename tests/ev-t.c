@@ -176,8 +176,8 @@ static void test_queue_cancel(void)
 }
 
 /*
- * Many cancels, then pushes that fill the heap array: the cancelled entries
- * are compacted away before it grows.  Survivors: ids 10, 20, ..., 16000
+ * Many cancels, then pushes that fill the queue's reserve: the cancelled
+ * entries are compacted away before it grows.  Survivors: ids 10, 20, ..., 16000
  * (1600 of them) at time 16001 - id, then 1600 new ids at time 0.
  */
 static void test_queue_mass_cancel(void)
@@ -231,7 +231,7 @@ static void test_queue_long_ids(void)
  * Reference: pending events in an array sorted by (time, id) descending, so
  * the earliest is last.  Phases alternate between mostly pushing and mostly
  * popping/cancelling, so the queue grows to thousands, empties again, and
- * the heap compaction after many cancels is exercised.
+ * the compaction after many cancels is exercised.
  */
 struct ref {
 	struct ev *v;
@@ -317,6 +317,219 @@ static void test_queue_random(void)
 		tap_diag("first mismatch at op %ld", bad);
 	tap_diag("%ld pops, %ld cancels, up to %ld pending", pops, cancels, max_len);
 	free(r.v);
+	evq_free(q);
+}
+
+/*
+ * A second reference for big queues: a binary min-heap on (time, id), with
+ * cancelled ids skipped lazily (flag per id).  Independent of the ladder.
+ */
+struct refheap {
+	struct ev *v;
+	size_t n, cap;
+	unsigned char *gone;	/* gone[id]: popped or cancelled */
+	size_t live;
+};
+
+static int ev_before(const struct ev *a, const struct ev *b)
+{
+	return a->time_ns < b->time_ns ||
+	       (a->time_ns == b->time_ns && a->id < b->id);
+}
+
+static void rh_push(struct refheap *h, struct ev ev)
+{
+	size_t i = h->n++;
+
+	while (i > 0 && ev_before(&ev, &h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = ev;
+	h->live++;
+}
+
+static void rh_drop_root(struct refheap *h)
+{
+	struct ev x = h->v[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && ev_before(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!ev_before(&h->v[c], &x))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->v[i] = x;
+}
+
+static int rh_pop(struct refheap *h, struct ev *out)
+{
+	while (h->n > 0 && h->gone[h->v[0].id])
+		rh_drop_root(h);
+	if (h->n == 0)
+		return 0;
+	*out = h->v[0];
+	h->gone[out->id] = 1;
+	h->live--;
+	rh_drop_root(h);
+	return 1;
+}
+
+static int rh_cancel(struct refheap *h, uint64_t id, uint64_t issued)
+{
+	if (id == 0 || id > issued || h->gone[id])
+		return 0;
+	h->gone[id] = 1;
+	h->live--;
+	return 1;
+}
+
+/*
+ * The ladder's paths, each forced by the shape of the times, checked pop by
+ * pop against the reference heap: 40000 events over 1 s (top spread into a
+ * full rung of 2048 buckets, whose ~20 events each are sorted into bottom),
+ * a cluster of 6000 within 100 ns (too clustered to counting-sort: spread
+ * into a finer rung), 40 events at each of now + 2^k, k = 0..61 (every
+ * spread peels off a few powers: the rung stack fills up to its 8 levels
+ * and the rest goes to bottom's heap), bursts of 300 at one time (cannot be
+ * spread: they must come out in id order), 5000 pushes into the past at
+ * once (bottom overflows its 4096 and is spread), pushes past every rung
+ * (top, refilled as the rungs run out), INT64_MIN and INT64_MAX, cancels
+ * throughout and, once, of 90% of all ids (every tier is compacted when the
+ * reserve fills up).
+ */
+static void test_queue_ladder(void)
+{
+	enum { MAXEV = 600000 };
+	struct evq *q = evq_new();
+	struct refheap h = { calloc(MAXEV, sizeof(struct ev)), 0, MAXEV,
+			     calloc(MAXEV + 1, 1), 0 };
+	uint64_t issued = 0;
+	long bad = -1, pops = 0, cancels = 0, op;
+	struct ev got, want;
+
+#define LADDER_PUSH(t) do {						\
+		struct ev e_ = { (t), 0, (int)(issued % 7), lcg() };	\
+		e_.id = evq_push(q, e_.time_ns, e_.kind, e_.arg);	\
+		if (e_.id != ++issued)					\
+			bad = op;					\
+		rh_push(&h, e_);					\
+	} while (0)
+
+	lcg_state = 11;
+	op = 0;
+	for (int i = 0; i < 40000; i++)
+		LADDER_PUSH((int64_t)(lcg() % 1000000000));
+	LADDER_PUSH(INT64_MAX);
+	LADDER_PUSH(INT64_MIN);
+	for (op = 1; op <= 200000 && bad < 0 && issued < MAXEV - 7000; op++) {
+		int have = evq_pop(q, &got), ref = rh_pop(&h, &want);
+		if (have != ref)
+			bad = op;
+		if (!have || !ref)
+			break;
+		if (got.time_ns != want.time_ns || got.id != want.id ||
+		    got.kind != want.kind || got.arg != want.arg)
+			bad = op;
+		pops++;
+		int64_t now = got.time_ns;
+		if (now == INT64_MIN || now > INT64_MAX / 2)
+			continue;
+		LADDER_PUSH(now + (int64_t)(lcg() % 10000000));
+		if (op % 97 == 0)		/* a burst at the current time */
+			for (int i = 0; i < 300; i++)
+				LADDER_PUSH(now);
+		if (op % 101 == 0)		/* into the past */
+			LADDER_PUSH(now - 1 - (int64_t)(lcg() % 1000000));
+		if (op % 1009 == 0)		/* past every rung: top */
+			LADDER_PUSH(now + 2000000000 + (int64_t)(lcg() % 1000000000));
+		if (op == 5000)			/* a tight cluster */
+			for (int i = 0; i < 6000; i++)
+				LADDER_PUSH(now + 1000 + (int64_t)(lcg() % 100));
+		if (op == 7000)			/* a staircase of powers of 2 */
+			for (int k = 0; k < 62; k++)
+				for (int i = 0; i < 40; i++)
+					LADDER_PUSH(now + (INT64_C(1) << k));
+		if (op == 9000)			/* bottom overflows */
+			for (int i = 0; i < 5000; i++)
+				LADDER_PUSH(now - 1 - (int64_t)(lcg() % 100000));
+		if (op == 12000)		/* cancel 90% of all ids */
+			for (uint64_t id = 1; id <= issued; id++)
+				if (lcg() % 10 != 0) {
+					int was = rh_cancel(&h, id, issued);
+					if (evq_cancel(q, id) != was)
+						bad = op;
+					cancels += was;
+				}
+		if (op % 53 == 0) {
+			uint64_t id = 1 + lcg() % issued;
+			int was = rh_cancel(&h, id, issued);
+			if (evq_cancel(q, id) != was)
+				bad = op;
+			cancels += was;
+		}
+		if (evq_len(q) != h.live)
+			bad = op;
+	}
+	while (bad < 0 && rh_pop(&h, &want)) {	/* drain: the rest in order */
+		if (!evq_pop(q, &got) || got.time_ns != want.time_ns ||
+		    got.id != want.id)
+			bad = op;
+		pops++;
+	}
+	tap_ok(bad < 0 && !evq_pop(q, &got) && evq_len(q) == 0,
+	       "ladder: spreads, sorted buckets, 8-deep rungs, equal-time bursts, "
+	       "pushes into the past, top refills, cancels: same order as a "
+	       "reference heap");
+	if (bad >= 0)
+		tap_diag("first mismatch at op %ld", bad);
+	tap_diag("%" PRIu64 " pushes, %ld pops, %ld cancels", issued, pops, cancels);
+#undef LADDER_PUSH
+	free(h.v);
+	free(h.gone);
+	evq_free(q);
+}
+
+/*
+ * A chain at one time: 10 events at t=5, then each pop pushes one more at
+ * t=5, so bottom's run grows at its end as it is consumed at its front and
+ * must slide back when it reaches its array's end (64 entries at first).
+ * Then 5000 pushes at one past time overflow bottom (4096) but cannot be
+ * spread: they stay, and come out in id order.
+ */
+static void test_queue_chain(void)
+{
+	struct evq *q = evq_new();
+	struct ev ev;
+	int ok = 1;
+
+	for (uint64_t i = 1; i <= 10; i++)
+		ok &= evq_push(q, 5, 0, i) == i;
+	for (uint64_t i = 1; i <= 1000 && ok; i++) {
+		ok &= evq_pop(q, &ev) && ev.time_ns == 5 && ev.id == i && ev.arg == i;
+		ok &= evq_push(q, 5, 0, i + 10) == i + 10 && evq_len(q) == 10;
+	}
+	for (uint64_t i = 1001; i <= 1010; i++)
+		ok &= evq_pop(q, &ev) && ev.time_ns == 5 && ev.id == i;
+	tap_ok(ok && !evq_pop(q, &ev), "1000 pops at t=5, each pushing the "
+	       "next at t=5: ids 1..1010 in order");
+
+	ok = evq_push(q, 10, 0, 0) == 1011 && evq_pop(q, &ev) && ev.id == 1011;
+	for (uint64_t i = 0; i < 5000; i++)
+		ok &= evq_push(q, 3, 0, i) == 1012 + i;
+	ok &= evq_push(q, 1, 0, 0) == 6012 && evq_len(q) == 5001;
+	ok &= evq_pop(q, &ev) && ev.time_ns == 1 && ev.id == 6012;
+	for (uint64_t i = 0; i < 5000; i++)
+		ok &= evq_pop(q, &ev) && ev.time_ns == 3 && ev.id == 1012 + i;
+	tap_ok(ok && !evq_pop(q, &ev), "5000 pushes at t=3 after a pop at t=10, "
+	       "then one at t=1: #6012 first, then #1012..#6011 in order");
 	evq_free(q);
 }
 
@@ -508,12 +721,14 @@ static void test_determinism(void)
 
 int main(void)
 {
-	tap_plan(40);
+	tap_plan(43);
 	test_queue_order();
 	test_queue_cancel();
 	test_queue_mass_cancel();
 	test_queue_long_ids();
 	test_queue_random();
+	test_queue_ladder();
+	test_queue_chain();
 	test_fifo_and_clock();
 	test_same_time_from_handler();
 	test_until();

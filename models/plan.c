@@ -1,0 +1,803 @@
+/*
+ * plan.c -- see plan.h.  The command `trainsim plan` and its search.
+ *
+ * Options:
+ *   --deadline-days D      required: the run must complete within D days
+ *   --minimize cost|carbon|time   objective (default cost); carbon is
+ *                          operational plus embodied
+ *   --gpus N,N,...         cluster sizes to try (default: the scenario's
+ *                          size x 1/4, 1/2, 3/4, 1, 3/2, 2, 3, 4 in whole nodes)
+ *   --top N                configurations to list (default 10)
+ *   --spot-fractions F,... also search the pricing mix: the share of nodes
+ *                          in a spot pool (pools.sp, the rest in pools.od;
+ *                          for a scenario without pools of its own)
+ *   --tsv FILE             every configuration evaluated, as a table that
+ *                          plots/plot-sweep --kind pareto draws
+ *   --json                 print the best one's summary as --json would
+ *   --daly                 print Daly's interval for the scenario and exit
+ *   -s KEY=VALUE           applied to every candidate (and printed with it)
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cfg.h"
+#include "sim/cmd.h"
+#include "sim/report.h"
+#include "models/plan.h"
+#include "models/run.h"
+
+/* --- bounds ------------------------------------------------------------- */
+
+double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
+			    int micro_batch, bool recompute, int zero_stage)
+{
+	/* Model states, mixed-precision Adam (Rajbhandari et al. 2020, ZeRO,
+	 * sec. 3.1): 2 bytes fp16 weights + 2 fp16 gradients + 12 fp32 master
+	 * weights, momentum and variance per parameter, split tp x pp ways;
+	 * ZeRO stage 1 shards the 12 over dp, stage 2 also the gradients,
+	 * stage 3 also the weights.  Embeddings on the first and last stages
+	 * are left out, which only lowers the bound. */
+	double psi = tfm_params(m) / ((double)tp * pp);
+	double w = 2, g = 2, o = 12;
+	double s = m->seq_len, h = m->hidden, a = m->heads, L = m->layers;
+	double b = micro_batch, layer_full, act;
+
+	if (zero_stage >= 1)
+		o /= dp;
+	if (zero_stage >= 2)
+		g /= dp;
+	if (zero_stage >= 3)
+		w /= dp;
+	/* Activations per transformer layer and microbatch, 16-bit, with tensor
+	 * and sequence parallelism (Korthikanti et al. 2022, "Reducing
+	 * Activation Recomputation", Table 2): s b h (34/t + 5 a s / (h t)).
+	 * Sequence parallelism only lowers memory, so assuming it keeps this a
+	 * lower bound whether or not the step model uses it.  With full
+	 * recomputation a layer keeps only its input, 2 s b h / t, and one
+	 * layer's full activations exist while it is recomputed. */
+	layer_full = s * b * h * (34.0 / tp + 5.0 * a * s / (h * tp));
+	/* 1F1B: the first stage holds pp microbatches of L/pp layers = L layers. */
+	if (recompute)
+		act = L * 2.0 * s * b * h / tp + layer_full;
+	else
+		act = L * layer_full;
+	return psi * (w + g + o) + act;
+}
+
+double plan_daly_interval_s(double write_s, double mtbf_s)
+{
+	double r;
+
+	if (write_s >= 2 * mtbf_s)
+		return mtbf_s;
+	r = write_s / (2 * mtbf_s);
+	return sqrt(2 * write_s * mtbf_s) * (1 + sqrt(r) / 3 + r / 9) - write_s;
+}
+
+/* --- candidates ----------------------------------------------------------- */
+
+enum goal { GOAL_COST, GOAL_CARBON, GOAL_TIME };
+static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
+
+#define PLAN_OV_MAX 12		/* overrides that define a candidate */
+#define PLAN_OV_LEN 64
+
+struct cand {
+	int gpus, tp, pp, dp, mb, zero, recompute;
+	int spot_nodes;			/* with --spot-fractions */
+	double ckpt_s;			/* 0 until a full evaluation picks one */
+	double mem_bound_bytes;
+	double bound;			/* objective of the undisrupted run */
+	double obj, duration_s, cost_usd, carbon_kg, peak_mem_gib;
+	double op_carbon_kg, embodied_kg;
+	int feasible;
+	char ov[PLAN_OV_MAX][PLAN_OV_LEN];
+	int n_ov;
+	char *json;			/* summary of the chosen evaluation */
+};
+
+struct plan {
+	const char *file;
+	const char **base_ov;		/* the user's -s */
+	size_t n_base;
+	struct cfg_schema *schema;
+	enum goal goal;
+	double deadline_s;
+	int top;
+	bool has_zero;
+	/* From the scenario as given. */
+	struct tfm m;
+	int gpus, gpus_per_node, global_batch;
+	double hbm_bytes, ckpt_s;
+	long runs;			/* evaluations made, for the report */
+	int *gpu_list;
+	size_t n_gpu_list;
+	double *spot_fractions;		/* NULL: pricing as the scenario has it */
+	size_t n_spot;
+	FILE *tsv;			/* --tsv: every configuration evaluated */
+	bool tsv_started;
+};
+
+static const char plan_usage[] =
+	"usage: trainsim plan [-s KEY=VALUE]... SCENARIO.cfg --deadline-days D\n"
+	"                     [--minimize cost|carbon|time] [--gpus N,N,...] [--top N]\n"
+	"                     [--spot-fractions F,F,...] [--tsv FILE] [--json] [--daly]\n"
+	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
+	"checkpoint interval for the best run that completes by the deadline.\n";
+
+/* Load the scenario with the user's overrides and extra ones. */
+static struct scenario *plan_load(const struct plan *p, const char *const *extra,
+				  size_t n_extra, struct err *e)
+{
+	const char *ov[64];
+	size_t n = 0;
+
+	if (p->n_base + n_extra > sizeof ov / sizeof *ov) {
+		err_set(e, ERR_USAGE, "plan: too many -s overrides");
+		return NULL;
+	}
+	for (size_t i = 0; i < p->n_base; i++)
+		ov[n++] = p->base_ov[i];
+	for (size_t i = 0; i < n_extra; i++)
+		ov[n++] = extra[i];
+	return sc_load(p->schema, p->file, ov, n, e);
+}
+
+static double figure(const struct report *rep, const char *name)
+{
+	double v = rep_summary_get(rep, name);
+
+	return isnan(v) ? 0 : v;
+}
+
+/* Did the run finish its tokens?  (A report without the figure: yes.) */
+static bool completed(const struct report *rep)
+{
+	double v = rep_summary_get(rep, "completed");
+
+	return isnan(v) || v > 0;
+}
+
+static double objective(const struct plan *p, const struct report *rep)
+{
+	switch (p->goal) {
+	case GOAL_CARBON: return figure(rep, "carbon_kg") + figure(rep, "embodied_carbon_kg");
+	case GOAL_TIME: return figure(rep, "duration_s");
+	default: return figure(rep, "cost_usd");
+	}
+}
+
+/* Run the model on the scenario with the candidate's overrides (and extra
+ * ones).  Returns 1 when the scenario rejects the candidate (a layout or
+ * memory error: not a failure of the search), 0 when run, -1 on failure.
+ * The report is returned for the caller to free. */
+static int evaluate(struct plan *p, const struct cand *c, const char *const *extra,
+		    size_t n_extra, struct report **out, struct err *e)
+{
+	const char *ov[PLAN_OV_MAX + 4];
+	size_t n = 0;
+	struct err ce = { 0 };
+	struct scenario *sc;
+	struct report *rep;
+	struct run_opts o = { 0 };
+	int rc;
+
+	*out = NULL;
+	for (int i = 0; i < c->n_ov; i++)
+		ov[n++] = c->ov[i];
+	for (size_t i = 0; i < n_extra && n < sizeof ov / sizeof *ov; i++)
+		ov[n++] = extra[i];
+	sc = plan_load(p, ov, n, &ce);
+	if (sc == NULL) {
+		if (ce.status == ERR_USAGE)
+			return 1;
+		*e = ce;
+		return -1;
+	}
+	if ((rep = rep_new()) == NULL) {
+		sc_free(sc);
+		return err_set(e, ERR_RUN, "out of memory");
+	}
+	o.seed = (uint64_t)sc_int(sc, "run.seed");
+	rc = run_simulate(sc, &o, rep, &ce);
+	sc_free(sc);
+	p->runs++;
+	if (rc < 0) {
+		rep_free(rep);
+		if (ce.status == ERR_USAGE)
+			return 1;
+		*e = ce;
+		return -1;
+	}
+	*out = rep;
+	return 0;
+}
+
+static void cand_set_overrides(struct cand *c, const struct plan *p)
+{
+	c->n_ov = 0;
+	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "cluster.gpus=%d", c->gpus);
+	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.tp=%d", c->tp);
+	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.pp=%d", c->pp);
+	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.micro_batch=%d", c->mb);
+	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "training.recompute=%s",
+		 c->recompute ? "true" : "false");
+	if (p->has_zero)
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.zero_stage=%d", c->zero);
+	if (c->ckpt_s > 0)
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN,
+			 "training.checkpoint.interval_s=%.0f", c->ckpt_s);
+	if (p->n_spot > 0) {
+		/* Two pools, "od" and "sp"; an empty one is left out (a pool
+		 * holds at least one node). */
+		int nodes = c->gpus / p->gpus_per_node;
+
+		if (c->spot_nodes < nodes) {
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.od.class=on_demand");
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.od.nodes=%d",
+				 nodes - c->spot_nodes);
+		}
+		if (c->spot_nodes > 0) {
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.sp.class=spot");
+			snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.sp.nodes=%d",
+				 c->spot_nodes);
+		}
+	}
+}
+
+/* --- the search ----------------------------------------------------------- */
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static int cands_push(struct cands *cs, const struct cand *c)
+{
+	if (cs->n == cs->cap) {
+		size_t cap = cs->cap ? 2 * cs->cap : 256;
+		struct cand *v = realloc(cs->v, cap * sizeof *v);
+
+		if (v == NULL)
+			return -1;
+		cs->v = v;
+		cs->cap = cap;
+	}
+	cs->v[cs->n++] = *c;
+	return 0;
+}
+
+/* The candidate once per pricing mix (once as it is without --spot-fractions). */
+static int push_pricing(const struct plan *p, struct cands *cs, struct cand *c)
+{
+	int nodes = c->gpus / p->gpus_per_node, last = -1;
+
+	for (size_t i = 0; i < (p->n_spot ? p->n_spot : 1); i++) {
+		c->spot_nodes = p->n_spot ? (int)lround(p->spot_fractions[i] * nodes) : 0;
+		if (c->spot_nodes == last)
+			continue;	/* two fractions round to the same split */
+		last = c->spot_nodes;
+		cand_set_overrides(c, p);
+		if (cands_push(cs, c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every layout that passes the rules this file can check without the
+ * scenario loader and the memory bound. */
+static int enumerate(const struct plan *p, struct cands *cs)
+{
+	static const int mbs[] = { 1, 2, 4, 8 };
+	int zmax = p->has_zero ? 3 : 0;
+
+	for (size_t gi = 0; gi < p->n_gpu_list; gi++) {
+		int gpus = p->gpu_list[gi];
+
+		for (int tp = 1; tp <= p->gpus_per_node; tp *= 2) {
+			/* TP stays inside a node: its all-reduces are on the
+			 * critical path (Narayanan et al. 2021, sec. 3.2). */
+			if (p->m.heads % tp || gpus % tp)
+				continue;
+			for (int pp = 1; pp <= p->m.layers; pp++) {
+				if (p->m.layers % pp || gpus % (tp * pp))
+					continue;
+				int dp = gpus / (tp * pp);
+				for (size_t k = 0; k < sizeof mbs / sizeof *mbs; k++) {
+					if (p->global_batch % (dp * mbs[k]))
+						continue;
+					for (int rec = 1; rec >= 0; rec--)
+						for (int z = 0; z <= zmax; z++) {
+							struct cand c = { .gpus = gpus, .tp = tp,
+								.pp = pp, .dp = dp, .mb = mbs[k],
+								.zero = z, .recompute = rec };
+
+							c.mem_bound_bytes = plan_mem_bound_bytes(
+								&p->m, tp, pp, dp, mbs[k], rec, z);
+							if (c.mem_bound_bytes > p->hbm_bytes)
+								continue;
+							if (push_pricing(p, cs, &c) < 0)
+								return -1;
+						}
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* Objective and duration of the run without failures and checkpoints. */
+static int bound(struct plan *p, struct cand *c, struct err *e)
+{
+	static const char *const off[] = {
+		"failures.enabled=false", "training.checkpoint.enabled=false"
+	};
+	struct report *rep;
+	int rc = evaluate(p, c, off, 2, &rep, e);
+
+	if (rc != 0)
+		return rc;
+	c->bound = objective(p, rep);
+	c->duration_s = figure(rep, "duration_s");
+	rc = completed(rep) && c->duration_s <= p->deadline_s ? 0 : 1;
+	rep_free(rep);
+	return rc;
+}
+
+/* Last resort of both orders, so that the ranking is the same on every
+ * libc: the overrides as text. */
+static int by_overrides(const struct cand *x, const struct cand *y)
+{
+	for (int i = 0; i < x->n_ov && i < y->n_ov; i++) {
+		int c = strcmp(x->ov[i], y->ov[i]);
+
+		if (c)
+			return c;
+	}
+	return x->n_ov - y->n_ov;
+}
+
+static int by_bound(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->bound != y->bound)
+		return x->bound < y->bound ? -1 : 1;
+	if (x->duration_s != y->duration_s)
+		return x->duration_s < y->duration_s ? -1 : 1;
+	return by_overrides(x, y);
+}
+
+static int by_objective(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->feasible != y->feasible)
+		return y->feasible - x->feasible;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->duration_s != y->duration_s)
+		return x->duration_s < y->duration_s ? -1 : 1;
+	if (x->gpus != y->gpus)
+		return x->gpus - y->gpus;
+	if (x->tp * x->pp != y->tp * y->pp)
+		return x->tp * x->pp - y->tp * y->pp;
+	return by_overrides(x, y);
+}
+
+/* Mean time between failures of the candidate's job, and its checkpoint
+ * write time, from the settings the run model reads (run.h's model). */
+static int daly_for(struct plan *p, const struct cand *c, double *tau_s,
+		    double *write_s, double *mtbf_s, struct err *e)
+{
+	struct scenario *sc;
+	const char *ov[PLAN_OV_MAX];
+	double rate;
+
+	for (int i = 0; i < c->n_ov; i++)
+		ov[i] = c->ov[i];
+	if ((sc = plan_load(p, ov, (size_t)c->n_ov, e)) == NULL)
+		return -1;
+	*write_s = tfm_params(&p->m) * sc_float(sc, "training.checkpoint.bytes_per_param") /
+		   (sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9);
+	rate = sc_bool(sc, "failures.enabled") ?
+	       sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 *
+	       (c->gpus / p->gpus_per_node) : 0;
+	sc_free(sc);
+	*mtbf_s = rate > 0 ? 1.0 / rate : INFINITY;
+	*tau_s = isinf(*mtbf_s) ? p->ckpt_s : plan_daly_interval_s(*write_s, *mtbf_s);
+	return 0;
+}
+
+/* Full evaluation at checkpoint intervals around Daly's optimum (and the
+ * scenario's own); keeps the best feasible one in c. */
+static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
+{
+	double tau, write_s, mtbf_s, tries[4];
+	struct cand best = *c;
+
+	best.feasible = 0;
+	best.obj = INFINITY;
+	if (daly_for(p, c, &tau, &write_s, &mtbf_s, e) < 0)
+		return -1;
+	tries[0] = tau;
+	tries[1] = tau / 2;
+	tries[2] = tau * 2;
+	tries[3] = p->ckpt_s;
+	for (int i = 0; i < 4; i++) {
+		struct cand t = *c;
+		struct report *rep;
+		int rc;
+
+		t.ckpt_s = fmax(1, round(tries[i]));
+		cand_set_overrides(&t, p);
+		rc = evaluate(p, &t, NULL, 0, &rep, e);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue;
+		t.obj = objective(p, rep);
+		t.duration_s = figure(rep, "duration_s");
+		t.cost_usd = figure(rep, "cost_usd");
+		t.op_carbon_kg = figure(rep, "carbon_kg");
+		t.embodied_kg = figure(rep, "embodied_carbon_kg");
+		t.carbon_kg = t.op_carbon_kg + t.embodied_kg;
+		t.peak_mem_gib = rep_summary_get(rep, "peak_memory_gib");
+		t.feasible = completed(rep) && t.duration_s <= p->deadline_s &&
+			     !(t.peak_mem_gib * 1073741824.0 > p->hbm_bytes);
+		if (t.feasible && (!best.feasible || by_objective(&t, &best) < 0)) {
+			char *json = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&json, &len);
+
+			if (m == NULL) {
+				rep_free(rep);
+				return err_set(e, ERR_RUN, "out of memory");
+			}
+			rep_print_json(rep, m);
+			fclose(m);
+			free(best.json);
+			best = t;
+			best.json = json;
+		}
+		rep_free(rep);
+	}
+	*c = best;
+	return 0;
+}
+
+static void print_cand_line(const struct plan *p, int rank, const struct cand *c)
+{
+	printf("%4d %14.0f %9.2f %11.1f %6d %3d %3d %4d %3d %4s", rank, c->cost_usd,
+	       c->duration_s / 86400.0, c->carbon_kg / 1000.0, c->gpus, c->tp, c->pp,
+	       c->dp, c->mb, c->recompute ? "yes" : "no");
+	if (p->has_zero)
+		printf(" %4d", c->zero);
+	if (p->n_spot)
+		printf(" %4d", c->spot_nodes);
+	printf(" %8.0f %7.1f\n", c->ckpt_s, c->mem_bound_bytes / 1073741824.0);
+}
+
+static void print_command(const struct plan *p, const struct cand *c)
+{
+	printf("     trainsim");
+	for (size_t i = 0; i < p->n_base; i++)
+		printf(" -s %s", p->base_ov[i]);
+	for (int i = 0; i < c->n_ov; i++)
+		printf(" -s %s", c->ov[i]);
+	printf(" %s\n", p->file);
+}
+
+/* --tsv: the configurations evaluated, as a table plots/plot-sweep reads
+ * (the shape of trainsim collect's: run, overrides, figures). */
+static void tsv_row(struct plan *p, const struct cand *c)
+{
+	if (!p->tsv_started) {
+		fputs("run\tcluster.gpus\tparallel.tp\tparallel.pp\tparallel.micro_batch"
+		      "\ttraining.recompute", p->tsv);
+		if (p->has_zero)
+			fputs("\tparallel.zero_stage", p->tsv);
+		if (p->n_spot)
+			fputs("\tpools.sp.nodes", p->tsv);
+		fputs("\ttraining.checkpoint.interval_s\tcost_usd\tcarbon_kg"
+		      "\tembodied_carbon_kg\tduration_s\tcompleted\n", p->tsv);
+		p->tsv_started = true;
+	}
+	fprintf(p->tsv, "gpus%d,tp%d,pp%d,mb%d%s", c->gpus, c->tp, c->pp, c->mb,
+		c->recompute ? ",rec" : "");
+	if (p->has_zero)
+		fprintf(p->tsv, ",z%d", c->zero);
+	if (p->n_spot)
+		fprintf(p->tsv, ",spot%d", c->spot_nodes);
+	fprintf(p->tsv, "\t%d\t%d\t%d\t%d\t%s", c->gpus, c->tp, c->pp, c->mb,
+		c->recompute ? "true" : "false");
+	if (p->has_zero)
+		fprintf(p->tsv, "\t%d", c->zero);
+	if (p->n_spot)
+		fprintf(p->tsv, "\t%d", c->spot_nodes);
+	fprintf(p->tsv, "\t%.0f\t%.17g\t%.17g\t%.17g\t%.17g\t1\n", c->ckpt_s, c->cost_usd,
+		c->op_carbon_kg, c->embodied_kg, c->duration_s);
+}
+
+static int search(struct plan *p, bool json, struct err *e)
+{
+	struct cands cs = { 0 }, done = { 0 };
+	size_t n_bounded = 0, n_layouts;
+	int rc = -1;
+
+	if (enumerate(p, &cs) < 0)
+		goto oom;
+	n_layouts = cs.n;
+	/* Bounds; keep the candidates that may meet the deadline. */
+	for (size_t i = 0; i < cs.n; i++) {
+		int r = bound(p, &cs.v[i], e);
+
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			cs.v[n_bounded++] = cs.v[i];
+	}
+	cs.n = n_bounded;
+	if (cs.n > 0)
+		qsort(cs.v, cs.n, sizeof *cs.v, by_bound);
+	/* Branch and bound over layouts in order of their bound. */
+	for (size_t i = 0; i < cs.n; i++) {
+		struct cand c = cs.v[i];
+
+		if (done.n >= (size_t)p->top) {
+			qsort(done.v, done.n, sizeof *done.v, by_objective);
+			if (c.bound > done.v[p->top - 1].obj)
+				break;
+		}
+		if (evaluate_full(p, &c, e) < 0)
+			goto out;
+		if (c.feasible && p->tsv)
+			tsv_row(p, &c);
+		if (c.feasible && cands_push(&done, &c) < 0) {
+			free(c.json);
+			goto oom;
+		}
+	}
+	if (done.n > 0)
+		qsort(done.v, done.n, sizeof *done.v, by_objective);
+	printf("# plan %s: deadline %.2f days, minimize %s; %zu layouts fit in memory, "
+	       "%zu may meet the deadline, %ld runs simulated\n", p->file,
+	       p->deadline_s / 86400.0, goal_names[p->goal], n_layouts, cs.n, p->runs);
+	if (done.n == 0) {
+		printf("# no configuration completes within the deadline\n");
+		rc = 0;
+		goto out;
+	}
+	printf("rank       cost_usd      days    carbon_t   gpus  tp  pp   dp  mb  rec%s%s"
+	       "   ckpt_s mem_lb_GiB\n", p->has_zero ? " zero" : "",
+	       p->n_spot ? " spot" : "");
+	for (size_t i = 0; i < done.n && i < (size_t)p->top; i++) {
+		print_cand_line(p, (int)i + 1, &done.v[i]);
+		print_command(p, &done.v[i]);
+	}
+	if (json)
+		fputs(done.v[0].json, stdout);
+	rc = 0;
+	goto out;
+oom:
+	err_set(e, ERR_RUN, "out of memory");
+out:
+	for (size_t i = 0; i < done.n; i++)
+		free(done.v[i].json);
+	free(cs.v);
+	free(done.v);
+	return rc;
+}
+
+/* --- the command ----------------------------------------------------------- */
+
+static int parse_gpus(struct plan *p, const char *text, struct err *e)
+{
+	size_t n = 1;
+	const char *s = text;
+
+	for (const char *q = text; *q; q++)
+		n += *q == ',';
+	if ((p->gpu_list = calloc(n, sizeof *p->gpu_list)) == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (p->n_gpu_list = 0; p->n_gpu_list < n; p->n_gpu_list++) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s || v < 1 || v > 10000000 || (*end && *end != ','))
+			return err_set(e, ERR_USAGE, "plan: --gpus %s: expected "
+				       "positive integers separated by commas", text);
+		p->gpu_list[p->n_gpu_list] = (int)v;
+		s = end + 1;
+	}
+	return 0;
+}
+
+/* --spot-fractions 0,0.5,1: shares of the nodes in a spot pool. */
+static int parse_fractions(struct plan *p, const char *text, struct err *e)
+{
+	size_t n = 1;
+	const char *s = text;
+
+	for (const char *q = text; *q; q++)
+		n += *q == ',';
+	free(p->spot_fractions);
+	if ((p->spot_fractions = calloc(n, sizeof *p->spot_fractions)) == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (p->n_spot = 0; p->n_spot < n; p->n_spot++) {
+		char *end;
+		double v = strtod(s, &end);
+
+		if (end == s || !(v >= 0 && v <= 1) || (*end && *end != ','))
+			return err_set(e, ERR_USAGE, "plan: --spot-fractions %s: expected "
+				       "numbers from 0 to 1 separated by commas", text);
+		p->spot_fractions[p->n_spot] = v;
+		s = end + 1;
+	}
+	return 0;
+}
+
+/* Default sizes: the scenario's, scaled, in whole nodes. */
+static int default_gpus(struct plan *p, struct err *e)
+{
+	static const double scale[] = { 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4 };
+	int nodes = p->gpus / p->gpus_per_node;
+
+	if ((p->gpu_list = calloc(8, sizeof *p->gpu_list)) == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (size_t i = 0; i < 8; i++) {
+		int g = (int)fmax(1, round(nodes * scale[i])) * p->gpus_per_node;
+
+		if (p->n_gpu_list == 0 || p->gpu_list[p->n_gpu_list - 1] != g)
+			p->gpu_list[p->n_gpu_list++] = g;
+	}
+	return 0;
+}
+
+/* What the search needs from the scenario as given. */
+static int plan_setup(struct plan *p, struct err *e)
+{
+	static const char *const zero[] = { "parallel.zero_stage=0" };
+	struct err pe = { 0 };
+	struct scenario *sc = plan_load(p, zero, 1, &pe);
+
+	/* Does this trainsim have ZeRO?  Ask the schema. */
+	p->has_zero = sc != NULL;
+	sc_free(sc);
+	if ((sc = plan_load(p, NULL, 0, e)) == NULL)
+		return -1;
+	if (run_check(sc, NULL, e) < 0) {
+		sc_free(sc);
+		return -1;
+	}
+	tfm_from_scenario(sc, &p->m);
+	p->gpus = (int)sc_int(sc, "cluster.gpus");
+	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
+	p->global_batch = (int)sc_int(sc, "parallel.global_batch");
+	p->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", sc_str(sc, "cluster.gpu")) * 1e9;
+	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
+	sc_free(sc);
+	return 0;
+}
+
+static int print_daly(struct plan *p, struct err *e)
+{
+	struct cand c = { .gpus = p->gpus };
+	double tau, write_s, mtbf_s;
+
+	if (daly_for(p, &c, &tau, &write_s, &mtbf_s, e) < 0)
+		return -1;
+	printf("daly_interval_s %.17g\ncheckpoint_write_s %.17g\nmtbf_s %.17g\n",
+	       tau, write_s, mtbf_s);
+	return 0;
+}
+
+int cmd_plan(int argc, char **argv, struct err *e)
+{
+	enum { OPT_DEADLINE = 256, OPT_MIN, OPT_GPUS, OPT_TOP, OPT_JSON, OPT_DALY,
+	       OPT_SPOT, OPT_TSV };
+	static const struct option longs[] = {
+		{ "deadline-days", required_argument, NULL, OPT_DEADLINE },
+		{ "minimize", required_argument, NULL, OPT_MIN },
+		{ "gpus", required_argument, NULL, OPT_GPUS },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "daly", no_argument, NULL, OPT_DALY },
+		{ "spot-fractions", required_argument, NULL, OPT_SPOT },
+		{ "tsv", required_argument, NULL, OPT_TSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plan p = { .goal = GOAL_COST, .top = 10, .deadline_s = -1 };
+	bool json = false, daly = false;
+	const char *gpus = NULL, *tsv = NULL;
+	int ch, rc = -1;
+	char *end;
+
+	p.base_ov = calloc((size_t)argc + 1, sizeof *p.base_ov);
+	if (p.base_ov == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "s:h", longs, NULL)) != -1) {
+		switch (ch) {
+		case 's': p.base_ov[p.n_base++] = optarg; break;
+		case OPT_DEADLINE:
+			p.deadline_s = strtod(optarg, &end) * 86400.0;
+			if (end == optarg || *end || !(p.deadline_s > 0) || isinf(p.deadline_s)) {
+				err_set(e, ERR_USAGE, "plan: --deadline-days %s: expected "
+					"a positive number of days", optarg);
+				goto out;
+			}
+			break;
+		case OPT_MIN: {
+			int g;
+			for (g = 0; goal_names[g] && strcmp(goal_names[g], optarg); g++)
+				;
+			if (goal_names[g] == NULL) {
+				err_set(e, ERR_USAGE, "plan: --minimize %s: expected "
+					"cost, carbon or time", optarg);
+				goto out;
+			}
+			p.goal = (enum goal)g;
+			break;
+		}
+		case OPT_GPUS: gpus = optarg; break;
+		case OPT_TOP:
+			p.top = (int)strtol(optarg, &end, 10);
+			if (end == optarg || *end || p.top < 1 || p.top > 1000) {
+				err_set(e, ERR_USAGE, "plan: --top %s: expected 1..1000", optarg);
+				goto out;
+			}
+			break;
+		case OPT_JSON: json = true; break;
+		case OPT_DALY: daly = true; break;
+		case OPT_SPOT:
+			if (parse_fractions(&p, optarg, e) < 0)
+				goto out;
+			break;
+		case OPT_TSV: tsv = optarg; break;
+		case 'h': fputs(plan_usage, stdout); rc = 0; goto out;
+		default:
+			err_set(e, ERR_USAGE, "plan: bad option %s\n%s", argv[optind - 1],
+				plan_usage);
+			goto out;
+		}
+	}
+	if (optind != argc - 1 || (!daly && p.deadline_s < 0)) {
+		err_set(e, ERR_USAGE, "%s", plan_usage);
+		goto out;
+	}
+	p.file = argv[optind];
+	if ((p.schema = run_schema_new()) == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		goto out;
+	}
+	if (plan_setup(&p, e) < 0)
+		goto out;
+	if (daly) {
+		rc = print_daly(&p, e);
+		goto out;
+	}
+	if ((gpus ? parse_gpus(&p, gpus, e) : default_gpus(&p, e)) < 0)
+		goto out;
+	if (tsv && (p.tsv = fopen(tsv, "w")) == NULL) {
+		err_set(e, ERR_RUN, "plan: --tsv %s: cannot create", tsv);
+		goto out;
+	}
+	rc = search(&p, json, e);
+	if (p.tsv && fclose(p.tsv) != 0 && rc == 0)
+		rc = err_set(e, ERR_RUN, "plan: --tsv %s: cannot write", tsv);
+	p.tsv = NULL;
+out:
+	if (p.tsv)
+		fclose(p.tsv);
+	free(p.spot_fractions);
+	cfg_schema_free(p.schema);
+	free(p.base_ov);
+	free(p.gpu_list);
+	return rc;
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# gpu-type.sh -- which GPU?  GPT-3 175B (scenarios/175b.cfg) on 1024 GPUs of
+# each type at its price per GPU-hour (shared/reference/hardware-cost-carbon.md
+# section 4): A100 40GB $4.10 (AWS p4d on demand), A100 80GB $5.12 (p4de on
+# demand), H100 $12.29 (p5 on demand before the June 2025 cut), H200 $5.408
+# (p5e capacity block, late 2024).  Works on main, where every GPU reaches
+# the scenario's training.efficiency of its peak (the first-run model); the
+# step model will make efficiency and memory limits per GPU.
+. "$(dirname "$0")/lib.sh"
+sweep_init gpu-type "$@"
+sweep_scenario scenarios/175b.cfg
+sweep_axis - a100_40gb:cluster.gpu=a100_40gb,cost.gpu_hour_usd=4.10 \
+	a100_80gb:cluster.gpu=a100_80gb,cost.gpu_hour_usd=5.12 \
+	h100_sxm:cluster.gpu=h100_sxm,cost.gpu_hour_usd=12.29 \
+	h200_sxm:cluster.gpu=h200_sxm,cost.gpu_hour_usd=5.408
+if [ "$SWEEP_SMALL" = 1 ]; then
+	sweep_axis run.seed 1 2
+else
+	sweep_axis run.seed $(seq 1 20)
+fi
+sweep_plot() {
+	plot_sweep --kind groups --group @1 --y cost_usd,duration_days,carbon_kg \
+		--title "GPT-3 175B on 1024 GPUs: GPU type" &&
+	plot_sweep --kind pareto --title "GPT-3 175B on 1024 GPUs: GPU type"
+}
+sweep_go

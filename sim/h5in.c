@@ -1,0 +1,493 @@
+/* h5in.c -- see h5in.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+#include "sim/h5in.h"
+
+struct h5in {
+	char *path;
+	hid_t file;
+};
+
+static int h5in_fail(const struct h5in *f, struct err *e, const char *what,
+		     const char *obj)
+{
+	return err_set(e, ERR_USAGE, "%s: cannot %s %s (not a trainsim run file?)",
+		       f->path, what, obj);
+}
+
+struct h5in *h5in_open(const char *path, struct err *e)
+{
+	struct h5in *f;
+
+	/* See h5out.h: no HDF5 exit handler, ever; and no error printing. */
+	H5dont_atexit();
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	f = calloc(1, sizeof *f);
+	if (f == NULL || (f->path = strdup(path)) == NULL) {
+		free(f);
+		err_set(e, ERR_RUN, "%s: out of memory", path);
+		return NULL;
+	}
+	f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f->file < 0) {
+		err_set(e, ERR_USAGE, "%s: cannot open as HDF5", path);
+		free(f->path);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void h5in_close(struct h5in *f)
+{
+	if (f == NULL)
+		return;
+	H5Fclose(f->file);
+	free(f->path);
+	free(f);
+}
+
+const char *h5in_path(const struct h5in *f)
+{
+	return f->path;
+}
+
+int h5in_exists(struct h5in *f, const char *path)
+{
+	/* H5Lexists needs each parent to exist; walk the path down. */
+	char buf[512];
+	size_t len = strlen(path);
+
+	if (strcmp(path, "/") == 0)
+		return 1;
+	if (len >= sizeof buf)
+		return 0;
+	for (size_t i = 1; i <= len; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(buf, path, i);
+		buf[i] = '\0';
+		if (H5Lexists(f->file, buf, H5P_DEFAULT) <= 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* Read a string attribute already opened. */
+static char *read_str_attr(hid_t attr)
+{
+	hid_t ftype = H5Aget_type(attr), mtype = -1;
+	char *s = NULL;
+
+	if (ftype < 0 || H5Tget_class(ftype) != H5T_STRING)
+		goto out;
+	if (H5Tis_variable_str(ftype) > 0) {
+		char *vs = NULL;
+
+		mtype = H5Tcopy(H5T_C_S1);
+		if (mtype >= 0 && H5Tset_size(mtype, H5T_VARIABLE) >= 0 &&
+		    H5Tset_cset(mtype, H5Tget_cset(ftype)) >= 0 &&
+		    H5Aread(attr, mtype, &vs) >= 0 && vs != NULL) {
+			s = strdup(vs);
+			H5free_memory(vs);
+		}
+	} else {
+		size_t n = H5Tget_size(ftype);
+
+		mtype = H5Tcopy(H5T_C_S1);
+		s = calloc(n + 1, 1);
+		/* HDF5 converts no strings between character sets: read in
+		 * the file's own (trainsim writes UTF-8). */
+		if (s == NULL || mtype < 0 || H5Tset_size(mtype, n + 1) < 0 ||
+		    H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 ||
+		    H5Tset_strpad(mtype, H5T_STR_NULLTERM) < 0 ||
+		    H5Aread(attr, mtype, s) < 0) {
+			free(s);
+			s = NULL;
+		}
+	}
+out:
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	if (ftype >= 0)
+		H5Tclose(ftype);
+	return s;
+}
+
+char *h5in_attr_str(struct h5in *f, const char *obj, const char *name, struct err *e)
+{
+	hid_t attr;
+	char *s;
+
+	if (!h5in_exists(f, obj) || H5Aexists_by_name(f->file, obj, name, H5P_DEFAULT) <= 0)
+		return NULL;
+	attr = H5Aopen_by_name(f->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	if (attr < 0) {
+		h5in_fail(f, e, "open attribute", name);
+		return NULL;
+	}
+	s = read_str_attr(attr);
+	H5Aclose(attr);
+	if (s == NULL)
+		h5in_fail(f, e, "read string attribute", name);
+	return s;
+}
+
+/* --- float attributes of a group ---------------------------------------- */
+
+struct attr_walk {
+	struct h5in_attrs *a;
+	size_t cap;
+	int failed;
+};
+
+static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void *ctx)
+{
+	struct attr_walk *w = ctx;
+	struct h5in_attrs *a = w->a;
+	hid_t attr, type;
+	double v;
+	H5T_class_t cls;
+
+	(void)info;
+	if ((attr = H5Aopen(loc, name, H5P_DEFAULT)) < 0)
+		return 0;
+	type = H5Aget_type(attr);
+	cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+	if (type >= 0)
+		H5Tclose(type);
+	if ((cls != H5T_FLOAT && cls != H5T_INTEGER) ||
+	    H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
+		H5Aclose(attr);
+		return 0;	/* not a figure: skip it */
+	}
+	H5Aclose(attr);
+	if (a->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 32;
+		char **nn = realloc(a->names, cap * sizeof *nn);
+		double *vv;
+
+		if (nn == NULL)
+			goto oom;
+		a->names = nn;
+		if ((vv = realloc(a->values, cap * sizeof *vv)) == NULL)
+			goto oom;
+		a->values = vv;
+		w->cap = cap;
+	}
+	if ((a->names[a->n] = strdup(name)) == NULL)
+		goto oom;
+	a->values[a->n++] = v;
+	return 0;
+oom:
+	w->failed = 1;
+	return -1;
+}
+
+int h5in_float_attrs(struct h5in *f, const char *obj, struct h5in_attrs *out,
+		     struct err *e)
+{
+	struct attr_walk w = { out, 0, 0 };
+	char units[512];
+	hid_t g;
+	herr_t rc;
+
+	memset(out, 0, sizeof *out);
+	if (!h5in_exists(f, obj))
+		return h5in_fail(f, e, "find", obj);
+	if ((g = H5Oopen(f->file, obj, H5P_DEFAULT)) < 0)
+		return h5in_fail(f, e, "open", obj);
+	/* Creation order when the file tracks it (trainsim's do), else names. */
+	rc = H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, on_attr, &w);
+	if (rc < 0 && !w.failed && out->n == 0)
+		rc = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, on_attr, &w);
+	H5Oclose(g);
+	if (rc < 0 || w.failed) {
+		h5in_attrs_free(out);
+		return w.failed ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
+				: h5in_fail(f, e, "read the attributes of", obj);
+	}
+	out->units = calloc(out->n ? out->n : 1, sizeof *out->units);
+	if (out->units == NULL) {
+		h5in_attrs_free(out);
+		return err_set(e, ERR_RUN, "%s: out of memory", f->path);
+	}
+	snprintf(units, sizeof units, "%s/units", strcmp(obj, "/") ? obj : "");
+	for (size_t i = 0; i < out->n; i++) {
+		struct err ue = { 0 };
+		char *u = h5in_attr_str(f, units, out->names[i], &ue);
+
+		out->units[i] = u ? u : strdup("");
+		if (out->units[i] == NULL) {
+			h5in_attrs_free(out);
+			return err_set(e, ERR_RUN, "%s: out of memory", f->path);
+		}
+	}
+	return 0;
+}
+
+void h5in_attrs_free(struct h5in_attrs *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->names[i]);
+		if (a->units)
+			free(a->units[i]);
+	}
+	free(a->names);
+	free(a->units);
+	free(a->values);
+	memset(a, 0, sizeof *a);
+}
+
+/* --- group members -------------------------------------------------------- */
+
+struct name_walk {
+	char **names;
+	size_t n, cap;
+	int failed;
+};
+
+static herr_t on_link(hid_t g, const char *name, const H5L_info_t *info, void *ctx)
+{
+	struct name_walk *w = ctx;
+
+	(void)g;
+	(void)info;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		char **nn = realloc(w->names, cap * sizeof *nn);
+
+		if (nn == NULL)
+			goto oom;
+		w->names = nn;
+		w->cap = cap;
+	}
+	if ((w->names[w->n] = strdup(name)) == NULL)
+		goto oom;
+	w->n++;
+	return 0;
+oom:
+	w->failed = 1;
+	return -1;
+}
+
+int h5in_members(struct h5in *f, const char *group, char ***names, size_t *n,
+		 struct err *e)
+{
+	struct name_walk w = { 0 };
+	hid_t g;
+	herr_t rc;
+
+	*names = NULL;
+	*n = 0;
+	if (!h5in_exists(f, group))
+		return 0;
+	if ((g = H5Gopen2(f->file, group, H5P_DEFAULT)) < 0)
+		return h5in_fail(f, e, "open group", group);
+	rc = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, on_link, &w);
+	if (rc < 0 && !w.failed && w.n == 0)
+		rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, on_link, &w);
+	H5Gclose(g);
+	if (rc < 0 || w.failed) {
+		h5in_names_free(w.names, w.n);
+		return w.failed ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
+				: h5in_fail(f, e, "list group", group);
+	}
+	*names = w.names;
+	*n = w.n;
+	return 0;
+}
+
+void h5in_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* --- datasets ----------------------------------------------------------- */
+
+/* Open a 1-D dataset and give its length. */
+static hid_t open_vec(struct h5in *f, const char *path, size_t *n, struct err *e)
+{
+	hid_t d, sp;
+	hsize_t dims[1];
+
+	if (!h5in_exists(f, path)) {
+		h5in_fail(f, e, "find", path);
+		return -1;
+	}
+	if ((d = H5Dopen2(f->file, path, H5P_DEFAULT)) < 0) {
+		h5in_fail(f, e, "open dataset", path);
+		return -1;
+	}
+	sp = H5Dget_space(d);
+	if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
+	    H5Sget_simple_extent_dims(sp, dims, NULL) < 0) {
+		if (sp >= 0)
+			H5Sclose(sp);
+		H5Dclose(d);
+		h5in_fail(f, e, "read a 1-D dataset at", path);
+		return -1;
+	}
+	H5Sclose(sp);
+	*n = (size_t)dims[0];
+	return d;
+}
+
+int h5in_is_strings(struct h5in *f, const char *path)
+{
+	hid_t d, t;
+	int yes = 0;
+
+	if (!h5in_exists(f, path) || (d = H5Dopen2(f->file, path, H5P_DEFAULT)) < 0)
+		return 0;
+	if ((t = H5Dget_type(d)) >= 0) {
+		yes = H5Tget_class(t) == H5T_STRING;
+		H5Tclose(t);
+	}
+	H5Dclose(d);
+	return yes;
+}
+
+int h5in_read_f64(struct h5in *f, const char *path, double **v, size_t *n,
+		  struct err *e)
+{
+	hid_t d = open_vec(f, path, n, e);
+
+	*v = NULL;
+	if (d < 0)
+		return -1;
+	*v = malloc((*n ? *n : 1) * sizeof **v);
+	if (*v == NULL) {
+		H5Dclose(d);
+		return err_set(e, ERR_RUN, "%s: out of memory", f->path);
+	}
+	if (*n && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *v) < 0) {
+		H5Dclose(d);
+		free(*v);
+		*v = NULL;
+		return h5in_fail(f, e, "read numbers from", path);
+	}
+	H5Dclose(d);
+	return 0;
+}
+
+int h5in_read_strs(struct h5in *f, const char *path, char ***s, size_t *n,
+		   struct err *e)
+{
+	hid_t d = open_vec(f, path, n, e), ft = -1, mt = -1;
+	size_t w;
+	char *buf = NULL;
+	int rc = -1;
+
+	*s = NULL;
+	if (d < 0)
+		return -1;
+	ft = H5Dget_type(d);
+	if (ft < 0 || H5Tget_class(ft) != H5T_STRING || H5Tis_variable_str(ft) > 0) {
+		h5in_fail(f, e, "read fixed-length strings from", path);
+		goto out;
+	}
+	w = H5Tget_size(ft) + 1;
+	mt = H5Tcopy(H5T_C_S1);
+	buf = calloc(*n ? *n : 1, w);
+	*s = calloc(*n ? *n : 1, sizeof **s);
+	if (buf == NULL || *s == NULL || mt < 0) {
+		err_set(e, ERR_RUN, "%s: out of memory", f->path);
+		goto out;
+	}
+	if (H5Tset_size(mt, w) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
+	    H5Tset_cset(mt, H5Tget_cset(ft)) < 0 ||
+	    (*n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) {
+		h5in_fail(f, e, "read strings from", path);
+		goto out;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (((*s)[i] = strdup(buf + i * w)) == NULL) {
+			err_set(e, ERR_RUN, "%s: out of memory", f->path);
+			goto out;
+		}
+	rc = 0;
+out:
+	if (rc < 0 && *s) {
+		h5in_names_free(*s, *n);
+		*s = NULL;
+	}
+	free(buf);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Dclose(d);
+	return rc;
+}
+
+/* The character set of the events' kind member (trainsim writes UTF-8). */
+static H5T_cset_t kind_cset(hid_t d)
+{
+	hid_t t = H5Dget_type(d), m = -1;
+	H5T_cset_t cs = H5T_CSET_UTF8;
+	int i;
+
+	if (t >= 0 && (i = H5Tget_member_index(t, "kind")) >= 0 &&
+	    (m = H5Tget_member_type(t, (unsigned)i)) >= 0 && H5Tget_class(m) == H5T_STRING)
+		cs = H5Tget_cset(m);
+	if (m >= 0)
+		H5Tclose(m);
+	if (t >= 0)
+		H5Tclose(t);
+	return cs;
+}
+
+int h5in_read_events(struct h5in *f, struct h5in_event **ev, size_t *n,
+		     struct err *e)
+{
+	hid_t d, mt, st;
+	int rc = -1;
+
+	*ev = NULL;
+	*n = 0;
+	if (!h5in_exists(f, "/events"))
+		return 0;
+	if ((d = open_vec(f, "/events", n, e)) < 0)
+		return -1;
+	mt = H5Tcreate(H5T_COMPOUND, sizeof(struct h5in_event));
+	st = H5Tcopy(H5T_C_S1);
+	*ev = calloc(*n ? *n : 1, sizeof **ev);
+	if (mt < 0 || st < 0 || *ev == NULL) {
+		err_set(e, ERR_RUN, "%s: out of memory", f->path);
+		goto out;
+	}
+	/* Members are matched by name, so the file's order does not matter. */
+	if (H5Tset_size(st, sizeof (*ev)->kind) < 0 ||
+	    H5Tset_cset(st, kind_cset(d)) < 0 ||
+	    H5Tset_strpad(st, H5T_STR_NULLTERM) < 0 ||
+	    H5Tinsert(mt, "time_s", offsetof(struct h5in_event, time_s), H5T_NATIVE_DOUBLE) < 0 ||
+	    H5Tinsert(mt, "kind", offsetof(struct h5in_event, kind), st) < 0 ||
+	    H5Tinsert(mt, "who", offsetof(struct h5in_event, who), H5T_NATIVE_INT64) < 0 ||
+	    H5Tinsert(mt, "value", offsetof(struct h5in_event, value), H5T_NATIVE_DOUBLE) < 0 ||
+	    (*n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *ev) < 0)) {
+		h5in_fail(f, e, "read", "/events");
+		goto out;
+	}
+	for (size_t i = 0; i < *n; i++)
+		(*ev)[i].kind[sizeof (*ev)->kind - 1] = '\0';
+	rc = 0;
+out:
+	if (rc < 0) {
+		free(*ev);
+		*ev = NULL;
+		*n = 0;
+	}
+	if (st >= 0)
+		H5Tclose(st);
+	if (mt >= 0)
+		H5Tclose(mt);
+	H5Dclose(d);
+	return rc;
+}

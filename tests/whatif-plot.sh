@@ -1,0 +1,55 @@
+#!/bin/sh
+# plots/plot and plots/plot-sweep: every picture comes out as a non-empty PNG
+# and SVG, from a small real run and from a fixture that carries every panel's
+# data (tests/whatif-fixture); the SVGs carry the names and numbers drawn.
+set -u
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+i=0
+ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
+export TRAINSIM
+png() { [ -s "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '211PNG' ]; }
+svg() { [ -s "$1" ] && grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
+kinds="timeline breakdown links memory"
+echo "1..26"
+
+"$TRAINSIM" -q -o tiny.h5 "$SRCDIR/scenarios/tiny.cfg"; ok $? "tiny run"
+"$SRCDIR/plots/plot" -o p tiny.h5 >/dev/null; ok $? "plots/plot on the tiny run exits 0"
+for k in $kinds; do
+	png "p/tiny-$k.png" && svg "p/tiny-$k.svg"; ok $? "tiny run: $k PNG and SVG"
+done
+"$BUILDDIR/tests/whatif-fixture" fx.h5; ok $? "fixture written"
+"$SRCDIR/plots/plot" -o p fx.h5 >/dev/null; ok $? "plots/plot on the fixture exits 0"
+for k in $kinds; do
+	png "p/fx-$k.png" && svg "p/fx-$k.svg"; ok $? "fixture: $k PNG and SVG"
+done
+# Breakdown: tp_exposed 1 s of a 10 s iteration is 10%.
+grep -q 'tp_exposed' p/fx-breakdown.svg && grep -q '1 s (10%)' p/fx-breakdown.svg
+ok $? "breakdown names tp_exposed and its share (1 s of 10 s = 10%)"
+# Links: spine 1.5e10 bytes per 10 s iteration = 1.5 GB/s.
+grep -q 'spine' p/fx-links.svg && grep -q '1.5 GB/s' p/fx-links.svg
+ok $? "links names the spine tier and its rate (1.5e10 B / 10 s = 1.5 GB/s)"
+grep -q '61.5' p/fx-memory.svg; ok $? "memory shows the peak (61.5 GiB)"
+grep -q 'budget alerts (1)' p/fx-timeline.svg && grep -q 'failures (1)' p/fx-timeline.svg
+ok $? "timeline counts the failure and the budget alert"
+
+# plot-sweep on a table of small runs.
+for s in 1 2 3; do for iv in 300 600; do
+	"$TRAINSIM" -q --seed $s -s training.checkpoint.interval_s=$iv -o "r$s-$iv.h5" \
+		"$SRCDIR/scenarios/tiny.cfg" || echo "# run failed"
+done; done
+"$TRAINSIM" collect r*.h5 >t.tsv; ok $? "collect the small sweep"
+"$SRCDIR/plots/plot-sweep" -o s --kind interval --x training.checkpoint.interval_s --daly 450 t.tsv >/dev/null
+ok $? "plot-sweep --kind interval"
+png s/sweep-interval.png && svg s/sweep-interval.svg; ok $? "interval PNG and SVG"
+grep -q "Daly's optimum 450 s" s/sweep-interval.svg; ok $? "Daly's optimum in the key"
+"$SRCDIR/plots/plot-sweep" -o s --kind groups --group training.checkpoint.interval_s t.tsv >/dev/null
+ok $? "plot-sweep --kind groups"
+png s/sweep-groups.png && svg s/sweep-groups.svg; ok $? "groups PNG and SVG"
+"$SRCDIR/plots/plot-sweep" -o s --kind pareto t.tsv >/dev/null; ok $? "plot-sweep --kind pareto"
+png s/sweep-pareto.png && svg s/sweep-pareto.svg; ok $? "Pareto PNG and SVG"
+# Two configurations (means over 3 replicas each) in the title.
+grep -q '2 distinct configurations' s/sweep-pareto.svg; ok $? "Pareto counts configurations, not replicas"
+"$SRCDIR/plots/plot-sweep" -o s --kind pareto nonexistent.tsv 2>/dev/null; [ $? -eq 2 ]
+ok $? "a missing table: exit 2"
