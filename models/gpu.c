@@ -2,6 +2,8 @@
  * gpu.c -- the GPU catalog's schema and reader.  The figures themselves, and
  * their sources, are in scenarios/catalog/gpus.cfg.
  */
+#include <stdio.h>
+
 #include "models/gpu.h"
 
 const struct cfg_setting gpu_settings[] = {
@@ -21,6 +23,16 @@ const struct cfg_setting gpu_settings[] = {
 	  "power with memory allocated and no kernels running" },
 	{ "gpus.*.nvlink", CFG_STRING, "", 0, 0, "", NULL,
 	  "NVLink generation, a name in the links catalog" },
+	{ "gpus.*.gemm_eff_gflop", CFG_FLOAT_LIST, "GFLOP", 1e-6, 1e9, "[1.0]", NULL,
+	  "GEMM sizes (10^9 FLOPs, ascending) of the efficiency curve" },
+	{ "gpus.*.gemm_eff", CFG_FLOAT_LIST, "", 0.01, 1, "[0.7]", NULL,
+	  "achieved fraction of the tensor peak at each gemm_eff_gflop size" },
+	{ "gpus.*.mem_eff", CFG_FLOAT, "", 0.05, 1, "0.8", NULL,
+	  "achieved fraction of HBM bandwidth in streaming (elementwise) kernels" },
+	{ "gpus.*.launch_us", CFG_FLOAT, "us", 0, 1000, "4", NULL,
+	  "per-kernel launch and tail overhead" },
+	{ "gpus.*.flash_eff", CFG_FLOAT, "", 0.01, 1, "0.5", NULL,
+	  "fused flash-attention kernel: achieved fraction of the tensor peak" },
 	CFG_END
 };
 
@@ -36,4 +48,47 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);
 	out->idle_w = sc_float(sc, "gpus.%s.idle_w", name);
 	out->nvlink = sc_str(sc, "gpus.%s.nvlink", name);
+
+	size_t n = sc_list_len(sc, "gpus.%s.gemm_eff_gflop", name);
+	size_t ne = sc_list_len(sc, "gpus.%s.gemm_eff", name);
+	if (ne < n)
+		n = ne;		/* gpu_check_curve() reports the mismatch */
+	if (n > GPU_CURVE_MAX)
+		n = GPU_CURVE_MAX;
+	if (n == 0) {		/* schema defaults: a flat curve */
+		out->gemm_points = 1;
+		out->gemm_gflop[0] = 1.0;
+		out->gemm_eff[0] = 0.7;
+	} else {
+		out->gemm_points = (int)n;
+		for (size_t i = 0; i < n; i++) {
+			out->gemm_gflop[i] = sc_list_float(sc, i, "gpus.%s.gemm_eff_gflop", name);
+			out->gemm_eff[i] = sc_list_float(sc, i, "gpus.%s.gemm_eff", name);
+		}
+	}
+	out->mem_eff = sc_float(sc, "gpus.%s.mem_eff", name);
+	out->launch_s = sc_float(sc, "gpus.%s.launch_us", name) * 1e-6;
+	out->flash_eff = sc_float(sc, "gpus.%s.flash_eff", name);
+}
+
+int gpu_check_curve(const struct scenario *sc, const char *name, struct err *e)
+{
+	size_t n = sc_list_len(sc, "gpus.%s.gemm_eff_gflop", name);
+	size_t ne = sc_list_len(sc, "gpus.%s.gemm_eff", name);
+	char eff_path[256], size_path[256];
+
+	snprintf(eff_path, sizeof eff_path, "gpus.%s.gemm_eff", name);
+	snprintf(size_path, sizeof size_path, "gpus.%s.gemm_eff_gflop", name);
+	if (n != ne)
+		return sc_error(sc, e, eff_path, "%zu efficiencies for %zu sizes "
+				"(expected one per gemm_eff_gflop entry)", ne, n);
+	if (n > GPU_CURVE_MAX)
+		return sc_error(sc, e, size_path, "%zu points (expected at most %d)",
+				n, GPU_CURVE_MAX);
+	for (size_t i = 1; i < n; i++)
+		if (sc_list_float(sc, i, "%s", size_path) <=
+		    sc_list_float(sc, i - 1, "%s", size_path))
+			return sc_error(sc, e, size_path, "sizes not ascending at "
+					"entry %zu (expected increasing GFLOP values)", i);
+	return 0;
 }

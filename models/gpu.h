@@ -11,6 +11,8 @@
 #include "sim/cfg.h"
 #include "sim/err.h"
 
+#define GPU_CURVE_MAX 12
+
 struct gpu_spec {
 	const char *name;
 	double peak_bf16_flops;	/* dense FP16/BF16 tensor, FLOP/s */
@@ -21,6 +23,14 @@ struct gpu_spec {
 	double tdp_w;
 	double idle_w;
 	const char *nvlink;	/* link catalog name of its NVLink generation */
+
+	/* Kernel-level efficiency (compute.h uses these; catalog states basis). */
+	int gemm_points;		/* points of the GEMM efficiency curve */
+	double gemm_gflop[GPU_CURVE_MAX];	/* GEMM size, 10^9 FLOPs, ascending */
+	double gemm_eff[GPU_CURVE_MAX];	/* achieved / peak at that size */
+	double mem_eff;			/* achieved / peak HBM bandwidth, streaming kernels */
+	double launch_s;		/* per-kernel launch and tail overhead */
+	double flash_eff;		/* fused flash-attention kernel, achieved / peak */
 };
 
 extern const struct cfg_setting gpu_settings[];
@@ -28,5 +38,7 @@ extern const struct cfg_setting gpu_settings[];
 /* Fill out from the catalog entry `name` (validated by the schema). */
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out);
+/* The efficiency curve's lists agree in length and ascend; else a scenario error. */
+int gpu_check_curve(const struct scenario *sc, const char *name, struct err *e);
 
 #endif

@@ -1,1 +1,32 @@
-# models/step.mk -- GPU catalog, compute, memory, Megatron/ZeRO, the step model.
+# models/step.mk -- kernel costs, memory, Megatron/ZeRO, the step model.
+libtrainsim_a_SOURCES += models/compute.c models/memory.c models/zero.c \
+	models/parallel.c models/megatron.c models/step.c models/step_des.c \
+	models/step_memory.c models/step_sym.c models/step_report.c
+noinst_HEADERS += models/compute.h models/memory.h models/zero.h \
+	models/parallel.h models/megatron.h models/step.h
+
+check_PROGRAMS += tests/step-mem-t tests/step-compute-t tests/step-scenario-t \
+	tests/step-pipe-t tests/step-sim-t
+TESTS += tests/step-mem-t tests/step-compute-t tests/step-scenario-t \
+	tests/step-pipe-t tests/step-sim-t
+tests_step_mem_t_SOURCES = tests/step-mem-t.c
+tests_step_compute_t_SOURCES = tests/step-compute-t.c
+tests_step_scenario_t_SOURCES = tests/step-scenario-t.c
+tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
+tests_step_sim_t_SOURCES = tests/step-sim-t.c
+EXTRA_DIST += tests/bench/step-175b.cfg
+
+# Megatron-LM Table 1, published vs predicted: `make validate` prints the
+# table; make check asserts the issue's accuracy targets.
+check_PROGRAMS += tests/bench/step-table1-b
+tests_bench_step_table1_b_SOURCES = tests/bench/step-table1.c
+TESTS += tests/step-validate.sh
+EXTRA_DIST += tests/step-validate.sh
+validate: tests/bench/step-table1-b
+	./tests/bench/step-table1-b $(srcdir)/scenarios/validation
+.PHONY: validate
+
+# One 175B iteration on 1024 and 16,384 GPUs (make bench).
+EXTRA_PROGRAMS += tests/bench/step-b
+BENCHES += tests/bench/step-b
+tests_bench_step_b_SOURCES = tests/bench/step-b.c

@@ -1,0 +1,232 @@
+/* compute.c -- see compute.h. */
+#include <math.h>
+
+#include "models/compute.h"
+
+#define ACT_BYTES 2.0		/* fp16/bf16 activation element */
+#define MASK_BYTES 1.0		/* dropout mask element */
+#define ADAM_BYTES_PER_PARAM 30.0
+
+void cmp_zero(struct cmp_cost *c)
+{
+	c->time_s = c->gemm_s = c->flops = c->kernels = 0;
+}
+
+void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times)
+{
+	acc->time_s += times * c->time_s;
+	acc->gemm_s += times * c->gemm_s;
+	acc->flops += times * c->flops;
+	acc->kernels += times * c->kernels;
+}
+
+double cmp_gemm_eff(const struct gpu_spec *g, double flops)
+{
+	int n = g->gemm_points;
+	double x = log(flops / 1e9);
+
+	if (n <= 0)
+		return 0.7;
+	if (n == 1 || flops / 1e9 <= g->gemm_gflop[0])
+		return g->gemm_eff[0];
+	for (int i = 1; i < n; i++) {
+		if (flops / 1e9 <= g->gemm_gflop[i]) {
+			double x0 = log(g->gemm_gflop[i - 1]), x1 = log(g->gemm_gflop[i]);
+			double f = (x - x0) / (x1 - x0);
+			return g->gemm_eff[i - 1] + f * (g->gemm_eff[i] - g->gemm_eff[i - 1]);
+		}
+	}
+	return g->gemm_eff[n - 1];
+}
+
+void cmp_gemm(const struct gpu_spec *g, double peak_flops, double batch,
+	      double M, double N, double K, struct cmp_cost *out)
+{
+	double flops = 2.0 * M * N * K * batch;
+	double bytes = ACT_BYTES * (M * K + K * N + M * N) * batch;
+	double t_math = flops / (peak_flops * cmp_gemm_eff(g, flops));
+	double t_mem = bytes / (g->hbm_bw_Bps * g->mem_eff);
+	double t = (t_math > t_mem ? t_math : t_mem) + g->launch_s;
+
+	out->time_s = t;
+	out->gemm_s = t;
+	out->flops = flops;
+	out->kernels = 1;
+}
+
+void cmp_stream(const struct gpu_spec *g, double bytes, struct cmp_cost *out)
+{
+	out->time_s = bytes / (g->hbm_bw_Bps * g->mem_eff) + g->launch_s;
+	out->gemm_s = 0;
+	out->flops = 0;
+	out->kernels = 1;
+}
+
+/* Add one GEMM (or its two backward GEMMs) to acc. */
+static void add_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
+		     struct cmp_cost *acc, double times, double batch,
+		     double M, double N, double K)
+{
+	struct cmp_cost c;
+
+	cmp_gemm(g, sh->peak_flops, batch, M, N, K, &c);
+	cmp_add(acc, &c, times);
+}
+
+static void add_stream(const struct gpu_spec *g, struct cmp_cost *acc, double bytes)
+{
+	struct cmp_cost c;
+
+	cmp_stream(g, bytes, &c);
+	cmp_add(acc, &c, 1);
+}
+
+/* Elements of one [b, s, h] activation on this rank: split over TP only
+ * with sequence parallelism. */
+static double hidden_elems(const struct cmp_shape *sh)
+{
+	return sh->b * sh->s * sh->h / (sh->sp ? sh->tp : 1);
+}
+
+/* The flash-attention kernel: 4 b s^2 h / t forward FLOPs at flash_eff. */
+static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
+		      struct cmp_cost *acc, double flops_factor)
+{
+	double flops = flops_factor * 4.0 * sh->b * sh->s * sh->s * sh->h / sh->tp;
+	struct cmp_cost c;
+
+	c.time_s = flops / (sh->peak_flops * g->flash_eff) + g->launch_s;
+	c.gemm_s = c.time_s;
+	c.flops = flops;
+	c.kernels = 1;
+	cmp_add(acc, &c, 1);
+}
+
+/* Attention core forward without flash: two batched GEMMs over b*a/t heads
+ * with the fused scale-mask-softmax and the attention dropout between. */
+static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			  struct cmp_cost *acc)
+{
+	double heads = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
+	double scores = heads * sh->s * sh->s;
+
+	add_gemm(g, sh, acc, 1, heads, sh->s, sh->s, dh);		/* Q K^T */
+	add_stream(g, acc, scores * 2 * ACT_BYTES);			/* softmax */
+	add_stream(g, acc, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
+	add_gemm(g, sh, acc, 1, heads, sh->s, dh, sh->s);		/* x V */
+}
+
+void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		   struct cmp_cost *out)
+{
+	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
+	double hid = hidden_elems(sh);
+
+	cmp_zero(out);
+	add_stream(g, out, hid * 2 * ACT_BYTES);			/* LN */
+	add_gemm(g, sh, out, 1, 1, T, 3 * h / t, h);			/* QKV */
+	if (sh->flash)
+		add_flash(g, sh, out, 1.0);
+	else
+		attn_core_fwd(g, sh, out);
+	add_gemm(g, sh, out, 1, 1, T, h, h / t);			/* proj */
+	add_stream(g, out, hid * (3 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
+	add_stream(g, out, hid * 2 * ACT_BYTES);			/* LN */
+	add_gemm(g, sh, out, 1, 1, T, 4 * h / t, h);			/* h -> 4h */
+	add_stream(g, out, T * 4 * h / t * 2 * ACT_BYTES);		/* bias-GeLU */
+	add_gemm(g, sh, out, 1, 1, T, h, 4 * h / t);			/* 4h -> h */
+	add_stream(g, out, hid * (3 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
+}
+
+void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		   struct cmp_cost *out)
+{
+	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
+	double hid = hidden_elems(sh);
+	double heads = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
+	double scores = heads * sh->s * sh->s;
+
+	cmp_zero(out);
+	/* bias-dropout-add: read dy and mask, write dx and the bias grad. */
+	add_stream(g, out, hid * (2 * ACT_BYTES + MASK_BYTES));
+	add_gemm(g, sh, out, 2, 1, T, h, 4 * h / t);			/* 4h -> h */
+	add_stream(g, out, T * 4 * h / t * 3 * ACT_BYTES);		/* GeLU: x, dy -> dx */
+	add_gemm(g, sh, out, 2, 1, T, 4 * h / t, h);			/* h -> 4h */
+	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN: x, dy -> dx */
+	add_stream(g, out, hid * (2 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
+	add_gemm(g, sh, out, 2, 1, T, h, h / t);			/* proj */
+	if (sh->flash) {
+		add_flash(g, sh, out, 2.5);
+	} else {
+		add_gemm(g, sh, out, 2, heads, sh->s, dh, sh->s);	/* x V */
+		add_stream(g, out, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
+		add_stream(g, out, scores * 3 * ACT_BYTES);		/* softmax: y, dy -> dx */
+		add_gemm(g, sh, out, 2, heads, sh->s, sh->s, dh);	/* Q K^T */
+	}
+	add_gemm(g, sh, out, 2, 1, T, 3 * h / t, h);			/* QKV */
+	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN */
+}
+
+void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *out)
+{
+	cmp_zero(out);
+	if (!sh->flash)
+		attn_core_fwd(g, sh, out);
+}
+
+void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		   struct cmp_cost *out)
+{
+	double T = sh->b * sh->s, h = sh->h;
+
+	cmp_zero(out);
+	add_stream(g, out, T * h * 2 * ACT_BYTES);		/* vocab-parallel gather */
+	/* position add and embedding dropout */
+	add_stream(g, out, hidden_elems(sh) * (3 * ACT_BYTES + MASK_BYTES));
+}
+
+void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		   struct cmp_cost *out)
+{
+	double T = sh->b * sh->s, h = sh->h;
+
+	cmp_zero(out);
+	add_stream(g, out, hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
+	add_stream(g, out, T * h * 3 * ACT_BYTES);		/* scatter-add into the table */
+}
+
+void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *out)
+{
+	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+
+	cmp_zero(out);
+	add_stream(g, out, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
+	add_gemm(g, sh, out, 1, 1, T, vt, h);			/* logits */
+	/* vocab-parallel cross-entropy: max, exp-sum, loss in fp32 */
+	add_stream(g, out, T * vt * (ACT_BYTES + 2 * 4.0));
+}
+
+void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *out)
+{
+	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+
+	cmp_zero(out);
+	add_stream(g, out, T * vt * (4.0 + ACT_BYTES));		/* softmax - onehot */
+	add_gemm(g, sh, out, 2, 1, T, vt, h);
+	add_stream(g, out, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
+}
+
+void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
+		    struct cmp_cost *out)
+{
+	cmp_stream(g, params * (fused ? 8.0 : 10.0), out);
+}
+
+double cmp_adam_s(const struct gpu_spec *g, double params)
+{
+	return params * ADAM_BYTES_PER_PARAM / (g->hbm_bw_Bps * g->mem_eff) +
+	       g->launch_s;
+}

@@ -1,0 +1,52 @@
+/*
+ * memory.h -- what one GPU holds at its peak during an iteration.
+ *
+ *   weights, gradients, optimizer states: 16 bytes per local parameter
+ *       split by ZeRO stage or the distributed optimizer (zero.h);
+ *   activations: Korthikanti et al. (2022) per layer and microbatch,
+ *       s b h (10 + 24/t + 5 a s/(h t))        tensor parallelism t
+ *       s b h / t (34 + 5 a s/h)               with sequence parallelism
+ *       the 5 a s/h term dropped by selective recomputation (and by flash
+ *       attention, which stores no s x s scores); full recomputation keeps
+ *       only each layer's input, 2 s b h (/t with sequence parallelism),
+ *       plus one layer's full activations while it is recomputed;
+ *   times the microbatches the schedule keeps in flight on the stage:
+ *       1F1B stage k of p: min(p - k, m) microbatches of l/p layers;
+ *       interleaved: min(2(p-k-1) + (v-1)p + 1, v m) chunks of l/(p v)
+ *       layers (Megatron's warm-up), which gives Korthikanti's
+ *       l (1 + (p-1)/(p v)) layer-microbatches on the first stage;
+ *   the last stage's fp32 logits of one microbatch, 4 s b V / t;
+ *   a fixed framework reserve.
+ * Parameters per stage: (12 h^2 + 13 h)/t per layer; the first stage adds
+ * the word embedding V h / t and positions s h, the last the tied word
+ * embedding copy (when p > 1) and the final norm.
+ */
+#ifndef MODELS_MEMORY_H
+#define MODELS_MEMORY_H
+
+#include "models/layout.h"
+#include "models/parallel.h"
+#include "models/transformer.h"
+
+struct mem_breakdown {
+	int stage;			/* pipeline stage with the largest total */
+	double params;			/* parameters on a GPU of that stage */
+	double weights_bytes, grads_bytes, optimizer_bytes;
+	double activations_bytes;
+	double reserve_bytes;
+	double total_bytes;
+};
+
+/* Korthikanti's per-layer, per-microbatch activation bytes. */
+double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
+			   bool sp, bool flash, enum par_recompute rc);
+double mem_stage_params(const struct tfm *m, int tp, int pp, int stage);
+/* Chunk-microbatches the schedule holds at once on `stage`. */
+int mem_inflight_chunks(int pp, int v, int microbatches, int stage);
+void mem_stage(const struct tfm *m, const struct layout *L,
+	       const struct par_opts *o, int stage, struct mem_breakdown *out);
+/* The stage with the largest total. */
+void mem_peak(const struct tfm *m, const struct layout *L,
+	      const struct par_opts *o, struct mem_breakdown *out);
+
+#endif

@@ -1,0 +1,156 @@
+/* parallel.c -- see parallel.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "models/parallel.h"
+
+#define MB 1e6
+#define GB 1e9
+
+const struct cfg_setting par_settings[] = {
+	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved",
+	  "pipeline schedule: 1F1B (PipeDream-flush) or Megatron's interleaved 1F1B" },
+	{ "parallel.virtual_stages", CFG_INT, "", 1, 1024, "1", NULL,
+	  "model chunks per pipeline rank (interleaved schedule; layers/(pp*v) each)" },
+	{ "parallel.sequence_parallel", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "Megatron sequence parallelism (norms and dropouts split over the TP group)" },
+	{ "parallel.recompute", CFG_ENUM, "", 0, 0, "selective", "none|selective|full",
+	  "activation recomputation (Korthikanti et al. 2022)" },
+	{ "parallel.zero_stage", CFG_INT, "", 0, 3, "0", NULL,
+	  "DeepSpeed ZeRO stage (0: plain data parallelism)" },
+	{ "parallel.distributed_optimizer", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "Megatron distributed optimizer: reduce-scatter gradients, all-gather weights" },
+	{ "parallel.overlap_grad_reduce", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "start gradient collectives bucket by bucket during the last backward" },
+	{ "parallel.flash_attention", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm" },
+	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
+	  "(Megatron-LM 2022+) instead of a separate add per microbatch" },
+	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
+	  "GEMM datatype (peak taken from the GPU catalog)" },
+	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
+	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
+	  "fp16 elements" },
+	{ "parallel.zero_bucket_mb", CFG_FLOAT, "MB", 0.001, 1e6, "1000", NULL,
+	  "ZeRO reduce / all-gather bucket (DeepSpeed's 5e8 fp16 elements)" },
+	{ "parallel.zero_prefetch_mb", CFG_FLOAT, "MB", 0.001, 1e6, "100", NULL,
+	  "ZeRO-3 weights gathered ahead of the compute (DeepSpeed's "
+	  "stage3_prefetch_bucket_size, 5e7 fp16 elements)" },
+	{ "parallel.memory_reserve_gb", CFG_FLOAT, "GB", 0, 1e4, "3", NULL,
+	  "per-GPU memory the framework keeps: CUDA context (~0.5-1 GB), NCCL "
+	  "buffers, caching-allocator fragmentation" },
+	CFG_END
+};
+
+double par_megatron_bucket_bytes(int dp)
+{
+	double elems = 1e6 * dp;
+
+	return 2.0 * (elems > 40e6 ? elems : 40e6);
+}
+
+void par_defaults(struct par_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->schedule = PAR_1F1B;
+	o->virtual_stages = 1;
+	o->recompute = PAR_RECOMPUTE_SELECTIVE;
+	o->overlap_grad_reduce = true;
+	o->dtype = PAR_BF16;
+	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
+	o->zero_bucket_bytes = 1000 * MB;
+	o->zero_prefetch_bytes = 100 * MB;
+	o->reserve_bytes = 3 * GB;
+}
+
+/* The checks, reporting through `fail` so both entry points share them. */
+struct par_fail {
+	const struct scenario *sc;
+	struct err *e;
+};
+
+static int fail(const struct par_fail *f, const char *path, const char *msg)
+{
+	if (f->sc)
+		return sc_error(f->sc, f->e, path, "%s", msg);
+	return err_set(f->e, ERR_USAGE, "%s: %s", path, msg);
+}
+
+static int check(const struct tfm *m, const struct layout *L,
+		 const struct par_opts *o, const struct par_fail *f)
+{
+	char msg[256];
+	int v = o->virtual_stages;
+
+	if (o->schedule == PAR_INTERLEAVED) {
+		if (L->pp < 2)
+			return fail(f, "parallel.schedule", "interleaved needs pp >= 2 "
+				    "(expected 1f1b for a single stage)");
+		if (v < 2)
+			return fail(f, "parallel.virtual_stages", "interleaved needs at "
+				    "least 2 virtual stages (expected >= 2)");
+		if (m->layers % (L->pp * v) != 0) {
+			snprintf(msg, sizeof msg, "%d layers do not split into pp x v = "
+				 "%d x %d chunks (expected a divisor of layers/pp = %d)",
+				 m->layers, L->pp, v, m->layers / L->pp);
+			return fail(f, "parallel.virtual_stages", msg);
+		}
+		if (L->microbatches % L->pp != 0) {
+			snprintf(msg, sizeof msg, "%d microbatches per pipeline are not a "
+				 "multiple of pp = %d (Megatron's interleaved schedule "
+				 "needs one)", L->microbatches, L->pp);
+			return fail(f, "parallel.global_batch", msg);
+		}
+	} else if (v != 1) {
+		return fail(f, "parallel.virtual_stages", "virtual stages need the "
+			    "interleaved schedule (expected 1 with 1f1b)");
+	}
+	if (o->zero_stage >= 2 && L->pp > 1)
+		return fail(f, "parallel.zero_stage", "ZeRO-2/3 split gradients or "
+			    "weights that pipeline stages accumulate over microbatches; "
+			    "DeepSpeed allows them only without pipeline parallelism "
+			    "(expected pp = 1 or zero_stage <= 1)");
+	if (o->zero_stage >= 1 && o->distributed_optimizer)
+		return fail(f, "parallel.distributed_optimizer", "the distributed "
+			    "optimizer and ZeRO both shard the optimizer (expected one "
+			    "of them)");
+	return 0;
+}
+
+int par_check(const struct tfm *m, const struct layout *L,
+	      const struct par_opts *o, struct err *e)
+{
+	struct par_fail f = { NULL, e };
+
+	return check(m, L, o, &f);
+}
+
+int par_from_scenario(const struct scenario *sc, const struct tfm *m,
+		      const struct layout *L, struct par_opts *o, struct err *e)
+{
+	struct par_fail f = { sc, e };
+
+	par_defaults(o);
+	o->schedule = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
+		      PAR_INTERLEAVED : PAR_1F1B;
+	o->virtual_stages = (int)sc_int(sc, "parallel.virtual_stages");
+	o->sequence_parallel = sc_bool(sc, "parallel.sequence_parallel");
+	const char *rc = sc_str(sc, "parallel.recompute");
+	o->recompute = strcmp(rc, "full") == 0 ? PAR_RECOMPUTE_FULL :
+		       strcmp(rc, "none") == 0 ? PAR_RECOMPUTE_NONE :
+		       PAR_RECOMPUTE_SELECTIVE;
+	o->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
+	o->distributed_optimizer = sc_bool(sc, "parallel.distributed_optimizer");
+	o->overlap_grad_reduce = sc_bool(sc, "parallel.overlap_grad_reduce");
+	o->flash_attention = sc_bool(sc, "parallel.flash_attention");
+	o->grad_accum_fusion = sc_bool(sc, "parallel.grad_accum_fusion");
+	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
+	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
+	if (o->dp_bucket_bytes <= 0)
+		o->dp_bucket_bytes = par_megatron_bucket_bytes(L->dp);
+	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
+	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
+	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
+	return check(m, L, o, &f);
+}

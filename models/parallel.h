@@ -1,0 +1,52 @@
+/*
+ * parallel.h -- how the job is parallelised beyond tp x pp x dp (those are
+ * layout.h's): pipeline schedule, sequence parallelism, recomputation,
+ * ZeRO stage or Megatron's distributed optimizer, bucket sizes, overlap,
+ * kernels.  The `parallel.*` settings below are read into struct par_opts,
+ * which tests may also fill by hand.
+ */
+#ifndef MODELS_PARALLEL_H
+#define MODELS_PARALLEL_H
+
+#include <stdbool.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "models/layout.h"
+#include "models/transformer.h"
+
+enum par_schedule { PAR_1F1B, PAR_INTERLEAVED };
+enum par_recompute { PAR_RECOMPUTE_NONE, PAR_RECOMPUTE_SELECTIVE, PAR_RECOMPUTE_FULL };
+enum par_dtype { PAR_BF16, PAR_FP8 };
+
+struct par_opts {
+	enum par_schedule schedule;
+	int virtual_stages;		/* model chunks per pipeline rank (interleaved) */
+	bool sequence_parallel;
+	enum par_recompute recompute;
+	int zero_stage;			/* 0..3 */
+	bool distributed_optimizer;	/* Megatron: reduce-scatter + all-gather */
+	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
+	bool flash_attention;
+	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
+	enum par_dtype dtype;
+	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
+	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
+	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
+	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
+};
+
+extern const struct cfg_setting par_settings[];
+
+/* Defaults as in the table (for tests that build options by hand). */
+void par_defaults(struct par_opts *o);
+/* Megatron-LM's DDP bucket: max(40M, 1M x dp) fp16 gradient elements. */
+double par_megatron_bucket_bytes(int dp);
+/* Read and check against the model and layout (scenario errors). */
+int par_from_scenario(const struct scenario *sc, const struct tfm *m,
+		      const struct layout *L, struct par_opts *o, struct err *e);
+/* Same checks without a scenario (messages name the setting); 0 or -1. */
+int par_check(const struct tfm *m, const struct layout *L,
+	      const struct par_opts *o, struct err *e);
+
+#endif

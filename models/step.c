@@ -1,0 +1,431 @@
+/*
+ * step.c -- the scenario's iteration as a plan for step_run() (step_des.c):
+ * per-virtual-stage pass times from the kernel model and the tensor-parallel
+ * collectives, p2p time, gradient buckets, Adam, and the transport that
+ * carries DP collectives on topologies/net.h.  See step.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/compute.h"
+#include "models/megatron.h"
+#include "models/step.h"
+#include "topologies/topo.h"
+
+/* Everything per layer, one microbatch, one TP rank. */
+struct layer_costs {
+	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
+	double tp_fwd_s, tp_bwd_s;
+	struct cmp_cost emb_f, emb_b, log_f, log_b;
+	double tp_emb_s, tp_log_s;	/* one collective each */
+};
+
+/* Time of one TP collective of S bytes among the first stage's TP group. */
+static int tp_coll_s(struct net *net, const int *tp_gpus, int tp, enum coll_op op,
+		     double bytes, double *t, struct err *e)
+{
+	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes };
+
+	*t = 0;
+	if (tp <= 1)
+		return 0;
+	*t = net_coll_time_s(net, &c, e);
+	return *t < 0 ? -1 : 0;
+}
+
+static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
+		      const struct mg_tp *x, double *t, struct err *e)
+{
+	double ar, ag, rs;
+
+	if (tp_coll_s(net, tp_gpus, tp, COLL_ALL_REDUCE, x->bytes, &ar, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, tp, COLL_ALL_GATHER, x->bytes, &ag, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, tp, COLL_REDUCE_SCATTER, x->bytes, &rs, e) < 0)
+		return -1;
+	*t = x->all_reduces * ar + x->ag_rs_pairs * (ag + rs);
+	return 0;
+}
+
+static int layer_costs(const struct tfm *m, const struct layout *L,
+		       const struct par_opts *o, const struct gpu_spec *g,
+		       double peak, struct net *net, const int *tp_gpus,
+		       struct layer_costs *c, struct err *e)
+{
+	struct cmp_shape sh = {
+		.b = L->micro_batch, .s = m->seq_len, .h = m->hidden,
+		.a = m->heads, .V = m->vocab, .tp = L->tp,
+		.sp = o->sequence_parallel, .flash = o->flash_attention,
+		.peak_flops = peak,
+	};
+	bool full = o->recompute == PAR_RECOMPUTE_FULL;
+	struct cmp_cost extra;
+	struct mg_tp x;
+
+	cmp_layer_fwd(g, &sh, &c->fwd);
+	cmp_layer_bwd(g, &sh, &c->bwd);
+	if (full)
+		cmp_add(&c->bwd, &c->fwd, 1);
+	else if (o->recompute == PAR_RECOMPUTE_SELECTIVE) {
+		cmp_attn_recompute(g, &sh, &extra);
+		cmp_add(&c->bwd, &extra, 1);
+	}
+	cmp_embed_fwd(g, &sh, &c->emb_f);
+	cmp_embed_bwd(g, &sh, &c->emb_b);
+	cmp_logits_fwd(g, &sh, &c->log_f);
+	cmp_logits_bwd(g, &sh, &c->log_b);
+	/* weight gradients accumulate over microbatches every backward pass */
+	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
+	cmp_grad_accum(g, (12.0 * h * h + 13.0 * h) / t, o->grad_accum_fusion, &extra);
+	cmp_add(&c->bwd, &extra, 1);
+	cmp_grad_accum(g, vocab_params + (double)m->seq_len * h, o->grad_accum_fusion, &extra);
+	cmp_add(&c->emb_b, &extra, 1);
+	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
+	cmp_add(&c->log_b, &extra, 1);
+
+	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, false, full, &x);
+	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_fwd_s, e) < 0)
+		return -1;
+	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, true, full, &x);
+	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
+		return -1;
+	/* vocab-parallel embedding: one all-reduce forward; the column-
+	 * parallel logits: one all-reduce of dX backward */
+	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_REDUCE, x.bytes, &c->tp_emb_s, e) < 0)
+		return -1;
+	c->tp_log_s = c->tp_emb_s;
+	return 0;
+}
+
+/* Per-virtual-stage arrays of the plan. */
+struct plan_arrays {
+	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *params;
+	int *layers, *rank_gpu;
+};
+
+static void arrays_free(struct plan_arrays *a)
+{
+	free(a->fwd);
+	free(a->bwd);
+	free(a->fwd_tp);
+	free(a->bwd_tp);
+	free(a->fwd_gemm);
+	free(a->bwd_gemm);
+	free(a->params);
+	free(a->layers);
+	free(a->rank_gpu);
+}
+
+static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
+{
+	memset(a, 0, sizeof *a);
+	a->fwd = calloc((size_t)V, sizeof(double));
+	a->bwd = calloc((size_t)V, sizeof(double));
+	a->fwd_tp = calloc((size_t)V, sizeof(double));
+	a->bwd_tp = calloc((size_t)V, sizeof(double));
+	a->fwd_gemm = calloc((size_t)V, sizeof(double));
+	a->bwd_gemm = calloc((size_t)V, sizeof(double));
+	a->params = calloc((size_t)V, sizeof(double));
+	a->layers = calloc((size_t)V, sizeof(int));
+	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
+	return a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
+	       a->bwd_gemm && a->params && a->layers && a->rank_gpu ? 0 : -1;
+}
+
+static void fill_stages(const struct tfm *m, const struct layout *L, int v,
+			const struct layer_costs *c, struct plan_arrays *a)
+{
+	int V = L->pp * v, n = m->layers / V;
+	double h = m->hidden, t = L->tp;
+
+	for (int vs = 0; vs < V; vs++) {
+		a->layers[vs] = n;
+		a->fwd[vs] = n * (c->fwd.time_s + c->tp_fwd_s);
+		a->bwd[vs] = n * (c->bwd.time_s + c->tp_bwd_s);
+		a->fwd_tp[vs] = n * c->tp_fwd_s;
+		a->bwd_tp[vs] = n * c->tp_bwd_s;
+		a->fwd_gemm[vs] = n * c->fwd.gemm_s;
+		a->bwd_gemm[vs] = n * c->bwd.gemm_s;
+		a->params[vs] = n * (12.0 * h * h + 13.0 * h) / t;
+	}
+	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
+	a->fwd_tp[0] += c->tp_emb_s;
+	a->bwd[0] += c->emb_b.time_s;
+	a->params[0] += (double)m->vocab * h / t + (double)m->seq_len * h;
+	a->fwd[V - 1] += c->log_f.time_s;
+	a->fwd_gemm[V - 1] += c->log_f.gemm_s;
+	a->bwd[V - 1] += c->log_b.time_s + c->tp_log_s;
+	a->bwd_tp[V - 1] += c->tp_log_s;
+	a->bwd_gemm[V - 1] += c->log_b.gemm_s;
+	a->params[V - 1] += (V > 1 ? (double)m->vocab * h / t : 0) + 2.0 * h;
+}
+
+/* Megatron's FLOPs of the iteration including recomputation: 72 (no
+ * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
+ * core's forward again, 4 B s^2 h per layer. */
+static double iteration_flops(const struct tfm *m, const struct layout *L,
+			      enum par_recompute rc)
+{
+	double B = L->global_batch;
+
+	if (rc == PAR_RECOMPUTE_FULL)
+		return tfm_flops(m, B, true);
+	double f = tfm_flops(m, B, false);
+	if (rc == PAR_RECOMPUTE_SELECTIVE)
+		f += 4.0 * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
+	return f;
+}
+
+static void tier_add(struct step_result *r, const char *name, double bytes)
+{
+	const char *s = step_tier_name(name);
+
+	for (size_t i = 0; i < r->n_tiers; i++)
+		if (r->tier_names[i] == s) {
+			r->tier_bytes[i] += bytes;
+			return;
+		}
+	if (r->n_tiers < STEP_TIERS_MAX) {
+		r->tier_names[r->n_tiers] = s;
+		r->tier_bytes[r->n_tiers++] = bytes;
+	}
+}
+
+/* Bytes sent from GPU a to GPU b, added to the tiers of the links its
+ * route crosses (as the netsim counts them: once per link). */
+static void route_bytes(struct net *net, int a, int b, double bytes,
+			struct step_result *r)
+{
+	int32_t path[NET_PATH_MAX];
+	int n = net_route(net, a, b, 0, NULL, path);
+
+	for (int l = 0; l < n; l++)
+		tier_add(r, graph_tier_names[net->g.tier[path[l]]], bytes);
+}
+
+/* The analytically timed traffic of one iteration on the link tiers: TP
+ * collectives (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S
+ * per all-gather or reduce-scatter, to its TP neighbour) and pipeline p2p
+ * (each TP rank its 1/t slice), along the route of a representative pair. */
+static void analytic_tiers(const struct tfm *m, const struct layout *L,
+			   const struct par_opts *o, int v, struct net *net,
+			   const int *rank_gpu, struct step_result *r)
+{
+	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden;
+	double t = L->tp, gpus = (double)L->tp * L->pp * L->dp;
+	struct mg_tp f, b;
+
+	if (L->tp > 1) {
+		mg_tp_layer(0, 0, 0, o->sequence_parallel, false,
+			    o->recompute == PAR_RECOMPUTE_FULL, &f);
+		mg_tp_layer(0, 0, 0, o->sequence_parallel, true,
+			    o->recompute == PAR_RECOMPUTE_FULL, &b);
+		double colls = (double)(f.all_reduces + b.all_reduces) * 2.0 +
+			       (double)(f.ag_rs_pairs + b.ag_rs_pairs) * 2.0;
+		double per_layer = colls * (t - 1) / t * S;
+		double layers = (double)m->layers / L->pp;
+		/* plus the embedding's and the logits' all-reduce on the first
+		 * and last stages */
+		route_bytes(net, rank_gpu[0], rank_gpu[1],
+			    gpus * L->microbatches * (layers * per_layer +
+			    2.0 * 2.0 * (t - 1) / t * S / L->pp), r);
+	}
+	if (L->pp > 1)
+		route_bytes(net, rank_gpu[0], rank_gpu[L->tp * L->dp],
+			    2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp, r);
+}
+
+/* The transport over topologies/net.h: collectives as netsim flows. */
+#define ALGO_MEMO 64
+
+struct net_transport {
+	struct net *net;
+	struct netsim *ns;
+	double tier_scale;	/* tp when one DP group stands for a stage's tp */
+	/* NCCL picks the algorithm from the operation, size and group shape,
+	 * the same for every rail and replica: resolve AUTO once per (op,
+	 * bytes, group size) on the first group and reuse it */
+	struct { enum coll_op op; double bytes; int n; enum coll_algo algo; } memo[ALGO_MEMO];
+	int n_memo;
+};
+
+static int resolve_algo(struct net_transport *t, const struct coll *c,
+			enum coll_algo *algo, struct err *e)
+{
+	for (int i = 0; i < t->n_memo; i++)
+		if (t->memo[i].op == c->op && t->memo[i].bytes == c->bytes &&
+		    t->memo[i].n == c->n_gpus) {
+			*algo = t->memo[i].algo;
+			return 0;
+		}
+	if (net_coll_resolve(t->net, c, algo, e) < 0)
+		return -1;
+	if (t->n_memo < ALGO_MEMO) {
+		t->memo[t->n_memo].op = c->op;
+		t->memo[t->n_memo].bytes = c->bytes;
+		t->memo[t->n_memo].n = c->n_gpus;
+		t->memo[t->n_memo++].algo = *algo;
+	}
+	return 0;
+}
+
+static int tr_open(void *ctx, struct ev_sim *sim, struct err *e)
+{
+	struct net_transport *t = ctx;
+
+	t->ns = netsim_new(t->net, sim, e);
+	return t->ns ? 0 : -1;
+}
+
+static int tr_start(void *ctx, const struct coll *c, coll_done_fn done,
+		    void *done_ctx, uint64_t tag, struct err *e)
+{
+	struct net_transport *t = ctx;
+	struct coll x = *c;
+
+	if (x.algo == COLL_AUTO && resolve_algo(t, c, &x.algo, e) < 0)
+		return -1;
+	return netsim_start(t->ns, &x, done, done_ctx, tag, e);
+}
+
+static double tr_alone_s(void *ctx, const struct coll *c, struct err *e)
+{
+	struct net_transport *t = ctx;
+	struct coll x = *c;
+
+	if (x.algo == COLL_AUTO && resolve_algo(t, c, &x.algo, e) < 0)
+		return -1;
+	return net_coll_time_s(t->net, &x, e);
+}
+
+static void tr_close(void *ctx, struct step_result *out)
+{
+	struct net_transport *t = ctx;
+	const char *const *names;
+	const double *bytes;
+
+	if (!t->ns)
+		return;
+	if (out) {
+		size_t n = netsim_tiers(t->ns, &names, &bytes);
+		for (size_t i = 0; i < n; i++)
+			tier_add(out, names[i], bytes[i] * t->tier_scale);
+	}
+	netsim_free(t->ns);
+	t->ns = NULL;
+}
+
+int step_simulate_net(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      struct net *net, struct step_result *out, struct err *e)
+{
+	struct mem_breakdown mem;
+	struct layer_costs c;
+	struct plan_arrays a;
+	int rc = -1;
+
+	double peak = g->peak_bf16_flops;
+	if (o->dtype == PAR_FP8) {
+		if (g->peak_fp8_flops <= 0)
+			return err_set(e, ERR_USAGE, "parallel.dtype: %s has no FP8 "
+				       "tensor cores (expected bf16)", g->name);
+		peak = g->peak_fp8_flops;
+	}
+	mem_peak(m, L, o, &mem);
+	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : 1;
+	int V = L->pp * v, ranks = L->tp * L->pp * L->dp;
+	if (arrays_alloc(&a, V, ranks) < 0) {
+		err_set(e, ERR_RUN, "step: out of memory");
+		goto done;
+	}
+	if (ranks > net_gpu_count(net)) {
+		err_set(e, ERR_USAGE, "step: %d ranks on a %d-GPU network", ranks,
+			net_gpu_count(net));
+		goto done;
+	}
+	for (int r = 0; r < ranks; r++)
+		a.rank_gpu[r] = net_rank_gpu(net, r);
+	if (layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
+		goto done;
+	fill_stages(m, L, v, &c, &a);
+
+	double p2p_s = 0;
+	if (L->pp > 1) {
+		/* scatter-gather: each TP rank sends its 1/t slice to its peer */
+		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
+				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / L->tp };
+		p2p_s = net_coll_time_s(net, &x, e);
+		if (p2p_s < 0)
+			goto done;
+	}
+	/* Megatron's embedding group: stage 0 and stage p-1 all-reduce the
+	 * tied word embedding's gradients (V h / t fp16 per TP rank) */
+	double embed_sync_s = 0;
+	if (L->pp > 1) {
+		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp * (L->pp - 1)] };
+		struct coll x = { COLL_ALL_REDUCE, COLL_AUTO, pair, 2,
+				  2.0 * (double)m->vocab * m->hidden / L->tp };
+		embed_sync_s = net_coll_time_s(net, &x, e);
+		if (embed_sync_s < 0)
+			goto done;
+	}
+	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
+	struct step_sym sym;
+	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, &sym, e) < 0)
+		goto done;
+	struct net_transport nt = { net, NULL, sym.rails_disjoint ? L->tp : 1, { { 0 } }, 0 };
+	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
+	struct step_plan p = {
+		.pp = L->pp, .v = v, .microbatches = L->microbatches,
+		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
+		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
+		.tp = L->tp, .dp = L->dp,
+		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
+			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
+		.chunk_params = a.params, .chunk_layers = a.layers,
+		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
+		.prefetch_bytes = o->zero_prefetch_bytes,
+		.overlap_grad_reduce = o->overlap_grad_reduce,
+		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		.final_sync_s = embed_sync_s,
+		.net = &tr, .contention = !sym.all_disjoint,
+		.one_group_per_stage = sym.rails_disjoint,
+		.rank_gpu = a.rank_gpu,
+	};
+	if (step_run(&p, out, e) < 0)
+		goto done;
+	out->peak_memory_bytes = mem.total_bytes;
+	out->flops_per_iter = iteration_flops(m, L, o->recompute);
+	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
+	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
+		   ((double)ranks * out->iteration_s * peak);
+	analytic_tiers(m, L, o, v, net, a.rank_gpu, out);
+	rc = 0;
+done:
+	arrays_free(&a);
+	return rc;
+}
+
+int step_simulate(const struct scenario *sc, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g,
+		  struct step_result *out, struct err *e)
+{
+	struct par_opts o;
+	struct net *net;
+	int rc;
+
+	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
+	    gpu_check_curve(sc, g->name, e) < 0 ||
+	    step_check_memory(sc, m, L, g, NULL, e) < 0)
+		return -1;
+	if (o.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
+		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor "
+				"cores (expected bf16)", g->name);
+	net = net_build(sc, e);
+	if (!net)
+		return -1;
+	rc = step_simulate_net(m, L, &o, g, net, out, e);
+	net_free(net);
+	return rc;
+}

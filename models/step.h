@@ -1,0 +1,178 @@
+/*
+ * step.h -- one training iteration simulated on the event engine.
+ *
+ *   struct step_result r;
+ *   if (step_simulate(sc, &tfm, &layout, &gpu, &r, &err) < 0) ...
+ *
+ * Ranks: one pipeline (pp stages; each stage is a TP group running in
+ * lockstep) is simulated op by op: a compute stream per stage runs the
+ * schedule's forward and backward passes (megatron.h), whose durations come
+ * from the kernel model (compute.h) plus the tensor-parallel collectives,
+ * which Megatron runs on the compute stream's critical path; pipeline p2p
+ * transfers delay the receiving stage.  Data-parallel replicas run the
+ * identical pipeline, so their compute is not repeated (exact when the
+ * replicas sit on identical parts of a symmetric fabric); their collectives
+ * are not shortcut: when stage k's gradient bucket is ready, the collectives
+ * of all tp DP groups of that stage start at once as flows on the netsim, so
+ * DP groups contend for the fabric.  Symmetry is used only where routing
+ * shows it exact (step_sym.c): when no link carries groups of two TP ranks
+ * (rail-optimised fat tree), TP rank 0's group stands for its stage's tp;
+ * when no link carries two groups at all, each collective takes its time
+ * alone on the fabric, without the netsim.  NCCL's algorithm (AUTO) is
+ * chosen once per operation, size and group size and reused for every
+ * group, as NCCL's tuner does from the same inputs.  Buckets that queue
+ * behind a busy stream go as one collective (the lost per-call latency is
+ * ~10 us each).  TP collectives and p2p transfers are timed alone on the
+ * fabric (net_coll_time_s), once per size: a TP group inside one NVLink
+ * domain shares no link with another TP group; p2p flows of different
+ * replicas use different NICs on a rail-aligned fabric.
+ *
+ * Data parallelism: Megatron DDP all-reduces gradient buckets as the last
+ * microbatch's backward produces them (overlap_grad_reduce), or after it;
+ * the distributed optimizer and ZeRO-1 reduce-scatter them and all-gather
+ * the updated weights after the optimizer step; ZeRO-2 reduce-scatters every
+ * microbatch; ZeRO-3 also all-gathers each layer's weights before its
+ * forward and backward, prefetching up to zero_prefetch_mb ahead.  All
+ * stages then synchronise and run Adam.
+ *
+ * With pp > 1 the first and last stages then all-reduce the gradients of
+ * the tied word embedding (Megatron's embedding group), timed alone.
+ *
+ * Not modelled: the gradient-norm all-reduce (a few scalars),
+ * host-side (Python, launch queue) stalls, data loading, TP communication
+ * overlapped with GEMMs (newer Megatron), ZeRO-3's prefetch buffers in
+ * memory, stragglers and clock throttling.
+ *
+ * Breakdown, mean over stages, summing to iteration_s exactly:
+ *   compute_s     kernels (incl. recomputation)
+ *   tp_exposed_s  TP collectives (on the critical path)
+ *   bubble_s      idle waiting for the pipeline with free p2p
+ *   pp_exposed_s  extra idle the p2p transfers cause
+ *   dp_exposed_s  after the pipeline's last compute: gradient collectives
+ *                 not hidden, the tied-embedding all-reduce, the weight
+ *                 all-gather; ZeRO-3's gather stalls
+ *   optimizer_s   Adam
+ */
+#ifndef MODELS_STEP_H
+#define MODELS_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "models/gpu.h"
+#include "models/layout.h"
+#include "models/memory.h"
+#include "models/parallel.h"
+#include "models/transformer.h"
+#include "topologies/net.h"
+
+#define STEP_TIERS_MAX 16
+
+struct step_result {
+	double iteration_s;
+	double compute_s, tp_exposed_s, pp_exposed_s, dp_exposed_s, bubble_s,
+	       optimizer_s;
+	double busy_frac;		/* mean over GPUs: compute-busy / iteration */
+	double tensor_active_frac;	/* mean over GPUs: GEMM kernels / iteration */
+	double peak_memory_bytes;	/* max over GPUs */
+	double flops_per_iter;		/* model FLOPs incl. recomputation (Megatron) */
+	double tflops_per_gpu;		/* flops_per_iter / (gpus * iteration_s) / 1e12 */
+	double mfu;			/* (6N + attention) FLOPs per token, no
+					 * recomputation, x tokens / (gpus x time x
+					 * the datatype's peak) */
+	size_t n_tiers;
+	const char *tier_names[STEP_TIERS_MAX];	/* static strings */
+	double tier_bytes[STEP_TIERS_MAX];	/* per iteration, once per link crossed */
+	double dp_comm_elems_per_rank;	/* elements through DP collectives (AR = 2) */
+	uint64_t events;		/* engine events handled */
+};
+
+/* Peak memory per GPU; a scenario error with the breakdown when it does
+ * not fit HBM.  out may be NULL. */
+int step_check_memory(const struct scenario *sc, const struct tfm *m,
+		      const struct layout *L, const struct gpu_spec *g,
+		      struct mem_breakdown *out, struct err *e);
+void step_print_memory(FILE *f, const struct mem_breakdown *b, double hbm_bytes);
+
+/* One iteration of the scenario's job on layout L (L->dp may be smaller
+ * than the scenario's, for a job shrunk by failures).  Builds the network. */
+int step_simulate(const struct scenario *sc, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g,
+		  struct step_result *out, struct err *e);
+
+/* The breakdown into the report's /step group (step_report.c). */
+struct report;
+int step_report(struct report *r, const struct step_result *s, struct err *e);
+
+/* The same with options and network given (tests, benchmarks, sweeps);
+ * no memory check. */
+int step_simulate_net(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      struct net *net, struct step_result *out, struct err *e);
+
+/* Which DP groups share fabric links (checked on ring-neighbour routes of
+ * a fat tree; step_sym.c)? */
+struct step_sym {
+	bool rails_disjoint;	/* the tp groups of each stage share none: one
+				 * stands for all */
+	bool all_disjoint;	/* no two groups share one: time them alone */
+};
+int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int dp,
+		     struct step_sym *sym, struct err *e);
+
+/* --- the level below: an explicit plan (tests fill one by hand) -------- */
+enum step_dp_mode {
+	STEP_DP_ALLREDUCE,	/* Megatron DDP */
+	STEP_DP_SHARDED,	/* distributed optimizer, ZeRO-1: RS once, AG after */
+	STEP_DP_ZERO2,		/* RS every microbatch, AG after */
+	STEP_DP_ZERO3,		/* + per-layer AG before forward and backward */
+};
+
+/* How step_run() moves data: a netsim opened on the run's engine, or
+ * collectives timed alone.  step.c backs it with topologies/net.h; tests
+ * may back it with anything.  close() adds per-tier bytes to out (NULL:
+ * just release). */
+struct step_transport {
+	void *ctx;
+	int (*open)(void *ctx, struct ev_sim *sim, struct err *e);
+	int (*start)(void *ctx, const struct coll *c, coll_done_fn done,
+		     void *done_ctx, uint64_t tag, struct err *e);
+	double (*alone_s)(void *ctx, const struct coll *c, struct err *e);
+	void (*close)(void *ctx, struct step_result *out);
+};
+
+struct step_plan {
+	int pp, v, microbatches;
+	/* per virtual stage (chunk c of stage k is index c*pp + k), seconds */
+	const double *fwd_s, *bwd_s;		/* whole pass incl. TP comm */
+	const double *fwd_tp_s, *bwd_tp_s;	/* of which TP comm; NULL = 0 */
+	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
+	double p2p_s;				/* activation / gradient transfer */
+	/* data parallelism */
+	int tp, dp;
+	enum step_dp_mode dp_mode;
+	const double *chunk_params;	/* per virtual stage: parameters per GPU */
+	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
+	double bucket_bytes;
+	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
+	bool overlap_grad_reduce;
+	double optimizer_s;
+	double final_sync_s;		/* after the gradients, before Adam: the
+					 * tied-embedding all-reduce */
+	/* network: NULL = communication free */
+	const struct step_transport *net;
+	bool contention;		/* DP collectives as shared flows (start) */
+	bool one_group_per_stage;	/* the tp groups of a stage share no link:
+					 * launch TP rank 0's only (step_sym.c) */
+	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries) */
+};
+
+int step_run(const struct step_plan *p, struct step_result *out, struct err *e);
+/* The static string for a tier name (unknown names: "other"). */
+const char *step_tier_name(const char *name);
+
+#endif

@@ -1,0 +1,649 @@
+/*
+ * step_des.c -- step_run(): one iteration of an explicit plan as events.
+ * (step.c builds the plan from a scenario; see step.h for the model.)
+ *
+ * Event kinds: seg_done (a compute segment of a stage ends), arrive (a p2p
+ * activation or gradient reaches a stage), bucket (a gradient bucket is
+ * complete), comm_done (a collective timed without the netsim ends),
+ * opt_done (the optimizer step ends).  Netsim completions call back
+ * directly.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/megatron.h"
+#include "models/step.h"
+
+enum { STREAM_GRAD, STREAM_GATHER, N_STREAMS };
+
+struct bucket {
+	enum coll_op op;
+	double bytes;
+};
+
+struct stream {
+	struct bucket *q;
+	int len, cap, head;
+	int in_flight;		/* groups still running the head collective */
+};
+
+struct stage {
+	struct mg_op *ops;
+	int n_ops, next, seg;
+	bool busy;
+	int64_t seg_start_ns;
+	double busy_s, tp_s, gemm_s;
+	int64_t last_end_ns;
+	int *last_bwd;		/* per chunk: index of its last backward op */
+	int pending_ready;	/* bucket events not yet fired */
+	bool finished;
+	struct stream st[N_STREAMS];
+	/* ZeRO-3 gathers: one per (op, segment) in execution order */
+	int gathers_done;
+	int *seg_base;		/* per op: index of its first gather */
+	int n_gathers;
+};
+
+struct des {
+	const struct step_plan *p;
+	struct ev_sim *sim;
+	bool net_open;		/* transport opened on this sim */
+	int V;			/* virtual stages pp*v */
+	struct stage *stages;
+	uint8_t *fwd_ready, *bwd_ready;	/* [V * m] */
+	int **groups;		/* [pp*tp] -> dp GPU indices */
+	int k_seg, k_arrive, k_bucket, k_comm, k_opt;
+	bool free_comm;		/* no DP collectives cost anything */
+	int64_t p2p_ns;
+	int stages_left;
+	int phase;		/* 0 backprop, 1 weight all-gather after Adam */
+	int64_t sync_ns, end_ns;
+	double dp_elems;
+	struct coll_memo { enum coll_op op; double bytes; int k; double t; } cache[256];
+	int n_cache;
+};
+
+/* Result structs outlive the netsim: keep tier names as static strings. */
+const char *step_tier_name(const char *name)
+{
+	static const char *const known[] = {
+		"nvlink", "pcie", "nic", "leaf", "spine", "core", "local",
+		"global", "terminal", "group", "rail", "host", "pp_p2p", "tp",
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(name, known[i]) == 0)
+			return known[i];
+	return "other";
+}
+
+static int64_t to_ns(double s)
+{
+	return (int64_t)llround(s * 1e9);
+}
+
+static int segments(const struct des *d, int vs)
+{
+	if (d->p->dp_mode != STEP_DP_ZERO3 || !d->p->chunk_layers)
+		return 1;
+	return d->p->chunk_layers[vs] > 0 ? d->p->chunk_layers[vs] : 1;
+}
+
+static double op_s(const struct des *d, const struct mg_op *op, int vs)
+{
+	return op->bwd ? d->p->bwd_s[vs] : d->p->fwd_s[vs];
+}
+
+static int push_bucket(struct stream *s, enum coll_op op, double bytes)
+{
+	if (s->len == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		struct bucket *q = realloc(s->q, (size_t)cap * sizeof *q);
+		if (!q)
+			return -1;
+		s->q = q;
+		s->cap = cap;
+	}
+	s->q[s->len++] = (struct bucket){ op, bytes };
+	return 0;
+}
+
+static int stream_kick(struct des *d, int k, int which, struct err *e);
+
+/* ZeRO-3 prefetch: the last gather that may run now -- the one the compute
+ * needs next plus as many as fit the prefetch size (at least one ahead). */
+static int gather_limit(const struct des *d, int k, double bytes)
+{
+	const struct stage *st = &d->stages[k];
+	int pos = st->next < st->n_ops ? st->seg_base[st->next] + st->seg : st->n_gathers;
+	int ahead = (int)(d->p->prefetch_bytes / bytes);
+
+	return pos + (ahead < 1 ? 1 : ahead);
+}
+
+static int try_start(struct des *d, int k, struct err *e);
+static int check_finished(struct des *d, int k, struct err *e);
+
+/* One collective of the head bucket finished on `tp` groups' worth. */
+static int collective_done(struct des *d, int k, int which, struct err *e)
+{
+	struct stage *st = &d->stages[k];
+	struct stream *s = &st->st[which];
+
+	if (--s->in_flight > 0)
+		return 0;
+	s->head++;
+	if (which == STREAM_GATHER) {
+		st->gathers_done++;
+		if (stream_kick(d, k, which, e) < 0)
+			return -1;
+		return try_start(d, k, e);
+	}
+	if (stream_kick(d, k, which, e) < 0)
+		return -1;
+	return check_finished(d, k, e);
+}
+
+static int on_netsim_done(void *ctx, uint64_t tag, struct err *e)
+{
+	return collective_done(ctx, (int)(tag & 0xffffffff), (int)(tag >> 32), e);
+}
+
+static int on_comm(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	(void)sim;
+	return collective_done(ctx, (int)(ev->arg & 0xffffffff), (int)(ev->arg >> 32), e);
+}
+
+/* Time of one collective alone on the fabric, cached per (op, bytes, stage). */
+static int alone_s(struct des *d, int k, enum coll_op op, double bytes,
+		   double *t, struct err *e)
+{
+	for (int i = 0; i < d->n_cache; i++)
+		if (d->cache[i].op == op && d->cache[i].bytes == bytes && d->cache[i].k == k) {
+			*t = d->cache[i].t;
+			return 0;
+		}
+	struct coll c = { op, COLL_AUTO, d->groups[k * d->p->tp], d->p->dp, bytes };
+	*t = d->p->net->alone_s(d->p->net->ctx, &c, e);
+	if (*t < 0)
+		return -1;
+	if (d->n_cache < 256)
+		d->cache[d->n_cache++] = (struct coll_memo){ op, bytes, k, *t };
+	return 0;
+}
+
+/* Start the head bucket of a stream if it is idle; the ZeRO-3 gather stream
+ * runs at most one bucket's worth ahead of the compute. */
+static int stream_kick(struct des *d, int k, int which, struct err *e)
+{
+	struct stage *st = &d->stages[k];
+	struct stream *s = &st->st[which];
+	uint64_t tag = (uint64_t)k | (uint64_t)which << 32;
+
+	if (s->in_flight > 0 || s->head >= s->len)
+		return 0;
+	struct bucket *b = &s->q[s->head];
+	if (which == STREAM_GATHER && s->head > gather_limit(d, k, b->bytes))
+		return 0;	/* prefetch window full: wait for the compute */
+	if (which == STREAM_GRAD) {
+		/* Buckets that queued up while the stream was busy go as one
+		 * collective: NCCL would run them back to back on the stream,
+		 * so only their per-collective latencies (~10 us each) are
+		 * lost, and the fabric sees far fewer flow changes. */
+		while (s->head + 1 < s->len && s->q[s->head + 1].op == b->op) {
+			s->q[s->head + 1].bytes += b->bytes;
+			s->head++;
+			b = &s->q[s->head];
+		}
+	}
+	d->dp_elems += (b->op == COLL_ALL_REDUCE ? 2.0 : 1.0) * b->bytes / 2.0;
+	if (d->free_comm) {
+		s->in_flight = 1;
+		ev_after(d->sim, 0, d->k_comm, tag);
+		return 0;
+	}
+	if (d->p->contention) {
+		int groups = d->p->one_group_per_stage ? 1 : d->p->tp;
+		s->in_flight = groups;
+		for (int i = 0; i < groups; i++) {
+			struct coll c = { b->op, COLL_AUTO, d->groups[k * d->p->tp + i],
+					  d->p->dp, b->bytes };
+			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	double t;
+	if (alone_s(d, k, b->op, b->bytes, &t, e) < 0)
+		return -1;
+	s->in_flight = 1;
+	ev_after(d->sim, to_ns(t), d->k_comm, tag);
+	return 0;
+}
+
+/* Gradients of virtual stage vs on stage k: buckets as the backward pass
+ * produces them, uniformly over the op's duration. */
+static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t dur_ns,
+			 struct err *e)
+{
+	double bytes = 2.0 * d->p->chunk_params[vs];
+	int nb = (int)ceil(bytes / d->p->bucket_bytes);
+
+	(void)e;
+	if (nb < 1)
+		nb = 1;
+	for (int i = 0; i < nb; i++) {
+		int64_t t = start_ns + (d->p->overlap_grad_reduce ?
+					dur_ns * (i + 1) / nb : dur_ns);
+		ev_at(d->sim, t, d->k_bucket, (uint64_t)k | (uint64_t)vs << 32);
+		d->stages[k].pending_ready++;
+	}
+	return 0;
+}
+
+static enum coll_op grad_op(const struct des *d)
+{
+	return d->p->dp_mode == STEP_DP_ALLREDUCE ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
+}
+
+static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct des *d = ctx;
+	int k = (int)(ev->arg & 0xffffffff), vs = (int)(ev->arg >> 32);
+	double bytes = 0;
+	int nb = 1;
+
+	(void)sim;
+	if (vs == d->V) {	/* the stage's whole gradient buffer at once */
+		for (int c = 0; c < d->p->v; c++)
+			bytes += 2.0 * d->p->chunk_params[c * d->p->pp + k];
+	} else {
+		bytes = 2.0 * d->p->chunk_params[vs];
+		nb = (int)ceil(bytes / d->p->bucket_bytes);
+		if (nb < 1)
+			nb = 1;
+	}
+	d->stages[k].pending_ready--;
+	if (push_bucket(&d->stages[k].st[STREAM_GRAD], grad_op(d), bytes / nb) < 0)
+		return err_set(e, ERR_RUN, "step: out of memory");
+	return stream_kick(d, k, STREAM_GRAD, e);
+}
+
+/* Release the gradients backward op i produces for collectives: every
+ * backward under ZeRO-2; otherwise a chunk's last backward (with overlap,
+ * bucket by bucket), or the whole buffer at the end of the stage's last op
+ * (Megatron's local DDP without overlap: one collective). */
+static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
+{
+	struct stage *st = &d->stages[k];
+	const struct mg_op *op = &st->ops[i];
+	int64_t now = ev_now(d->sim), dur = to_ns(op_s(d, op, vs));
+
+	if (d->p->dp <= 1 || !op->bwd || d->p->dp_mode == STEP_DP_ZERO3)
+		return 0;
+	if (d->p->dp_mode == STEP_DP_ZERO2)
+		return grads_from_op(d, k, vs, now, dur, e);
+	if (d->p->overlap_grad_reduce)
+		return st->last_bwd[op->chunk] == i ? grads_from_op(d, k, vs, now, dur, e) : 0;
+	if (i != st->n_ops - 1)
+		return 0;
+	/* one collective over the contiguous gradient buffer (Megatron's local
+	 * DDP without overlap) */
+	ev_at(d->sim, now + dur, d->k_bucket, (uint64_t)k | (uint64_t)d->V << 32);
+	st->pending_ready++;
+	return 0;
+}
+
+static int try_start(struct des *d, int k, struct err *e)
+{
+	struct stage *st = &d->stages[k];
+	int pp = d->p->pp, m = d->p->microbatches;
+
+	if (st->busy || st->next >= st->n_ops)
+		return 0;
+	struct mg_op *op = &st->ops[st->next];
+	int vs = op->chunk * pp + k;
+	if (st->seg == 0) {
+		if (!op->bwd && vs > 0 && !d->fwd_ready[vs * m + op->mb])
+			return 0;
+		if (op->bwd && vs < d->V - 1 && !d->bwd_ready[vs * m + op->mb])
+			return 0;
+	}
+	if (d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1) {
+		int g = st->seg_base[st->next] + st->seg;
+		if (g >= st->gathers_done)
+			return 0;	/* its weights are still being gathered */
+	}
+	int nseg = segments(d, vs);
+	int64_t dur = to_ns(op_s(d, op, vs) / nseg);
+	st->busy = true;
+	st->seg_start_ns = ev_now(d->sim);
+	if (st->seg == 0 && release_grads(d, k, st->next, vs, e) < 0)
+		return -1;
+	ev_after(d->sim, dur, d->k_seg, (uint64_t)k);
+	return 0;
+}
+
+static void arrive_after(struct des *d, int bwd, int vs, int mb)
+{
+	uint64_t arg = (uint64_t)bwd << 62 | (uint64_t)vs << 32 | (uint64_t)mb;
+
+	ev_after(d->sim, d->p2p_ns, d->k_arrive, arg);
+}
+
+static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct des *d = ctx;
+	int k = (int)ev->arg, pp = d->p->pp;
+	struct stage *st = &d->stages[k];
+	struct mg_op *op = &st->ops[st->next];
+	int vs = op->chunk * pp + k, nseg = segments(d, vs);
+	double frac = 1.0 / nseg;
+	const double *tp = op->bwd ? d->p->bwd_tp_s : d->p->fwd_tp_s;
+	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
+
+	st->busy = false;
+	st->busy_s += (double)(ev_now(sim) - st->seg_start_ns) / 1e9;
+	st->tp_s += tp ? tp[vs] * frac : 0;
+	st->gemm_s += gm ? gm[vs] * frac : 0;
+	st->last_end_ns = ev_now(sim);
+	if (d->p->dp_mode == STEP_DP_ZERO3 && op->bwd && d->p->dp > 1) {
+		/* this layer's gradients: reduce-scatter them now */
+		double bytes = 2.0 * d->p->chunk_params[vs] / nseg;
+		if (push_bucket(&st->st[STREAM_GRAD], COLL_REDUCE_SCATTER, bytes) < 0)
+			return err_set(e, ERR_RUN, "step: out of memory");
+		if (stream_kick(d, k, STREAM_GRAD, e) < 0)
+			return -1;
+	}
+	if (++st->seg < nseg) {
+		if (d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1 &&
+		    stream_kick(d, k, STREAM_GATHER, e) < 0)
+			return -1;
+		return try_start(d, k, e);
+	}
+	st->seg = 0;
+	if (!op->bwd && vs < d->V - 1)
+		arrive_after(d, 0, vs + 1, op->mb);
+	if (op->bwd && vs > 0)
+		arrive_after(d, 1, vs - 1, op->mb);
+	st->next++;
+	if (d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1 &&
+	    stream_kick(d, k, STREAM_GATHER, e) < 0)
+		return -1;
+	if (try_start(d, k, e) < 0)
+		return -1;
+	return check_finished(d, k, e);
+}
+
+static int on_arrive(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct des *d = ctx;
+	int bwd = (int)(ev->arg >> 62);
+	int vs = (int)((ev->arg >> 32) & 0x3fffffff), mb = (int)(ev->arg & 0xffffffff);
+
+	(void)sim;
+	(bwd ? d->bwd_ready : d->fwd_ready)[vs * d->p->microbatches + mb] = 1;
+	return try_start(d, vs % d->p->pp, e);
+}
+
+/* The weights each stage all-gathers after the optimizer (sharded modes). */
+static int start_weight_gather(struct des *d, struct err *e)
+{
+	int pp = d->p->pp, v = d->p->v;
+
+	for (int k = 0; k < pp; k++) {
+		double bytes = 0;
+		for (int c = 0; c < v; c++)
+			bytes += 2.0 * d->p->chunk_params[c * pp + k];
+		int nb = (int)ceil(bytes / d->p->bucket_bytes);
+		if (nb < 1)
+			nb = 1;
+		for (int i = 0; i < nb; i++)
+			if (push_bucket(&d->stages[k].st[STREAM_GRAD], COLL_ALL_GATHER,
+					bytes / nb) < 0)
+				return err_set(e, ERR_RUN, "step: out of memory");
+		d->stages[k].finished = false;
+		d->stages_left++;
+		if (stream_kick(d, k, STREAM_GRAD, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int on_opt(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct des *d = ctx;
+
+	(void)ev;
+	d->phase = 1;
+	if (d->p->dp > 1 && (d->p->dp_mode == STEP_DP_SHARDED ||
+			     d->p->dp_mode == STEP_DP_ZERO2))
+		return start_weight_gather(d, e);
+	d->end_ns = ev_now(sim);
+	return 0;
+}
+
+static int check_finished(struct des *d, int k, struct err *e)
+{
+	struct stage *st = &d->stages[k];
+	struct stream *g = &st->st[STREAM_GRAD];
+
+	(void)e;
+	if (st->finished || st->next < st->n_ops || st->pending_ready > 0 ||
+	    g->in_flight > 0 || g->head < g->len)
+		return 0;
+	st->finished = true;
+	if (--d->stages_left > 0)
+		return 0;
+	if (d->phase == 0) {
+		d->sync_ns = ev_now(d->sim);
+		ev_after(d->sim, to_ns(d->p->final_sync_s) + to_ns(d->p->optimizer_s),
+			 d->k_opt, 0);
+	} else {
+		d->end_ns = ev_now(d->sim);
+	}
+	return 0;
+}
+
+/* ZeRO-3: queue every layer's weight all-gather in execution order. */
+static int plan_gathers(struct des *d, int k, struct err *e)
+{
+	struct stage *st = &d->stages[k];
+	int n = 0;
+
+	st->seg_base = malloc((size_t)st->n_ops * sizeof *st->seg_base);
+	if (!st->seg_base)
+		return err_set(e, ERR_RUN, "step: out of memory");
+	for (int i = 0; i < st->n_ops; i++) {
+		int vs = st->ops[i].chunk * d->p->pp + k, nseg = segments(d, vs);
+		st->seg_base[i] = n;
+		for (int j = 0; j < nseg; j++, n++)
+			if (push_bucket(&st->st[STREAM_GATHER], COLL_ALL_GATHER,
+					2.0 * d->p->chunk_params[vs] / nseg) < 0)
+				return err_set(e, ERR_RUN, "step: out of memory");
+	}
+	st->n_gathers = n;
+	return 0;
+}
+
+
+static void des_free(struct des *d)
+{
+	if (d->stages) {
+		for (int k = 0; k < d->p->pp; k++) {
+			struct stage *st = &d->stages[k];
+			free(st->ops);
+			free(st->last_bwd);
+			free(st->seg_base);
+			for (int s = 0; s < N_STREAMS; s++)
+				free(st->st[s].q);
+		}
+	}
+	free(d->stages);
+	free(d->fwd_ready);
+	free(d->bwd_ready);
+	if (d->groups)
+		for (int i = 0; i < d->p->pp * d->p->tp; i++)
+			free(d->groups[i]);
+	free(d->groups);
+	if (d->net_open)
+		d->p->net->close(d->p->net->ctx, NULL);
+	if (d->sim)
+		ev_sim_free(d->sim);
+}
+
+static int des_setup(struct des *d, struct err *e)
+{
+	const struct step_plan *p = d->p;
+	int pp = p->pp, v = p->v, m = p->microbatches;
+
+	d->V = pp * v;
+	d->sim = ev_sim_new();
+	d->stages = calloc((size_t)pp, sizeof *d->stages);
+	d->fwd_ready = calloc((size_t)d->V * m, 1);
+	d->bwd_ready = calloc((size_t)d->V * m, 1);
+	if (!d->sim || !d->stages || !d->fwd_ready || !d->bwd_ready)
+		return err_set(e, ERR_RUN, "step: out of memory");
+	d->k_seg = ev_kind(d->sim, "step_segment_done", on_seg, d);
+	d->k_arrive = ev_kind(d->sim, "step_p2p_arrive", on_arrive, d);
+	d->k_bucket = ev_kind(d->sim, "step_grad_bucket", on_bucket, d);
+	d->k_comm = ev_kind(d->sim, "step_collective_done", on_comm, d);
+	d->k_opt = ev_kind(d->sim, "step_optimizer_done", on_opt, d);
+	d->p2p_ns = to_ns(p->p2p_s);
+	d->stages_left = pp;
+	for (int k = 0; k < pp; k++) {
+		struct stage *st = &d->stages[k];
+		st->ops = malloc((size_t)2 * m * v * sizeof *st->ops);
+		st->last_bwd = malloc((size_t)v * sizeof *st->last_bwd);
+		if (!st->ops || !st->last_bwd)
+			return err_set(e, ERR_RUN, "step: out of memory");
+		st->n_ops = mg_schedule(pp, v, m, k, st->ops);
+		for (int i = 0; i < st->n_ops; i++)
+			if (st->ops[i].bwd)
+				st->last_bwd[st->ops[i].chunk] = i;
+		if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1 && plan_gathers(d, k, e) < 0)
+			return -1;
+	}
+	if (p->dp > 1 && p->net && p->rank_gpu) {
+		d->groups = calloc((size_t)pp * p->tp, sizeof *d->groups);
+		if (!d->groups)
+			return err_set(e, ERR_RUN, "step: out of memory");
+		for (int k = 0; k < pp; k++)
+			for (int i = 0; i < p->tp; i++) {
+				int *g = malloc((size_t)p->dp * sizeof *g);
+				if (!g)
+					return err_set(e, ERR_RUN, "step: out of memory");
+				for (int j = 0; j < p->dp; j++) {
+					int r = i + p->tp * (j + p->dp * k);
+					g[j] = p->rank_gpu[r];
+				}
+				d->groups[k * p->tp + i] = g;
+			}
+		if (p->contention) {
+			if (p->net->open(p->net->ctx, d->sim, e) < 0)
+				return -1;
+			d->net_open = true;
+		}
+	} else {
+		d->free_comm = true;
+	}
+	return 0;
+}
+
+/* Run one plan; fills the timeline part of out. */
+static int des_run(const struct step_plan *p, struct step_result *out,
+		   double *wait_mean_s, struct err *e)
+{
+	struct des d;
+	int rc = -1;
+
+	memset(&d, 0, sizeof d);
+	d.p = p;
+	if (des_setup(&d, e) < 0)
+		goto done;
+	for (int k = 0; k < p->pp; k++) {
+		if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1 &&
+		    stream_kick(&d, k, STREAM_GATHER, e) < 0)
+			goto done;
+		if (try_start(&d, k, e) < 0)
+			goto done;
+	}
+	if (ev_run(d.sim, INT64_MAX, e) < 0)
+		goto done;
+	if (d.stages_left != 0 || d.phase != 1) {
+		err_set(e, ERR_RUN, "step: the schedule deadlocked (%d stages unfinished)",
+			d.stages_left);
+		goto done;
+	}
+	/* the tied-embedding all-reduce belongs with the gradient sync */
+	double T = (double)d.end_ns / 1e9;
+	double sync = (double)(d.sync_ns + to_ns(p->final_sync_s)) / 1e9;
+	/* The pipeline ends with the last compute on any stage; before that a
+	 * stage is busy or waits (bubble, p2p), after it only gradient
+	 * collectives and the optimizer remain. */
+	int64_t pipe_end_ns = 0;
+	for (int k = 0; k < p->pp; k++)
+		if (d.stages[k].last_end_ns > pipe_end_ns)
+			pipe_end_ns = d.stages[k].last_end_ns;
+	double pipe_end = (double)pipe_end_ns / 1e9;
+	double busy = 0, tp = 0, gemm = 0, wait = 0;
+	for (int k = 0; k < p->pp; k++) {
+		struct stage *st = &d.stages[k];
+		busy += st->busy_s;
+		tp += st->tp_s;
+		gemm += st->gemm_s;
+		wait += pipe_end - st->busy_s;
+	}
+	double n = p->pp, tail = (sync - pipe_end) * n;
+	memset(out, 0, sizeof *out);
+	out->iteration_s = T;
+	out->compute_s = (busy - tp) / n;
+	out->tp_exposed_s = tp / n;
+	out->optimizer_s = p->optimizer_s;
+	out->dp_exposed_s = tail / n + (T - sync - p->optimizer_s);
+	*wait_mean_s = wait / n;
+	out->busy_frac = T > 0 ? (busy - tp) / n / T : 0;
+	out->tensor_active_frac = T > 0 ? gemm / n / T : 0;
+	/* each bucket is counted once per stage; every rank of the stage is in
+	 * exactly one of its tp groups: mean per rank over stages */
+	out->dp_comm_elems_per_rank = d.dp_elems / p->pp;
+	out->events = ev_count(d.sim);
+	if (d.net_open) {	/* per-tier bytes, then the transport's state goes */
+		p->net->close(p->net->ctx, out);
+		d.net_open = false;
+	}
+	rc = 0;
+done:
+	des_free(&d);
+	return rc;
+}
+
+int step_run(const struct step_plan *p, struct step_result *out, struct err *e)
+{
+	double wait, wait0;
+	struct step_result ideal;
+
+	if (p->pp < 1 || p->v < 1 || p->microbatches < 1 || p->tp < 1 || p->dp < 1)
+		return err_set(e, ERR_USAGE, "step: empty plan");
+	if (des_run(p, out, &wait, e) < 0)
+		return -1;
+	/* The same pipeline with free p2p and no data parallelism: its idle
+	 * time is the schedule's own bubble; the difference is the p2p's. */
+	struct step_plan q = *p;
+	q.p2p_s = 0;
+	q.final_sync_s = 0;
+	q.dp = 1;
+	q.net = NULL;
+	if (des_run(&q, &ideal, &wait0, e) < 0)
+		return -1;
+	out->bubble_s = wait0;
+	out->pp_exposed_s = wait - wait0;
+	if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1) {
+		/* stalls for weight gathers (ZeRO-3 runs without a pipeline) */
+		out->dp_exposed_s += out->pp_exposed_s;
+		out->pp_exposed_s = 0;
+	}
+	out->events += ideal.events;
+	return 0;
+}

@@ -1,0 +1,123 @@
+/* step-mem-t.c -- memory model: ZeRO model states, Korthikanti activations,
+ * the schedule's in-flight microbatches, parameters per stage.  Expected
+ * numbers from shared/reference/formulas.md (cited per test). */
+#include <string.h>
+
+#include "tests/tap.h"
+#include "models/memory.h"
+#include "models/zero.h"
+
+static void opts(struct par_opts *o)
+{
+	/* by hand, not par_defaults(): this test links no scenario loader */
+	memset(o, 0, sizeof *o);
+	o->schedule = PAR_1F1B;
+	o->virtual_stages = 1;
+	o->recompute = PAR_RECOMPUTE_SELECTIVE;
+}
+
+/* formulas.md: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) */
+static double params(const struct tfm *m)
+{
+	double l = m->layers, h = m->hidden;
+
+	return 12 * l * h * h * (1 + 13 / (12 * h) + (m->vocab + m->seq_len) / (12 * l * h));
+}
+
+int main(void)
+{
+	struct zero_mem z;
+	double psi = 7.5e9, GB = 1e9;
+	double zero_gb[4] = { 120.0, 31.40625, 16.640625, 1.875 };
+	const char *zero_name[4] = {
+		"DP 16 Psi = 120 GB", "ZeRO-1 4 Psi + 12 Psi/64 = 31.4 GB",
+		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
+	};
+
+	tap_plan(28);
+	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
+	for (int s = 0; s < 4; s++) {
+		zero_model_memory(psi, 64, s, false, &z);
+		tap_near((z.weights_bytes + z.grads_bytes + z.optimizer_bytes) / GB,
+			 zero_gb[s], 1e-12, zero_name[s]);
+	}
+	zero_model_memory(psi, 64, 0, true, &z);
+	tap_near((z.weights_bytes + z.grads_bytes + z.optimizer_bytes) / GB, 31.40625,
+		 1e-12, "distributed optimizer shards like ZeRO-1");
+	/* communication per rank per step, m = 1: 2, 2, 2, 3 Psi */
+	tap_near(zero_comm_elems(psi, 0, false, 1), 2 * psi, 0, "DP all-reduce 2 Psi");
+	tap_near(zero_comm_elems(psi, 1, false, 1), 2 * psi, 0, "ZeRO-1 2 Psi");
+	tap_near(zero_comm_elems(psi, 2, false, 1), 2 * psi, 0, "ZeRO-2 2 Psi");
+	tap_near(zero_comm_elems(psi, 3, false, 1), 3 * psi, 0, "ZeRO-3 3 Psi");
+
+	/* Korthikanti et al.: GPT-3 175B shape, s = 2048, b = 1, h = 12288,
+	 * a = 96, t = 8: 5as/(ht) = 10, 5as/h = 80. */
+	struct tfm m = { 96, 12288, 96, 2048, 51200, 3e11 };
+	double sbh = 2048.0 * 12288.0;
+	tap_near(mem_act_layer_bytes(&m, 1, 8, false, false, PAR_RECOMPUTE_NONE),
+		 sbh * (10 + 3 + 10), 1e-12, "none, TP: sbh(10 + 24/t + 5as/(ht))");
+	tap_near(mem_act_layer_bytes(&m, 1, 8, true, false, PAR_RECOMPUTE_NONE),
+		 sbh / 8 * (34 + 80), 1e-12, "none, TP+SP: sbh/t (34 + 5as/h)");
+	tap_near(mem_act_layer_bytes(&m, 1, 8, false, false, PAR_RECOMPUTE_SELECTIVE),
+		 sbh * 13, 1e-12, "selective, TP: sbh(10 + 24/t)");
+	tap_near(mem_act_layer_bytes(&m, 1, 8, true, false, PAR_RECOMPUTE_SELECTIVE),
+		 sbh / 8 * 34, 1e-12, "selective, TP+SP: 34 sbh/t");
+	tap_near(mem_act_layer_bytes(&m, 1, 8, false, false, PAR_RECOMPUTE_FULL),
+		 2 * sbh, 1e-12, "full: layer input only, 2sbh");
+	tap_near(mem_act_layer_bytes(&m, 1, 1, false, false, PAR_RECOMPUTE_NONE),
+		 sbh * (34 + 80), 1e-12, "no parallelism: sbh(34 + 5as/h)");
+	tap_near(mem_act_layer_bytes(&m, 4, 8, false, false, PAR_RECOMPUTE_SELECTIVE),
+		 4 * sbh * 13, 1e-12, "linear in the micro batch");
+
+	/* in flight: 1F1B holds p - k microbatches; interleaved stage 0 holds
+	 * l (1 + (p-1)/(p v)) layers' worth (Korthikanti sec. 4.2) */
+	tap_int(mem_inflight_chunks(4, 1, 8, 0), 4, "1F1B stage 0 of 4: 4 microbatches");
+	tap_int(mem_inflight_chunks(4, 1, 8, 3), 1, "1F1B last stage: 1");
+	tap_int(mem_inflight_chunks(8, 1, 3, 0), 3, "1F1B with m < p: all m");
+	tap_int(mem_inflight_chunks(4, 2, 8, 0), 11,
+		"interleaved p=4 v=2: 2(p-1) + (v-1)p + 1 = 11 chunks");
+	tap_near(mem_inflight_chunks(4, 2, 8, 0) / 8.0, 1 + 3.0 / 8, 1e-12,
+		 "= l (1 + (p-1)/(p v)) layers for l/(p v) per chunk");
+
+	/* parameters: one stage holds P (formulas.md) plus the final norm 2h */
+	struct tfm t1 = { 24, 2304, 24, 2048, 51200, 1e9 };
+	tap_near(mem_stage_params(&t1, 1, 1, 0), params(&t1) + 2 * 2304, 1e-12,
+		 "tp = pp = 1: P + 2h (final layer norm)");
+	double sum = 0;
+	struct tfm big = { 96, 12288, 96, 2048, 51200, 3e11 };
+	for (int k = 0; k < 16; k++)
+		sum += mem_stage_params(&big, 8, 16, k) * 8;
+	tap_near(sum, params(&big) + 51200.0 * 12288 + 2 * 12288 * 8 +
+		 2048.0 * 12288 * 7, 1e-9,
+		 "stages x tp sum to P plus the tied copy and the TP-replicated norm and positions");
+
+	/* a whole stage: 1.7B row of Megatron Table 1 (tp 1, pp 1, dp 32,
+	 * micro batch 16, full recomputation): 16 bytes/param + activations */
+	struct layout L = { "a100_80gb", 32, 8, 4, 1, 1, 32, 512, 16, 1 };
+	struct par_opts o;
+	struct mem_breakdown b;
+	opts(&o);
+	o.recompute = PAR_RECOMPUTE_FULL;
+	o.reserve_bytes = 3e9;
+	mem_stage(&t1, &L, &o, 0, &b);
+	double P1 = params(&t1) + 2 * 2304;
+	tap_near(b.weights_bytes + b.grads_bytes + b.optimizer_bytes, 16 * P1, 1e-12,
+		 "model states 16 bytes per parameter");
+	double sbh1 = 2048.0 * 16 * 2304;
+	double act = 24 * 2 * sbh1 + sbh1 * (34 + 5.0 * 24 * 2048 / 2304) +
+		     4.0 * 2048 * 16 * 51200;
+	tap_near(b.activations_bytes, act, 1e-12,
+		 "full recompute: 2sbh x l + one layer recomputed + fp32 logits");
+	tap_near(b.total_bytes, 16 * P1 + act + 3e9, 1e-12, "total adds the reserve");
+	L.pp = 4; L.dp = 8; L.microbatches = 4;
+	struct tfm t2 = t1;
+	mem_peak(&t2, &L, &o, &b);
+	tap_ok(b.stage == 0 || b.stage == 3, "peak on the first or last stage (stage %d)",
+	       b.stage);
+	o.distributed_optimizer = true;
+	struct mem_breakdown b2;
+	mem_stage(&t2, &L, &o, 1, &b2);
+	tap_near(b2.optimizer_bytes, 12 * b2.params / 8, 1e-12,
+		 "distributed optimizer: 12 Psi / N_d");
+	return tap_done();
+}

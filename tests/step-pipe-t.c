@@ -1,0 +1,219 @@
+/* step-pipe-t.c -- the iteration DES on explicit plans: pipeline bubbles
+ * and data-parallel volumes.  Expected numbers:
+ *   1F1B bubble (p-1)/m, interleaved (p-1)/(v m) of the ideal time, with
+ *   uniform stages and free communication (Narayanan et al., formulas.md);
+ *   DP volume per rank per step 2 Psi, ZeRO-1/2 2 Psi, ZeRO-3 3 Psi
+ *   elements at one microbatch (Rajbhandari et al., formulas.md). */
+#include <math.h>
+#include <string.h>
+
+#include "tests/tap.h"
+#include "models/step.h"
+
+#define MAXV 64
+
+static double fwd[MAXV], bwd[MAXV], params[MAXV];
+static int layers[MAXV];
+
+static void plan(struct step_plan *p, int pp, int v, int m, double f_s, double b_s)
+{
+	memset(p, 0, sizeof *p);
+	p->pp = pp;
+	p->v = v;
+	p->microbatches = m;
+	for (int i = 0; i < pp * v; i++) {
+		fwd[i] = f_s;
+		bwd[i] = b_s;
+		params[i] = 1e6;
+		layers[i] = 4;
+	}
+	p->fwd_s = fwd;
+	p->bwd_s = bwd;
+	p->tp = 1;
+	p->dp = 1;
+	p->chunk_params = params;
+	p->chunk_layers = layers;
+	p->bucket_bytes = 1e9;
+	p->overlap_grad_reduce = true;
+}
+
+/* A transport where every collective takes bytes / (1 GB/s), alone or not. */
+struct fake {
+	struct ev_sim *sim;
+	int kind;
+	struct { coll_done_fn fn; void *ctx; uint64_t tag; } pend[256];
+	int n;
+};
+
+static int fake_fire(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct fake *f = ctx;
+
+	(void)sim;
+	return f->pend[ev->arg].fn(f->pend[ev->arg].ctx, f->pend[ev->arg].tag, e);
+}
+
+static int fake_open(void *ctx, struct ev_sim *sim, struct err *e)
+{
+	struct fake *f = ctx;
+
+	(void)e;
+	f->sim = sim;
+	f->kind = ev_kind(sim, "fake_collective", fake_fire, f);
+	f->n = 0;
+	return 0;
+}
+
+static double fake_alone_s(void *ctx, const struct coll *c, struct err *e)
+{
+	(void)ctx;
+	(void)e;
+	return c->bytes / 1e9;
+}
+
+static int fake_start(void *ctx, const struct coll *c, coll_done_fn done,
+		      void *done_ctx, uint64_t tag, struct err *e)
+{
+	struct fake *f = ctx;
+
+	if (f->n == 256)
+		return err_set(e, ERR_RUN, "fake transport full");
+	f->pend[f->n].fn = done;
+	f->pend[f->n].ctx = done_ctx;
+	f->pend[f->n].tag = tag;
+	ev_after(f->sim, (int64_t)llround(fake_alone_s(ctx, c, e) * 1e9), f->kind,
+		 (uint64_t)f->n++);
+	return 0;
+}
+
+static void fake_close(void *ctx, struct step_result *out)
+{
+	(void)ctx;
+	(void)out;
+}
+
+static void sums_to_total(const struct step_result *r, const char *what)
+{
+	double sum = r->compute_s + r->tp_exposed_s + r->bubble_s + r->pp_exposed_s +
+		     r->dp_exposed_s + r->optimizer_s;
+	tap_near(sum, r->iteration_s, 1e-9, what);
+}
+
+int main(void)
+{
+	struct step_plan p;
+	struct step_result r;
+	struct err e = { 0 };
+
+	tap_plan(33);
+	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
+	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
+	plan(&p, 4, 1, 8, 1e-3, 2e-3);
+	tap_ok(step_run(&p, &r, &e) == 0, "1F1B runs (%s)", e.msg);
+	tap_near(r.iteration_s, 33e-3, 1e-12, "1F1B: (m + p - 1)(t_f + t_b)");
+	tap_near(r.bubble_s / r.compute_s, 3.0 / 8, 1e-12, "1F1B bubble (p-1)/m = 3/8");
+	tap_near(r.compute_s, 24e-3, 1e-12, "compute m (t_f + t_b) per stage");
+	sums_to_total(&r, "1F1B breakdown sums to the iteration");
+
+	/* 1F1B with m < p: bubble still (p-1)/m of ideal */
+	plan(&p, 8, 1, 2, 1e-3, 1e-3);
+	step_run(&p, &r, &e);
+	tap_near(r.bubble_s / r.compute_s, 7.0 / 2, 1e-12, "1F1B p = 8, m = 2: (p-1)/m");
+
+	/* interleaved, p = 4, v = 2, m = 8: chunks take half a stage */
+	plan(&p, 4, 2, 8, 0.5e-3, 1e-3);
+	tap_ok(step_run(&p, &r, &e) == 0, "interleaved runs (%s)", e.msg);
+	tap_near(r.bubble_s / r.compute_s, 3.0 / 16, 1e-12,
+		 "interleaved bubble (p-1)/(v m) = 3/16");
+	sums_to_total(&r, "interleaved breakdown sums to the iteration");
+	plan(&p, 4, 4, 8, 0.25e-3, 0.5e-3);
+	step_run(&p, &r, &e);
+	tap_near(r.bubble_s / r.compute_s, 3.0 / 32, 1e-12,
+		 "interleaved v = 4: (p-1)/(v m) = 3/32");
+
+	/* p2p transfers of 0.1 ms: exposed, bubble unchanged */
+	plan(&p, 4, 1, 8, 1e-3, 2e-3);
+	p.p2p_s = 1e-4;
+	step_run(&p, &r, &e);
+	tap_near(r.bubble_s / r.compute_s, 3.0 / 8, 1e-12, "p2p leaves the bubble");
+	tap_ok(r.pp_exposed_s > 0 && r.iteration_s > 33e-3,
+	       "p2p is exposed (%.3g s)", r.pp_exposed_s);
+	sums_to_total(&r, "with p2p the breakdown still sums");
+
+	/* optimizer step after everything */
+	plan(&p, 2, 1, 4, 1e-3, 2e-3);
+	p.optimizer_s = 5e-3;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, (4 + 1) * 3e-3 + 5e-3, 1e-12, "optimizer step adds");
+	p.final_sync_s = 1e-3;	/* tied-embedding all-reduce before Adam */
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, (4 + 1) * 3e-3 + 6e-3, 1e-12, "embedding sync adds");
+	tap_near(r.dp_exposed_s, 1e-3, 1e-9, "and counts as DP exposure");
+
+	/* DP volumes, one microbatch, free communication: Psi = 1e6 x 4 chunks
+	 * per rank (pp = 1, v = 1 here: one chunk of 1e6) */
+	const char *name[4] = { "DP all-reduce: 2 Psi", "ZeRO-1: 2 Psi",
+				"ZeRO-2: 2 Psi", "ZeRO-3: 3 Psi" };
+	enum step_dp_mode mode[4] = { STEP_DP_ALLREDUCE, STEP_DP_SHARDED,
+				      STEP_DP_ZERO2, STEP_DP_ZERO3 };
+	double want[4] = { 2e6, 2e6, 2e6, 3e6 };
+	for (int i = 0; i < 4; i++) {
+		plan(&p, 1, 1, 1, 1e-3, 2e-3);
+		p.dp = 8;
+		p.dp_mode = mode[i];
+		p.bucket_bytes = 3e5;	/* several buckets, odd sizes */
+		step_run(&p, &r, &e);
+		tap_near(r.dp_comm_elems_per_rank, want[i], 1e-12, name[i]);
+	}
+	plan(&p, 2, 1, 4, 1e-3, 2e-3);
+	p.dp = 4;
+	p.overlap_grad_reduce = false;	/* one all-reduce of the whole buffer */
+	step_run(&p, &r, &e);
+	tap_near(r.dp_comm_elems_per_rank, 2e6, 1e-12, "DP without overlap: 2 Psi");
+	/* DP on a 1 GB/s transport: one stage, m = 4, t_f 1 ms, t_b 2 ms,
+	 * 1e6 parameters = 2 MB of fp16 gradients.  Without overlap one
+	 * all-reduce of 2 MB (2 ms) follows the pipeline's 12 ms: 14 ms. */
+	struct fake f;
+	struct step_transport tr = { &f, fake_open, fake_start, fake_alone_s, fake_close };
+	int rank_gpu[2] = { 0, 1 };
+	plan(&p, 1, 1, 4, 1e-3, 2e-3);
+	p.dp = 2;
+	p.net = &tr;
+	p.rank_gpu = rank_gpu;
+	p.contention = true;
+	p.overlap_grad_reduce = false;
+	p.bucket_bytes = 0.5e6;
+	tap_ok(step_run(&p, &r, &e) == 0, "DP over a transport runs (%s)", e.msg);
+	tap_near(r.iteration_s, 14e-3, 1e-12, "no overlap: 12 ms + 2 MB at 1 GB/s");
+	tap_near(r.dp_exposed_s, 2e-3, 1e-9, "all of it exposed");
+	/* with overlap: 4 buckets of 0.5 MB ready at 1/4..4/4 of the last
+	 * backward (10-12 ms), 0.5 ms each, back to back: done at 12.5 ms */
+	p.overlap_grad_reduce = true;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 12.5e-3, 1e-12, "overlap hides all but the last bucket");
+	tap_near(r.dp_exposed_s, 0.5e-3, 1e-9, "0.5 ms exposed");
+	p.contention = false;	/* timed alone: the same here */
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 12.5e-3, 1e-12, "alone timing agrees without contention");
+	/* ZeRO-3 on the 1 GB/s transport: one stage, m = 1, two layers of
+	 * 0.5e6 parameters (1 MB of fp16 weights: 1 ms to gather or reduce),
+	 * forward 1 ms and backward 2 ms per layer, one gather ahead.
+	 * Gathers 0-1, 1-2, 2-3, 3-4 ms; forward layers 1-2, 2-3; backward
+	 * 3-5, 5-7; reduce-scatters 5-6, 7-8: T = 8 ms, 1 ms of it waiting for
+	 * the first gather, 1 ms for the last reduce-scatter. */
+	plan(&p, 1, 1, 1, 2e-3, 4e-3);
+	layers[0] = 2;
+	p.dp = 2;
+	p.dp_mode = STEP_DP_ZERO3;
+	p.net = &tr;
+	p.rank_gpu = rank_gpu;
+	p.contention = true;
+	p.prefetch_bytes = 1;	/* one layer ahead */
+	tap_ok(step_run(&p, &r, &e) == 0, "ZeRO-3 over the transport runs (%s)", e.msg);
+	tap_near(r.iteration_s, 8e-3, 1e-12, "ZeRO-3: T = 8 ms by hand");
+	tap_near(r.dp_exposed_s, 2e-3, 1e-9, "first gather and last reduce-scatter exposed");
+	tap_near(r.pp_exposed_s, 0, 1e-12, "no pipeline, nothing on p2p");
+	tap_near(r.dp_comm_elems_per_rank, 3e6, 1e-12, "ZeRO-3 moves 3 Psi");
+	tap_ok(r.events > 0, "events were simulated (%llu)", (unsigned long long)r.events);
+	return tap_done();
+}

@@ -1,0 +1,149 @@
+/* step-scenario-t.c -- the step model's settings and memory check read from
+ * scenario files: errors name the setting at fault, the memory error carries
+ * the breakdown.  Expected figures by hand (formulas.md, Megatron-LM). */
+#define _XOPEN_SOURCE 700	/* realpath */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/tap.h"
+#include "sim/cfg.h"
+#include "models/gpu.h"
+#include "models/layout.h"
+#include "models/parallel.h"
+#include "models/step.h"
+#include "models/transformer.h"
+
+static char path[4096];
+
+/* Megatron Table 1 row 1 (1.7B, 32 A100-80GB) plus `extra` settings. */
+static const char *write_scenario(const char *parallel_extra, const char *extra)
+{
+	char dir[] = "/tmp/step-scenario-XXXXXX";
+	int fd;
+	FILE *f;
+
+	char *src = realpath(tap_srcdir(), NULL);
+
+	snprintf(path, sizeof path, "%s", dir);
+	fd = src ? mkstemp(path) : -1;
+	if (fd < 0) {
+		free(src);
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	/* includes resolve against the file's directory, /tmp */
+	fprintf(f, "@include \"..%s/scenarios/catalog/gpus.cfg\"\n"
+		"model = { layers = 24; hidden = 2304; heads = 24; seq_len = 2048;"
+		" vocab = 51200; };\n"
+		"run = { tokens = 1e9; };\n"
+		"cluster = { gpu = \"a100_80gb\"; gpus = 32; gpus_per_node = 8; };\n"
+		"parallel = { tp = 1; global_batch = 512; micro_batch = 16; %s };\n%s\n",
+		src, parallel_extra, extra);
+	fclose(f);
+	free(src);
+	return path;
+}
+
+struct loaded {
+	struct scenario *sc;
+	struct tfm m;
+	struct layout L;
+	struct gpu_spec g;
+};
+
+static int load(struct cfg_schema *s, const char *par, const char *ovr,
+		struct loaded *x, struct err *e)
+{
+	const char *file = write_scenario(par, "");
+
+	memset(e, 0, sizeof *e);
+	x->sc = file ? sc_load(s, file, ovr ? &ovr : NULL, ovr ? 1 : 0, e) : NULL;
+	unlink(path);
+	if (!x->sc)
+		return -1;
+	tfm_from_scenario(x->sc, &x->m);
+	if (layout_from_scenario(x->sc, &x->m, &x->L, e) < 0)
+		return -1;
+	gpu_from_scenario(x->sc, x->L.gpu, &x->g);
+	return 0;
+}
+
+static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
+			const char *key, const char *what)
+{
+	struct loaded x;
+	struct err e;
+	struct par_opts o;
+	int rc = load(s, par, ovr, &x, &e);
+
+	if (rc == 0)
+		rc = par_from_scenario(x.sc, &x.m, &x.L, &o, &e);
+	if (rc == 0)
+		rc = gpu_check_curve(x.sc, x.L.gpu, &e);
+	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, key) != NULL,
+	       "%s is a scenario error naming %s", what, key);
+	if (rc == 0 || !strstr(e.msg, key))
+		tap_diag("message: %s", e.msg);
+	sc_free(x.sc);
+}
+
+int main(void)
+{
+	struct cfg_schema *s = cfg_schema_new();
+	struct loaded x;
+	struct err e;
+	struct par_opts o;
+	struct mem_breakdown b;
+
+	cfg_schema_add(s, tfm_settings);
+	cfg_schema_add(s, layout_settings);
+	cfg_schema_add(s, gpu_settings);
+	cfg_schema_add(s, par_settings);
+	tap_plan(12);
+
+	if (!tap_ok(load(s, "recompute = \"full\";", NULL, &x, &e) == 0, "row 1 loads (%s)", e.msg)) {
+		sc_free(x.sc);
+		cfg_schema_free(s);
+		return tap_done();
+	}
+	tap_ok(par_from_scenario(x.sc, &x.m, &x.L, &o, &e) == 0, "its settings check");
+	/* dp = 32: Megatron's bucket max(40M, 1M x 32) = 40M fp16 elements */
+	tap_near(o.dp_bucket_bytes, 80e6, 1e-12, "default bucket: 40M elements, 80 MB");
+	int fits = step_check_memory(x.sc, &x.m, &x.L, &x.g, &b, &e);
+	tap_ok(fits == 0, "1.7B with full recomputation fits 80 GB (%.1f GB)",
+	       b.total_bytes / 1e9);
+	/* P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) plus the final norm 2h;
+	 * 16 bytes each (formulas.md) */
+	double l = 24, h = 2304, P = 12 * l * h * h * (1 + 13 / (12 * h) +
+				(51200 + 2048) / (12 * l * h)) + 2 * h;
+	tap_near(b.weights_bytes + b.grads_bytes + b.optimizer_bytes, 16 * P, 1e-12,
+		 "model states 16 bytes x 1.65B parameters");
+	sc_free(x.sc);
+
+	/* no recomputation at micro batch 16: sbh(34 + 5as/h) x 24 layers x 16
+	 * sequences = 24 x 2048 x 16 x 2304 x 140 bytes = 254 GB, + fp32 logits */
+	int rc = load(s, "recompute = \"none\";", NULL, &x, &e);
+	tap_ok(rc == 0, "loads");
+	if (rc == 0)
+		rc = step_check_memory(x.sc, &x.m, &x.L, &x.g, &b, &e);
+	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit") &&
+	       strstr(e.msg, "activations") && strstr(e.msg, "optimizer"),
+	       "too big: scenario error with the breakdown (%s)", e.msg);
+	sc_free(x.sc);
+
+	check_error(s, "schedule = \"interleaved\"; virtual_stages = 2;", NULL,
+		    "parallel.schedule", "interleaved without a pipeline");
+	check_error(s, "virtual_stages = 2;", NULL, "parallel.virtual_stages",
+		    "virtual stages with 1F1B");
+	check_error(s, "zero_stage = 1; distributed_optimizer = true;", NULL,
+		    "parallel.distributed_optimizer", "ZeRO and the distributed optimizer");
+	check_error(s, "zero_stage = 2; pp = 2;", NULL,
+		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
+	check_error(s, "", "gpus.a100_80gb.gemm_eff=[0.5]",
+		    "gpus.a100_80gb.gemm_eff", "a curve with mismatched lists");
+	cfg_schema_free(s);
+	return tap_done();
+}

@@ -1,0 +1,243 @@
+/* step-sim-t.c -- step_simulate() on scenarios with the real network:
+ * accounting identities, Megatron's FLOPs, the 175B README figure, elastic
+ * layouts, schedules and ZeRO.  Expected numbers cited per test. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/tap.h"
+#include "sim/cfg.h"
+#include "sim/report.h"
+#include "models/gpu.h"
+#include "models/layout.h"
+#include "models/memory.h"
+#include "models/parallel.h"
+#include "models/step.h"
+#include "models/transformer.h"
+#include "topologies/net.h"
+
+struct job {
+	struct scenario *sc;
+	struct tfm m;
+	struct layout L;
+	struct gpu_spec g;
+	struct step_result r;
+};
+
+static int run(struct cfg_schema *s, const char *rel, const char *const *ov,
+	       size_t n_ov, struct job *j, struct err *e)
+{
+	char file[4096];
+
+	memset(j, 0, sizeof *j);
+	memset(e, 0, sizeof *e);
+	snprintf(file, sizeof file, "%s/%s", tap_srcdir(), rel);
+	j->sc = sc_load(s, file, ov, n_ov, e);
+	if (!j->sc)
+		return -1;
+	tfm_from_scenario(j->sc, &j->m);
+	if (layout_from_scenario(j->sc, &j->m, &j->L, e) < 0)
+		return -1;
+	gpu_from_scenario(j->sc, j->L.gpu, &j->g);
+	return step_simulate(j->sc, &j->m, &j->L, &j->g, &j->r, e);
+}
+
+static double parts(const struct step_result *r)
+{
+	return r->compute_s + r->tp_exposed_s + r->bubble_s + r->pp_exposed_s +
+	       r->dp_exposed_s + r->optimizer_s;
+}
+
+int main(void)
+{
+	struct cfg_schema *s = cfg_schema_new();
+	struct job j, k;
+	struct err e;
+	const char *bench = "tests/bench/step-175b.cfg";
+
+	cfg_schema_add(s, tfm_settings);
+	cfg_schema_add(s, layout_settings);
+	cfg_schema_add(s, gpu_settings);
+	cfg_schema_add(s, par_settings);
+	cfg_schema_add(s, net_settings);
+	tap_plan(31);
+
+	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
+	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
+	int rc = run(s, bench, NULL, 0, &j, &e);
+	if (!tap_ok(rc == 0, "175B on 1024 GPUs (%s)", e.msg)) {
+		sc_free(j.sc);
+		cfg_schema_free(s);
+		return tap_done();
+	}
+	tap_near(j.r.tflops_per_gpu, 138, 0.10, "175B: 138 TFLOP/s per GPU within 10%");
+	tap_near(j.r.iteration_s, 32, 0.10, "175B: about 32 s per iteration within 10%");
+	tap_near(parts(&j.r), j.r.iteration_s, 1e-9, "breakdown sums to the iteration");
+	/* Narayanan et al.: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) */
+	tap_near(j.r.flops_per_iter, tfm_flops(&j.m, 1536, true), 1e-12,
+		 "FLOPs per iteration: Megatron's 96 B s l h^2 (...) with full recompute");
+	tap_near(j.r.tflops_per_gpu, j.r.flops_per_iter / (1024 * j.r.iteration_s) / 1e12,
+		 1e-12, "TFLOP/s per GPU = FLOPs / (GPUs x time)");
+	/* MFU counts 72 B s l h^2 (...) (no recomputation) of the 96 */
+	tap_near(j.r.mfu, j.r.tflops_per_gpu * 1e12 * 72.0 / 96.0 / 312e12, 1e-12,
+		 "MFU = TFLOP/s x 72/96 / 312 (full recomputation on A100)");
+	/* 1F1B bubble (p-1)/m = 15/192 of the ideal time; the first and last
+	 * stages' embedding and logits make it slightly larger */
+	double ideal = j.r.compute_s + j.r.tp_exposed_s;
+	tap_ok(j.r.bubble_s / ideal >= 15.0 / 192 && j.r.bubble_s / ideal < 1.5 * 15.0 / 192,
+	       "bubble %.4f of ideal, at least (p-1)/m = %.4f", j.r.bubble_s / ideal,
+	       15.0 / 192);
+	tap_ok(j.r.busy_frac > 0.5 && j.r.busy_frac < 1 &&
+	       j.r.tensor_active_frac > 0.3 && j.r.tensor_active_frac <= j.r.busy_frac + 1e-12,
+	       "busy %.3f and tensor-active %.3f fractions", j.r.busy_frac,
+	       j.r.tensor_active_frac);
+	/* NVLink carries only TP traffic here (DP groups have one GPU per
+	 * node): per GPU and microbatch, 6 layers x 6 all-reduces (2 forward,
+	 * 2 recomputed, 2 backward) of S = 2 s b h bytes, each sending
+	 * 2(t-1)/t S, plus the embedding's and logits' all-reduce on 2 of 16
+	 * stages; every transfer crosses two NVLink links (GPU-switch-GPU). */
+	double S = 2.0 * 2048 * 12288, nvl = 0;
+	for (size_t i = 0; i < j.r.n_tiers; i++)
+		if (strcmp(j.r.tier_names[i], "nvlink") == 0)
+			nvl = j.r.tier_bytes[i];
+	tap_near(nvl, 2 * 1024 * 192 * (6 * 6 * 1.75 * S + 2 * 1.75 * S / 16), 1e-12,
+		 "TP bytes on the nvlink tier by hand");
+
+	/* elastic: the same job with 4 of 8 replicas, half the batch */
+	struct layout half = j.L;
+	half.dp = 4;
+	half.global_batch = 768;
+	struct step_result r2;
+	rc = step_simulate(j.sc, &j.m, &half, &j.g, &r2, &e);
+	tap_ok(rc == 0,
+	       "a job shrunk to dp = 4 runs (%s)", e.msg);
+	tap_near(r2.iteration_s, j.r.iteration_s, 0.02,
+		 "same microbatches per pipeline: same iteration time within 2%");
+	struct report *rep = rep_new();
+	tap_ok(rep && step_report(rep, &j.r, &e) == 0, "breakdown goes to /step");
+	rep_free(rep);
+	sc_free(j.sc);
+
+	/* interleaving (v = 2) halves the schedule's bubble (p-1)/(v m); the
+	 * idle time the heavier first and last chunks (embedding, logits)
+	 * cause does not halve, so between 0.4 and 0.75 of 1F1B's */
+	const char *il[] = { "parallel.schedule=\"interleaved\"", "parallel.virtual_stages=2" };
+	rc = run(s, bench, il, 2, &k, &e);
+	tap_ok(rc == 0, "interleaved 175B (%s)", e.msg);
+	tap_ok(k.r.bubble_s < 0.75 * j.r.bubble_s && k.r.bubble_s > 0.4 * j.r.bubble_s,
+	       "interleaved bubble %.3f s against 1F1B's %.3f s",
+	       k.r.bubble_s, j.r.bubble_s);
+	sc_free(k.sc);
+
+	/* without overlap the whole gradient all-reduce is exposed */
+	const char *no[] = { "parallel.overlap_grad_reduce=false" };
+	rc = run(s, bench, no, 1, &k, &e);
+	tap_ok(rc == 0, "no overlap (%s)", e.msg);
+	struct job j2;
+	run(s, bench, NULL, 0, &j2, &e);
+	tap_ok(k.r.dp_exposed_s > j2.r.dp_exposed_s,
+	       "overlap hides gradient traffic (%.3f s exposed vs %.3f s)",
+	       j2.r.dp_exposed_s, k.r.dp_exposed_s);
+	sc_free(k.sc);
+	sc_free(j2.sc);
+
+	/* distributed optimizer: optimizer states 12 Psi / N_d (formulas.md) */
+	const char *dopt[] = { "parallel.distributed_optimizer=true" };
+	int dopt_rc = run(s, bench, dopt, 1, &k, &e);
+	tap_ok(dopt_rc == 0 && k.r.peak_memory_bytes < j.r.peak_memory_bytes,
+	       "distributed optimizer lowers peak memory (%.1f GB)",
+	       k.r.peak_memory_bytes / 1e9);
+	sc_free(k.sc);
+
+	/* determinism: the same scenario twice gives the same bits */
+	struct job a, b;
+	run(s, bench, NULL, 0, &a, &e);
+	run(s, bench, NULL, 0, &b, &e);
+	tap_ok(memcmp(&a.r.iteration_s, &b.r.iteration_s, sizeof(double)) == 0 &&
+	       memcmp(&a.r.dp_exposed_s, &b.r.dp_exposed_s, sizeof(double)) == 0 &&
+	       a.r.events == b.r.events, "deterministic: identical results twice");
+	sc_free(a.sc);
+	sc_free(b.sc);
+
+	/* ZeRO (Rajbhandari et al.): 7.5B parameters (Table 1 row 3's shape)
+	 * on N_d = 64, one microbatch: model states 16 Psi, 4 Psi + 12 Psi/N_d,
+	 * 2 Psi + 14 Psi/N_d, 16 Psi/N_d; per-rank traffic 2 Psi (ZeRO-1, -2)
+	 * and 3 Psi (ZeRO-3) elements */
+	const char *zero_file = "scenarios/validation/megatron-table1-3.cfg";
+	double l = 36, h = 4096;
+	double psi = 12 * l * h * h * (1 + 13 / (12 * h) + (51200 + 2048) / (12 * l * h)) + 2 * h;
+	const double states[4] = { 16 * psi, 4 * psi + 12 * psi / 64,
+				   2 * psi + 14 * psi / 64, 16 * psi / 64 };
+	const double elems[4] = { 2 * psi, 2 * psi, 2 * psi, 3 * psi };
+	for (int z = 0; z < 4; z++) {
+		char stage[64];
+		const char *ov[] = { "cluster.gpus=64", "parallel.tp=1", "parallel.global_batch=64",
+				     "parallel.micro_batch=1", "parallel.recompute=\"full\"", stage };
+		snprintf(stage, sizeof stage, "parallel.zero_stage=%d", z);
+		int zrc = run(s, zero_file, ov, 6, &k, &e);
+		struct mem_breakdown mb = { 0 };
+		struct par_opts o;
+		struct err e2 = { 0 };
+		if (k.sc && par_from_scenario(k.sc, &k.m, &k.L, &o, &e2) == 0)
+			mem_peak(&k.m, &k.L, &o, &mb);
+		tap_near(mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes, states[z],
+			 1e-12, z == 0 ? "DP, 7.5B on 64 GPUs: model states 16 Psi = 120 GB" :
+			 z == 1 ? "ZeRO-1: 4 Psi + 12 Psi/64 = 31.4 GB" :
+			 z == 2 ? "ZeRO-2: 2 Psi + 14 Psi/64 = 16.6 GB" :
+			 "ZeRO-3: 16 Psi/64 = 1.9 GB");
+		if (z == 0)	/* 120 GB of model states: the reason ZeRO exists */
+			tap_ok(zrc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit"),
+			       "plain DP does not fit 80 GB: scenario error");
+		else
+			tap_near(k.r.dp_comm_elems_per_rank, elems[z], 1e-12,
+				 z == 3 ? "ZeRO-3 traffic 3 Psi per rank" :
+				 "traffic 2 Psi per rank");
+		sc_free(k.sc);
+	}
+	const char *z3[] = { "cluster.gpus=64", "parallel.tp=1", "parallel.global_batch=256",
+			     "parallel.micro_batch=1", "parallel.zero_stage=3" };
+	int z3_rc = run(s, zero_file, z3, 5, &k, &e);
+	tap_ok(z3_rc == 0 && fabs(parts(&k.r) - k.r.iteration_s) < 1e-9 * k.r.iteration_s,
+	       "ZeRO-3 with 4 microbatches runs, breakdown sums (%.3f s, %s)",
+	       k.r.iteration_s, e.msg);
+	sc_free(k.sc);
+
+	/* symmetry (step_sym.c): with radix-64 switches a 16,384-GPU TP8 PP16
+	 * job puts each stage's 128 nodes in one pod (32 leaves x 32 ports),
+	 * rail i on leaves of its own: no link carries two DP groups.  With
+	 * radix 40 (HDR) 1024 GPUs span three pods and rails meet at the core. */
+	const char *big[] = { "cluster.gpus=16384", "parallel.global_batch=24576",
+			      "network.fat_tree.radix=64" };
+	struct step_sym sym[2];
+	for (int f = 0; f < 2; f++) {
+		char file[4096];
+		snprintf(file, sizeof file, "%s/%s", tap_srcdir(), bench);
+		struct scenario *sc = sc_load(s, file, big, f ? 3 : 0, &e);
+		struct tfm m;
+		struct layout L;
+		struct net *net = NULL;
+		int *rg = NULL;
+		memset(&sym[f], 0, sizeof sym[f]);
+		if (sc) {
+			tfm_from_scenario(sc, &m);
+			layout_from_scenario(sc, &m, &L, &e);
+			net = net_build(sc, &e);
+		}
+		if (net) {
+			rg = malloc(sizeof *rg * (size_t)L.gpus);
+			for (int r = 0; rg && r < L.gpus; r++)
+				rg[r] = net_rank_gpu(net, r);
+			if (rg)
+				step_dp_symmetry(net, rg, L.tp, L.pp, L.dp, &sym[f], &e);
+		}
+		free(rg);
+		net_free(net);
+		sc_free(sc);
+	}
+	tap_ok(!sym[0].rails_disjoint && !sym[0].all_disjoint,
+	       "1024 GPUs on radix 40: rails share core links, all groups on the netsim");
+	tap_ok(sym[1].rails_disjoint, "16,384 GPUs on radix 64: rails disjoint");
+	tap_ok(sym[1].all_disjoint, "... and every DP group on links of its own");
+	cfg_schema_free(s);
+	return tap_done();
+}
