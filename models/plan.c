@@ -26,6 +26,7 @@
 #include "sim/cfg.h"
 #include "sim/cmd.h"
 #include "sim/report.h"
+#include "models/pace.h"
 #include "models/plan.h"
 #include "models/run.h"
 
@@ -118,6 +119,7 @@ struct plan {
 	double *spot_fractions;		/* NULL: pricing as the scenario has it */
 	size_t n_spot;
 	FILE *tsv;			/* --tsv: every configuration evaluated */
+	struct pace_cache *paces;	/* step results shared by candidates */
 	bool tsv_started;
 };
 
@@ -202,6 +204,7 @@ static int evaluate(struct plan *p, const struct cand *c, const char *const *ext
 		return err_set(e, ERR_RUN, "out of memory");
 	}
 	o.seed = (uint64_t)sc_int(sc, "run.seed");
+	o.pace_cache = p->paces;	/* candidates differ only in the cache's key */
 	rc = run_simulate(sc, &o, rep, &ce);
 	sc_free(sc);
 	p->runs++;
@@ -223,8 +226,8 @@ static void cand_set_overrides(struct cand *c, const struct plan *p)
 	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.tp=%d", c->tp);
 	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.pp=%d", c->pp);
 	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.micro_batch=%d", c->mb);
-	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "training.recompute=%s",
-		 c->recompute ? "true" : "false");
+	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.recompute=%s",
+		 c->recompute ? "full" : "none");
 	if (p->has_zero)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.zero_stage=%d", c->zero);
 	if (c->ckpt_s > 0)
@@ -497,7 +500,7 @@ static void tsv_row(struct plan *p, const struct cand *c)
 {
 	if (!p->tsv_started) {
 		fputs("run\tcluster.gpus\tparallel.tp\tparallel.pp\tparallel.micro_batch"
-		      "\ttraining.recompute", p->tsv);
+		      "\tparallel.recompute", p->tsv);
 		if (p->has_zero)
 			fputs("\tparallel.zero_stage", p->tsv);
 		if (p->n_spot)
@@ -513,7 +516,7 @@ static void tsv_row(struct plan *p, const struct cand *c)
 	if (p->n_spot)
 		fprintf(p->tsv, ",spot%d", c->spot_nodes);
 	fprintf(p->tsv, "\t%d\t%d\t%d\t%d\t%s", c->gpus, c->tp, c->pp, c->mb,
-		c->recompute ? "true" : "false");
+		c->recompute ? "full" : "none");
 	if (p->has_zero)
 		fprintf(p->tsv, "\t%d", c->zero);
 	if (p->n_spot)
@@ -772,7 +775,7 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	p.file = argv[optind];
-	if ((p.schema = run_schema_new()) == NULL) {
+	if ((p.schema = run_schema_new()) == NULL || (p.paces = pace_cache_new()) == NULL) {
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
@@ -797,6 +800,7 @@ out:
 		fclose(p.tsv);
 	free(p.spot_fractions);
 	cfg_schema_free(p.schema);
+	pace_cache_free(p.paces);
 	free(p.base_ov);
 	free(p.gpu_list);
 	return rc;

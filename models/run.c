@@ -13,9 +13,12 @@
 #include "models/gc.h"
 #include "models/gpu.h"
 #include "models/layout.h"
+#include "models/pace.h"
+#include "models/parallel.h"
 #include "models/pool.h"
 #include "models/run.h"
 #include "models/spot.h"
+#include "models/step.h"
 #include "models/transformer.h"
 #include "topologies/net.h"
 
@@ -26,19 +29,15 @@ static const struct cfg_setting run_settings[] = {
 	  "give up (completed = 0) if the run has not finished by then" },
 	{ "run.full_fidelity", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "one event per iteration instead of analytic progress (to check the fast path)" },
-	{ "training.efficiency", CFG_FLOAT, "", 1e-3, 1, "0.44", NULL,
-	  "first iteration-time model: achieved / peak FLOP/s, recomputation "
-	  "counted (Megatron-LM README, GPT-3 175B on 1024 A100: 138 TFLOP/s, 44%)" },
-	{ "training.recompute", CFG_BOOL, "", 0, 0, "true", NULL,
-	  "full activation recomputation (one extra forward pass)" },
 	{ "output.sample_interval_s", CFG_FLOAT, "s", 1e-3, 1e9, "3600", NULL,
 	  "time between time-series samples" },
 	CFG_END
 };
 
 static const struct cfg_setting *const setting_tables[] = {
-	run_settings, tfm_settings, layout_settings, gpu_settings, pool_settings,
-	spot_settings, ckpt_settings, ckpt_storage_settings, failure_settings, gc_settings, net_settings, NULL
+	run_settings, pace_settings, par_settings, tfm_settings, layout_settings,
+	gpu_settings, pool_settings, spot_settings, ckpt_settings,
+	ckpt_storage_settings, failure_settings, gc_settings, net_settings, NULL
 };
 
 struct cfg_schema *run_schema_new(void)
@@ -85,8 +84,11 @@ struct model {
 	struct gc gc;
 	bool full_fidelity;
 	double params;
+	struct pace_src src;		/* how paces are computed */
+	struct pace full;		/* the whole cluster's pace */
+	struct mem_breakdown mem;	/* memory per GPU, largest stage */
 	double iteration_s;		/* compute time at full dp */
-	double flops_per_iter;		/* with recomputation if on */
+	double flops_per_iter;		/* with recomputation, Megatron's count */
 	int64_t tokens_per_iter;	/* at full dp */
 	int64_t total_iters;
 	int64_t tokens_needed;		/* total_iters x tokens_per_iter */
@@ -95,88 +97,9 @@ struct model {
 	double mtti_s;
 };
 
-/* How one cluster size trains: cached per dp. */
-struct pace {
-	bool ready;
-	double compute_s;	/* one iteration without GC */
-	double iter_s;		/* with the expected auto-GC maximum */
-	double manual_s;	/* manual GC pause ... */
-	int64_t every;		/* ... every this many iterations (0: none) */
-	int64_t tokens_per_iter;
-};
-
-/*
- * Iteration compute time with dp data-parallel replicas.  This first model
- * scales the full cluster's time: keeping the global batch, each replica
- * runs dp_full/dp times the microbatches (more accumulation), so the time
- * scales by dp_full/dp; shrinking the batch keeps the time.  The step model
- * (issue 4) replaces this with step_simulate() on the smaller layout.
- */
-static double run_iteration_s(const struct model *md, int dp)
+static int model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
+			       struct model *md, struct err *e)
 {
-	if (md->spot.shrink_batch)
-		return md->iteration_s;
-	return md->iteration_s * md->L.dp / dp;
-}
-
-static void pace_for(const struct model *md, int dp, struct pace *p)
-{
-	long ranks = (long)dp * md->gpus_per_replica;
-
-	p->compute_s = run_iteration_s(md, dp);
-	p->iter_s = p->compute_s + gc_auto_s(&md->gc, p->compute_s, ranks);
-	p->manual_s = gc_manual_s(&md->gc);
-	p->every = p->manual_s > 0 ? md->gc.every_iters : 0;
-	p->tokens_per_iter = md->spot.shrink_batch
-			     ? (int64_t)(md->L.global_batch / md->L.dp) * dp * md->m.seq_len
-			     : md->tokens_per_iter;
-	p->ready = true;
-}
-
-static bool pace_has_gc(const struct pace *p)
-{
-	return p->iter_s != p->compute_s || p->every > 0;
-}
-
-/* Time for iterations i0+1 .. i1 (a manual pause ends every every-th). */
-static double pace_time_s(const struct pace *p, int64_t i0, int64_t i1)
-{
-	double t = (double)(i1 - i0) * p->iter_s;
-
-	if (p->every > 0)
-		t += p->manual_s * (double)(i1 / p->every - i0 / p->every);
-	return t;
-}
-
-/* Iterations done (fractional) tau seconds after iteration i0 completed. */
-static double pace_iters_at(const struct pace *p, int64_t i0, double tau)
-{
-	int64_t next;
-	double to_next, block, rest, blocks;
-
-	if (p->every == 0 || p->manual_s <= 0)
-		return i0 + tau / p->iter_s;
-	next = (i0 / p->every + 1) * p->every;
-	to_next = (double)(next - i0) * p->iter_s;
-	if (tau < to_next)
-		return i0 + tau / p->iter_s;
-	if (tau < to_next + p->manual_s)
-		return (double)next;
-	rest = tau - to_next - p->manual_s;
-	block = p->every * p->iter_s + p->manual_s;
-	blocks = floor(rest / block);
-	rest -= blocks * block;
-	next += (int64_t)blocks * p->every;
-	if (rest < p->every * p->iter_s)
-		return next + rest / p->iter_s;
-	return (double)(next + p->every);
-}
-
-static int model_from_scenario(const struct scenario *sc, struct model *md,
-			       struct err *e)
-{
-	double peak_flops;
-
 	memset(md, 0, sizeof *md);
 	tfm_from_scenario(sc, &md->m);
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
@@ -195,11 +118,25 @@ static int model_from_scenario(const struct scenario *sc, struct model *md,
 	md->gpus_per_replica = md->L.tp * md->L.pp;
 
 	md->params = tfm_params(&md->m);
-	md->flops_per_iter = tfm_flops(&md->m, md->L.global_batch,
-				       sc_bool(sc, "training.recompute"));
-	peak_flops = md->L.gpus * md->g.peak_bf16_flops;
-	md->iteration_s = md->flops_per_iter /
-			  (peak_flops * sc_float(sc, "training.efficiency"));
+	if (step_check_memory(sc, &md->m, &md->L, &md->g, &md->mem, e) < 0) {
+		spot_free(&md->spot);
+		failure_free(&md->fl);
+		return -1;
+	}
+	pace_src_from_scenario(sc, &md->src);
+	md->src.m = &md->m;
+	md->src.L = &md->L;
+	md->src.g = &md->g;
+	md->src.gc = &md->gc;
+	md->src.shrink_batch = md->spot.shrink_batch;
+	md->src.cache = cache;
+	if (pace_compute(&md->src, md->L.dp, &md->full, e) < 0) {
+		spot_free(&md->spot);
+		failure_free(&md->fl);
+		return -1;
+	}
+	md->iteration_s = md->full.compute_s;
+	md->flops_per_iter = md->full.flops_per_iter;
 	md->tokens_per_iter = (int64_t)md->L.global_batch * md->m.seq_len;
 	md->total_iters = (int64_t)ceil(md->m.tokens / (double)md->tokens_per_iter);
 	md->tokens_needed = md->total_iters * md->tokens_per_iter;
@@ -305,10 +242,13 @@ static bool working(const struct run *r)
 	return r->state == RS_TRAIN || r->state == RS_REDO;
 }
 
-static const struct pace *pace_get(struct run *r, int dp)
+/* The pace at dp replicas, computed once (a step simulation) and cached. */
+static const struct pace *pace_get(struct run *r, int dp, struct err *e)
 {
-	if (!r->paces[dp].ready)
-		pace_for(&r->md, dp, &r->paces[dp]);
+	if (dp == r->md.L.dp)
+		return &r->md.full;
+	if (!r->paces[dp].ready && pace_compute(&r->md.src, dp, &r->paces[dp], e) < 0)
+		return NULL;
 	return &r->paces[dp];
 }
 
@@ -357,6 +297,13 @@ static void tell_accounting(struct run *r)
 	act.work_left_s = (double)(r->md.tokens_needed - r->tokens) / r->pace->tokens_per_iter *
 			  r->pace->iter_s;
 	act.checkpoint_bytes = r->md.ck.size_bytes;
+	if (r->pace->step.iteration_s > 0) {	/* the step model's activity mix */
+		const struct step_result *st = &r->pace->step;
+		act.busy_frac = st->busy_frac;
+		act.tensor_active_frac = st->tensor_active_frac;
+		act.comm_frac = (st->tp_exposed_s + st->pp_exposed_s + st->dp_exposed_s) /
+				st->iteration_s;
+	}
 	act.checkpoints_written = r->checkpoints;
 	if (!held)
 		memset(act.pool_nodes_held, 0, sizeof act.pool_nodes_held);
@@ -666,7 +613,9 @@ static int try_resume(struct run *r, struct err *e)
 			return -1;
 	}
 	r->dp = dp;
-	r->pace = pace_get(r, dp);
+	r->pace = pace_get(r, dp, e);
+	if (r->pace == NULL)
+		return -1;
 	if (dp < r->dp_min)
 		r->dp_min = dp;
 	r->grow_pending = dp < r->md.L.dp;
@@ -1038,7 +987,7 @@ static void summarize(struct run *r)
 {
 	const struct model *md = &r->md;
 	struct report *rep = r->rep;
-	const struct pace *full = &r->paces[md->L.dp];
+	const struct pace *full = &md->full;
 	double dur_s = r->end_ns * 1e-9;
 	double iter_s = full->iter_s + (full->every ? full->manual_s / full->every : 0);
 	double gc_s = 0;
@@ -1064,7 +1013,7 @@ static void summarize(struct run *r)
 	rep_summary(rep, "checkpoints", (double)r->checkpoints, "");
 	rep_summary(rep, "restarts", (double)r->restarts, "");
 	rep_summary(rep, "lost_work_s", r->lost_work_s, "s");
-	rep_summary(rep, "peak_memory_gib", NAN, "GiB");
+	rep_summary(rep, "peak_memory_gib", md->mem.total_bytes / 1073741824.0, "GiB");
 	rep_summary(rep, "completed", r->completed, "");
 	rep_summary(rep, "duration_days", dur_s / 86400.0, "days");
 	rep_summary(rep, "params", md->params, "");
@@ -1096,16 +1045,24 @@ static void summarize(struct run *r)
 	rep_summary(rep, "events", (double)ev_count(r->sim), "");
 }
 
+/* /step: the step model's breakdown of one full-cluster iteration (the
+ * formula model knows only the total), then what the run adds to it. */
 static int write_step(struct run *r, struct err *e)
 {
 	const struct model *md = &r->md;
 	struct report *rep = r->rep;
 
-	(void)e;
-	rep_step_scalar(rep, "iteration_time_s", md->iteration_s, "s");
-	rep_step_scalar(rep, "flops_per_iteration", md->flops_per_iter, "FLOP");
+	if (md->src.use_step) {
+		if (step_report(rep, &md->full.step, e) < 0)
+			return -1;
+	} else {
+		rep_step_scalar(rep, "iteration_s", md->iteration_s, "s");
+		rep_step_scalar(rep, "compute_s", md->iteration_s, "s");
+		rep_step_scalar(rep, "flops_per_iter", md->flops_per_iter, "FLOP");
+		rep_step_scalar(rep, "peak_memory_bytes", md->mem.total_bytes, "bytes");
+	}
+	rep_step_scalar(rep, "iteration_with_gc_s", md->full.iter_s, "s");
 	rep_step_scalar(rep, "tokens_per_iteration", (double)md->tokens_per_iter, "tokens");
-	rep_step_scalar(rep, "compute_s", md->iteration_s, "s");
 	rep_step_scalar(rep, "checkpoint_write_s", md->ck.write_s, "s");
 	rep_step_scalar(rep, "checkpoint_load_s", md->ck.load_s, "s");
 	rep_step_scalar(rep, "checkpoint_bytes", md->ck.size_bytes, "bytes");
@@ -1120,7 +1077,7 @@ int run_check(const struct scenario *sc, FILE *out, struct err *e)
 	struct net *net;
 	int rc;
 
-	if (model_from_scenario(sc, &md, e) < 0)
+	if (model_from_scenario(sc, NULL, &md, e) < 0)
 		return -1;
 	/* The network is built only to check it until the step model uses it. */
 	net = net_build(sc, e);
@@ -1145,6 +1102,7 @@ int run_check(const struct scenario *sc, FILE *out, struct err *e)
 			md.ck.stall_s, (long long)md.ck.interval_iters);
 		fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
 			md.mtti_s, md.ck.young_s, md.ck.daly_s);
+		step_print_memory(out, &md.mem, md.g.hbm_bytes);
 	}
 	rc = acct_check(sc, &md.g, &md.L, &md.pools, out, e);
 	model_free(&md);
@@ -1196,7 +1154,7 @@ static int run_events(struct run *r, struct err *e)
 	r->sample_ns = s_to_ns(sc_float(r->sc, "output.sample_interval_s"));
 	r->spares_free = r->md.fl.spares;
 	r->dp = r->dp_min = r->md.L.dp;
-	r->pace = pace_get(r, r->dp);
+	r->pace = &r->md.full;
 	r->ck_next_iter = r->md.ck.interval_iters;
 	start_processes(r);
 	r->state = RS_WAIT;
@@ -1227,7 +1185,7 @@ int run_simulate(const struct scenario *sc, const struct run_opts *o,
 	r.sc = sc;
 	r.opts = o;
 	r.rep = rep;
-	if (model_from_scenario(sc, &r.md, e) < 0)
+	if (model_from_scenario(sc, o->pace_cache, &r.md, e) < 0)
 		return -1;
 	r.acct = acct_new(sc, &r.md.g, &r.md.L, &r.md.pools, e);
 	if (r.acct == NULL) {

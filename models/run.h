@@ -44,10 +44,13 @@
 /* Called now and then with the share of tokens done and the simulated time. */
 typedef void (*run_progress_fn)(void *ctx, double done_frac, double sim_s);
 
+struct pace_cache;
+
 struct run_opts {
 	uint64_t seed;
 	run_progress_fn progress;	/* may be NULL */
 	void *progress_ctx;
+	struct pace_cache *pace_cache;	/* may be NULL; see models/pace.h */
 };
 
 /* The schema of every setting the run model and its parts read. */

@@ -20,9 +20,13 @@
 #include "models/gc.h"
 #include "models/run.h"
 
-static int simulate(const char *file, const char *const *ov, size_t n_ov,
+/* The run model around the formula iteration model (full recomputation),
+ * whose times the tests derive by hand; the step model has its own tests. */
+static int simulate(const char *file, const char *const *ov_in, size_t n_in,
 		    uint64_t seed, struct report *rep)
 {
+	const char *ov[64] = { "training.iteration_model=formula", "parallel.recompute=full" };
+	size_t n_ov = 2;
 	char path[4096];
 	struct err e = { 0 };
 	struct cfg_schema *schema = run_schema_new();
@@ -30,6 +34,8 @@ static int simulate(const char *file, const char *const *ov, size_t n_ov,
 	struct run_opts o = { .seed = seed };
 	int rc = -1;
 
+	for (size_t i = 0; i < n_in && n_ov < 64; i++)
+		ov[n_ov++] = ov_in[i];
 	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
 	sc = sc_load(schema, path, ov, n_ov, &e);
 	if (sc && run_simulate(sc, &o, rep, &e) == 0)

@@ -13,10 +13,15 @@
 #include "sim/report.h"
 #include "models/run.h"
 
-/* Run a scenario with overrides; the summary lands in rep. */
-static int simulate(const char *file, const char *const *ov, size_t n_ov,
+/* Run a scenario with overrides; the summary lands in rep.  These tests
+ * check the run model around the formula iteration model (full
+ * recomputation, as Megatron's 96-coefficient counts), whose time they can
+ * derive by hand; the step model has its own tests. */
+static int simulate(const char *file, const char *const *ov_in, size_t n_in,
 		    uint64_t seed, struct report *rep)
 {
+	const char *ov[16] = { "training.iteration_model=formula", "parallel.recompute=full" };
+	size_t n_ov = 2;
 	char path[4096];
 	struct err e = { 0 };
 	struct cfg_schema *schema = run_schema_new();
@@ -24,6 +29,8 @@ static int simulate(const char *file, const char *const *ov, size_t n_ov,
 	struct run_opts o = { .seed = seed };
 	int rc = -1;
 
+	for (size_t i = 0; i < n_in && n_ov < 16; i++)
+		ov[n_ov++] = ov_in[i];
 	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
 	sc = sc_load(schema, path, ov, n_ov, &e);
 	if (sc && run_simulate(sc, &o, rep, &e) == 0)

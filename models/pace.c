@@ -1,0 +1,182 @@
+/* pace.c -- see pace.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/pace.h"
+
+const struct cfg_setting pace_settings[] = {
+	{ "training.iteration_model", CFG_ENUM, "", 0, 0, "step", "step|formula",
+	  "iteration time: the step model on the network, or Megatron's FLOPs "
+	  "formula at training.efficiency of peak" },
+	{ "training.efficiency", CFG_FLOAT, "", 1e-3, 1, "0.44", NULL,
+	  "formula model: achieved / peak FLOP/s, recomputation counted "
+	  "(Megatron-LM README, GPT-3 175B on 1024 A100: 138 TFLOP/s, 44%)" },
+	CFG_END
+};
+
+#define KEY_LEN 11
+
+struct pace_cache {
+	size_t n, cap;
+	struct cached {
+		int64_t key[KEY_LEN];
+		struct pace p;
+	} *v;
+};
+
+struct pace_cache *pace_cache_new(void)
+{
+	return calloc(1, sizeof(struct pace_cache));
+}
+
+void pace_cache_free(struct pace_cache *c)
+{
+	if (c)
+		free(c->v);
+	free(c);
+}
+
+static void cache_key(const struct pace_src *src, const struct layout *L, int64_t *k)
+{
+	int64_t key[KEY_LEN] = {
+		src->L->gpus, L->tp, L->pp, L->dp, L->micro_batch, L->microbatches,
+		L->global_batch, src->recompute, src->zero_stage, src->use_step,
+		src->shrink_batch,
+	};
+
+	memcpy(k, key, sizeof key);
+}
+
+static const struct pace *cache_find(const struct pace_cache *c, const int64_t *key)
+{
+	for (size_t i = 0; c && i < c->n; i++)
+		if (memcmp(c->v[i].key, key, KEY_LEN * sizeof *key) == 0)
+			return &c->v[i].p;
+	return NULL;
+}
+
+/* Remember a pace; a full cache (out of memory) just forgets. */
+static void cache_put(struct pace_cache *c, const int64_t *key, const struct pace *p)
+{
+	if (c == NULL)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct cached *v = realloc(c->v, cap * sizeof *v);
+		if (v == NULL)
+			return;
+		c->v = v;
+		c->cap = cap;
+	}
+	memcpy(c->v[c->n].key, key, KEY_LEN * sizeof *key);
+	c->v[c->n++].p = *p;
+}
+
+void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)
+{
+	const char *rc = sc_str(sc, "parallel.recompute");
+
+	src->sc = sc;
+	src->use_step = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
+	src->efficiency = sc_float(sc, "training.efficiency");
+	src->recompute_full = strcmp(rc, "full") == 0;
+	src->recompute = rc[0];		/* none, selective, full differ in the first letter */
+	src->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
+}
+
+/* The layout of the job shrunk (or not) to dp replicas. */
+static struct layout layout_at(const struct pace_src *src, int dp)
+{
+	struct layout L = *src->L;
+	int per_replica = L.tp * L.pp;
+
+	L.dp = dp;
+	L.gpus = dp * per_replica;
+	L.nodes = (L.gpus + L.gpus_per_node - 1) / L.gpus_per_node;
+	if (src->shrink_batch)
+		L.global_batch = src->L->global_batch / src->L->dp * dp;
+	else
+		L.microbatches = (L.global_batch + dp * L.micro_batch - 1) /
+				 (dp * L.micro_batch);
+	return L;
+}
+
+static int compute_time(const struct pace_src *src, const struct layout *L,
+			struct pace *p, struct err *e)
+{
+	double sequences = (double)L->microbatches * L->micro_batch * L->dp;
+
+	if (src->use_step) {
+		if (step_simulate(src->sc, src->m, L, src->g, &p->step, e) < 0)
+			return -1;
+		p->compute_s = p->step.iteration_s;
+		p->flops_per_iter = p->step.flops_per_iter;
+		return 0;
+	}
+	p->flops_per_iter = tfm_flops(src->m, sequences, src->recompute_full);
+	p->compute_s = p->flops_per_iter /
+		       (L->gpus * src->g->peak_bf16_flops * src->efficiency);
+	return 0;
+}
+
+int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e)
+{
+	struct layout L = layout_at(src, dp);
+	int64_t key[KEY_LEN];
+	const struct pace *hit;
+
+	cache_key(src, &L, key);
+	if ((hit = cache_find(src->cache, key)) != NULL) {
+		*p = *hit;
+		return 0;
+	}
+	memset(p, 0, sizeof *p);
+	if (compute_time(src, &L, p, e) < 0)
+		return -1;
+	p->dp = dp;
+	p->iter_s = p->compute_s + gc_auto_s(src->gc, p->compute_s, (long)L.gpus);
+	p->manual_s = gc_manual_s(src->gc);
+	p->every = p->manual_s > 0 ? src->gc->every_iters : 0;
+	p->tokens_per_iter = (int64_t)L.global_batch * src->m->seq_len;
+	p->ready = true;
+	cache_put(src->cache, key, p);
+	return 0;
+}
+
+bool pace_has_gc(const struct pace *p)
+{
+	return p->iter_s != p->compute_s || p->every > 0;
+}
+
+double pace_time_s(const struct pace *p, int64_t i0, int64_t i1)
+{
+	double t = (double)(i1 - i0) * p->iter_s;
+
+	if (p->every > 0)
+		t += p->manual_s * (double)(i1 / p->every - i0 / p->every);
+	return t;
+}
+
+double pace_iters_at(const struct pace *p, int64_t i0, double tau)
+{
+	int64_t next;
+	double to_next, block, rest, blocks;
+
+	if (p->every == 0 || p->manual_s <= 0)
+		return i0 + tau / p->iter_s;
+	next = (i0 / p->every + 1) * p->every;
+	to_next = (double)(next - i0) * p->iter_s;
+	if (tau < to_next)
+		return i0 + tau / p->iter_s;
+	if (tau < to_next + p->manual_s)
+		return (double)next;
+	rest = tau - to_next - p->manual_s;
+	block = p->every * p->iter_s + p->manual_s;
+	blocks = floor(rest / block);
+	rest -= blocks * block;
+	next += (int64_t)blocks * p->every;
+	if (rest < p->every * p->iter_s)
+		return next + rest / p->iter_s;
+	return (double)(next + p->every);
+}

@@ -1,0 +1,81 @@
+/*
+ * pace.h -- how fast the job trains with dp data-parallel replicas: the
+ * iteration time the run model advances by, cached per cluster state.
+ *
+ * Two sources, chosen by training.iteration_model:
+ *   step     one iteration simulated by the step model (models/step.h) on
+ *            the scenario's network, for the layout with dp replicas;
+ *   formula  Megatron's FLOPs per iteration over GPUs x peak x
+ *            training.efficiency (quick, network-blind).
+ * On top comes garbage collection (models/gc.h): the expected maximum of
+ * per-rank pauses folded into every iteration, or a manual pause every N.
+ *
+ * A smaller dp (an elastic job after preemptions) either keeps the global
+ * batch, each replica running ceil(global / (dp x micro_batch)) microbatches
+ * (so the iteration may process slightly more sequences than the batch when
+ * dp does not divide it; the run still counts the global batch), or shrinks
+ * it in proportion (spot.batch = shrink).
+ */
+#ifndef MODELS_PACE_H
+#define MODELS_PACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "models/gc.h"
+#include "models/gpu.h"
+#include "models/layout.h"
+#include "models/step.h"
+#include "models/transformer.h"
+
+/*
+ * A cache of paces shared by runs of scenarios that differ only in what its
+ * key holds (cluster size, tp, pp, dp, micro-batch, microbatches, global
+ * batch, recomputation, ZeRO stage) and in settings the step model does not
+ * read (checkpoints, failures, pools, prices): the planner's candidates.
+ * The caller guarantees that; a plain run passes none.
+ */
+struct pace_cache;
+struct pace_cache *pace_cache_new(void);
+void pace_cache_free(struct pace_cache *c);
+
+/* What every pace is computed from (pointers into the run's model). */
+struct pace_src {
+	const struct scenario *sc;
+	const struct tfm *m;
+	const struct layout *L;		/* the full cluster's layout */
+	const struct gpu_spec *g;
+	const struct gc *gc;
+	bool shrink_batch;
+	bool use_step;			/* else the formula */
+	double efficiency;		/* formula: achieved / peak */
+	bool recompute_full;		/* formula: count the extra forward */
+	int recompute, zero_stage;	/* for the cache key */
+	struct pace_cache *cache;	/* NULL: none */
+};
+
+struct pace {
+	bool ready;
+	int dp;
+	double compute_s;		/* one iteration without GC */
+	double iter_s;			/* with the expected auto-GC maximum */
+	double manual_s;		/* manual GC pause ... */
+	int64_t every;			/* ... every this many iterations (0: none) */
+	int64_t tokens_per_iter;
+	double flops_per_iter;		/* incl. recomputation (Megatron's count) */
+	struct step_result step;	/* step model only (else zero) */
+};
+
+extern const struct cfg_setting pace_settings[];
+
+void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src);
+int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e);
+bool pace_has_gc(const struct pace *p);
+/* Time for iterations i0+1 .. i1 (a manual pause ends every every-th). */
+double pace_time_s(const struct pace *p, int64_t i0, int64_t i1);
+/* Iterations done (fractional) tau seconds after iteration i0 completed. */
+double pace_iters_at(const struct pace *p, int64_t i0, double tau);
+
+#endif
