@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "models/pace.h"
 #include "models/replicas.h"
 #include "models/run.h"
 
@@ -96,12 +97,15 @@ static void encode(struct buf *b, int32_t idx, const struct report *rep, const s
 	}
 }
 
-/* A worker: replicas w, w + W, ...; one record each, then exit. */
+/* A worker: replicas w, w + W, ...; one record each, then exit.  Replicas
+ * differ only in their seed, so they share step results (models/pace.h). */
 static void worker(const struct scenario *sc, uint64_t seed, int n, int w, int W, int fd)
 {
+	struct pace_cache *paces = pace_cache_new();
+
 	for (int i = w; i < n; i += W) {
 		struct report *rep = rep_new();
-		struct run_opts o = { .seed = seed + (uint64_t)i };
+		struct run_opts o = { .seed = seed + (uint64_t)i, .pace_cache = paces };
 		struct err e = { 0 };
 		struct buf b = { 0 };
 		int ok = rep != NULL && run_simulate(sc, &o, rep, &e) == 0;
@@ -112,10 +116,12 @@ static void worker(const struct scenario *sc, uint64_t seed, int n, int w, int W
 		rep_free(rep);
 		if (b.p == NULL || write_all(fd, b.p, b.len) < 0) {
 			free(b.p);
+			pace_cache_free(paces);
 			_exit(3);
 		}
 		free(b.p);
 	}
+	pace_cache_free(paces);
 	close(fd);
 	_exit(0);
 }
