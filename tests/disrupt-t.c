@@ -14,38 +14,12 @@
 #include <gsl/gsl_rng.h>
 
 #include "tap.h"
+#include "formula-run.h"
 #include "sim/cfg.h"
 #include "sim/report.h"
 #include "models/checkpoint.h"
 #include "models/gc.h"
 #include "models/run.h"
-
-/* The run model around the formula iteration model (full recomputation),
- * whose times the tests derive by hand; the step model has its own tests. */
-static int simulate(const char *file, const char *const *ov_in, size_t n_in,
-		    uint64_t seed, struct report *rep)
-{
-	const char *ov[64] = { "training.iteration_model=formula", "parallel.recompute=full" };
-	size_t n_ov = 2;
-	char path[4096];
-	struct err e = { 0 };
-	struct cfg_schema *schema = run_schema_new();
-	struct scenario *sc;
-	struct run_opts o = { .seed = seed };
-	int rc = -1;
-
-	for (size_t i = 0; i < n_in && n_ov < 64; i++)
-		ov[n_ov++] = ov_in[i];
-	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
-	sc = sc_load(schema, path, ov, n_ov, &e);
-	if (sc && run_simulate(sc, &o, rep, &e) == 0)
-		rc = 0;
-	if (rc < 0)
-		tap_diag("%s", e.msg);
-	sc_free(sc);
-	cfg_schema_free(schema);
-	return rc;
-}
 
 /* One run's summary figure (NaN on failure). */
 static double run1(const char *const *ov, size_t n, uint64_t seed, const char *key,
@@ -54,7 +28,7 @@ static double run1(const char *const *ov, size_t n, uint64_t seed, const char *k
 	struct report *r = rep_new();
 	double v = NAN;
 
-	if (simulate("scenarios/tiny.cfg", ov, n, seed, r) == 0)
+	if (formula_run("scenarios/tiny.cfg", ov, n, seed, r) == 0)
 		v = rep_summary_get(r, key);
 	if (keep)
 		*keep = r;

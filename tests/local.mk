@@ -22,3 +22,4 @@ tests_bench_disrupt_b_SOURCES = tests/bench/disrupt-b.c
 TESTS += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/traces
+EXTRA_DIST += tests/formula-run.h

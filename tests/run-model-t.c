@@ -9,38 +9,10 @@
 #include <stdio.h>
 
 #include "tap.h"
+#include "formula-run.h"
 #include "sim/cfg.h"
 #include "sim/report.h"
 #include "models/run.h"
-
-/* Run a scenario with overrides; the summary lands in rep.  These tests
- * check the run model around the formula iteration model (full
- * recomputation, as Megatron's 96-coefficient counts), whose time they can
- * derive by hand; the step model has its own tests. */
-static int simulate(const char *file, const char *const *ov_in, size_t n_in,
-		    uint64_t seed, struct report *rep)
-{
-	const char *ov[16] = { "training.iteration_model=formula", "parallel.recompute=full" };
-	size_t n_ov = 2;
-	char path[4096];
-	struct err e = { 0 };
-	struct cfg_schema *schema = run_schema_new();
-	struct scenario *sc;
-	struct run_opts o = { .seed = seed };
-	int rc = -1;
-
-	for (size_t i = 0; i < n_in && n_ov < 16; i++)
-		ov[n_ov++] = ov_in[i];
-	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
-	sc = sc_load(schema, path, ov, n_ov, &e);
-	if (sc && run_simulate(sc, &o, rep, &e) == 0)
-		rc = 0;
-	if (rc < 0)
-		tap_diag("%s", e.msg);
-	sc_free(sc);
-	cfg_schema_free(schema);
-	return rc;
-}
 
 static double get(const struct report *r, const char *k)
 {
@@ -60,7 +32,7 @@ static void test_undisturbed_tiny(void)
 	double dur_s = iters * iter_s;
 	double busy_w = 50 + 0.8 * (400 - 50);		/* idle + 0.8 (TDP - idle) */
 
-	if (simulate("scenarios/tiny.cfg", ov, 2, 1, r) < 0) {
+	if (formula_run("scenarios/tiny.cfg", ov, 2, 1, r) < 0) {
 		tap_ok(0, "tiny undisturbed run");
 		rep_free(r);
 		return;
@@ -104,7 +76,7 @@ static void test_megatron_estimate(void)
 	double bracket_ratio = (1 + s / (6 * h) + V / (16 * l * h)) /
 			       (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
 
-	if (simulate("scenarios/175b.cfg", ov, 2, 1, r) < 0) {
+	if (formula_run("scenarios/175b.cfg", ov, 2, 1, r) < 0) {
 		tap_ok(0, "175b undisturbed run");
 		rep_free(r);
 		return;
@@ -131,7 +103,7 @@ static void test_checkpoints(void)
 	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
 	double write_s = P * 14 / 2e9;			/* 14 B/param at 2 GB/s */
 
-	if (simulate("scenarios/tiny.cfg", ov, 2, 1, r) < 0) {
+	if (formula_run("scenarios/tiny.cfg", ov, 2, 1, r) < 0) {
 		tap_ok(0, "tiny run with checkpoints");
 		rep_free(r);
 		return;
@@ -158,7 +130,7 @@ static void test_failure_rate(void)
 
 	for (int seed = 1; seed <= runs && ok; seed++) {
 		struct report *r = rep_new();
-		ok = simulate("scenarios/tiny.cfg", ov, 2, (uint64_t)seed, r) == 0;
+		ok = formula_run("scenarios/tiny.cfg", ov, 2, (uint64_t)seed, r) == 0;
 		sum_n += get(r, "failures");
 		sum_t += get(r, "duration_s");
 		sum_lost += get(r, "lost_work_s");

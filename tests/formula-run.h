@@ -1,0 +1,46 @@
+/*
+ * formula-run.h -- run a scenario through the run model with the formula
+ * iteration model (Megatron's FLOPs at training.efficiency of peak, full
+ * recomputation), whose times a test can derive by hand.  The step model
+ * has its own tests.  Include after tap.h.
+ */
+#ifndef TESTS_FORMULA_RUN_H
+#define TESTS_FORMULA_RUN_H
+
+#include <stdio.h>
+
+#include "sim/cfg.h"
+#include "sim/report.h"
+#include "models/run.h"
+
+#define FORMULA_RUN_OV_MAX 64
+
+/* Returns 0, or -1 after printing the error as a TAP diagnostic. */
+static inline int formula_run(const char *file, const char *const *ov_in, size_t n_in,
+			      uint64_t seed, struct report *rep)
+{
+	const char *ov[FORMULA_RUN_OV_MAX] = {
+		"training.iteration_model=formula", "parallel.recompute=full"
+	};
+	size_t n_ov = 2;
+	char path[4096];
+	struct err e = { 0 };
+	struct cfg_schema *schema = run_schema_new();
+	struct scenario *sc;
+	struct run_opts o = { .seed = seed };
+	int rc = -1;
+
+	for (size_t i = 0; i < n_in && n_ov < FORMULA_RUN_OV_MAX; i++)
+		ov[n_ov++] = ov_in[i];
+	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
+	sc = sc_load(schema, path, ov, n_ov, &e);
+	if (sc && run_simulate(sc, &o, rep, &e) == 0)
+		rc = 0;
+	if (rc < 0)
+		tap_diag("%s", e.msg);
+	sc_free(sc);
+	cfg_schema_free(schema);
+	return rc;
+}
+
+#endif
