@@ -26,6 +26,7 @@
 #include "sim/cfg.h"
 #include "sim/cmd.h"
 #include "sim/report.h"
+#include "models/compute.h"
 #include "models/pace.h"
 #include "models/plan.h"
 #include "models/run.h"
@@ -91,7 +92,8 @@ struct cand {
 	int spot_nodes;			/* with --spot-fractions */
 	double ckpt_s;			/* 0 until a full evaluation picks one */
 	double mem_bound_bytes;
-	double bound;			/* objective of the undisrupted run */
+	double bound;			/* lower bound on the objective */
+	int level;			/* of the bound: LB_* */
 	double obj, duration_s, cost_usd, carbon_kg, peak_mem_gib;
 	double op_carbon_kg, embodied_kg;
 	int feasible;
@@ -113,7 +115,14 @@ struct plan {
 	struct tfm m;
 	int gpus, gpus_per_node, global_batch;
 	double hbm_bytes, ckpt_s;
+	char gpu_name[64];
+	double peak_tflops;		/* of the datatype the step model uses */
+	double eff_max;			/* top of the kernel efficiency curves */
+	int virtual_stages;		/* 1 unless the interleaved schedule */
+	struct gpu_spec gpu;		/* for the kernel model (compute.h) */
+	bool sp, flash;			/* parallel.sequence_parallel, .flash_attention */
 	long runs;			/* evaluations made, for the report */
+	long formula_runs;		/* of which analytic bounds (formula pace) */
 	int *gpu_list;
 	size_t n_gpu_list;
 	double *spot_fractions;		/* NULL: pricing as the scenario has it */
@@ -179,7 +188,7 @@ static double objective(const struct plan *p, const struct report *rep)
 static int evaluate(struct plan *p, const struct cand *c, const char *const *extra,
 		    size_t n_extra, struct report **out, struct err *e)
 {
-	const char *ov[PLAN_OV_MAX + 4];
+	const char *ov[PLAN_OV_MAX + 8];
 	size_t n = 0;
 	struct err ce = { 0 };
 	struct scenario *sc;
@@ -332,14 +341,51 @@ static int enumerate(const struct plan *p, struct cands *cs)
 	return 0;
 }
 
-/* Objective and duration of the run without failures and checkpoints. */
-static int bound(struct plan *p, struct cand *c, struct err *e)
+/*
+ * Lower bounds on a candidate's objective, two levels, each a true lower
+ * bound on what evaluate_full() finds (so branch and bound returns the same
+ * ranking as evaluating everything):
+ *
+ * LB_UNDISRUPTED: the same run with failures and checkpoints off.  They only
+ * add time (restarts, lost work, checkpoint writes) and with it held-GPU
+ * time, energy and storage, never less.  Costs one step-model simulation of
+ * the layout, which the pace cache then hands to the full runs for free.
+ *
+ * LB_ANALYTIC: needs no step simulation.  The undisrupted run again, but
+ * with the iteration time of the formula model at an efficiency no layout
+ * reaches, and the GPUs drawing idle power:
+ *  - time: an iteration does tfm_flops() (with the extra forward pass of
+ *    full recomputation, as the step model does) on gpus x the tensor peak
+ *    of the datatype in use; no kernel runs above the top of the catalog's
+ *    GEMM curve or the flash-attention efficiency (compute.h), and every
+ *    GEMM, attention and logit FLOP is in the count, so the busiest GPU needs
+ *    at least FLOPs / (gpus x peak x eff_max).  A 1F1B pipeline of pp stages
+ *    and m microbatches (v model chunks per stage) idles a fraction
+ *    (pp-1)/(v m) of that on top at the least (Narayanan et al. 2021,
+ *    sec. 2.2: bubble over ideal = (p-1)/(v m)); communication, launches
+ *    and memory-bound kernels only add.  So the iteration takes at least
+ *    FLOPs (1 + (pp-1)/(v m)) / (gpus x peak x eff_max), which is the formula
+ *    model's at efficiency eff_max / (1 + (pp-1)/(v m)).
+ *  - rates: every accounted rate (acct.c) is held nodes x price (cloud
+ *    billing, capex, opex, embodied carbon: the same cluster and pools in
+ *    both runs, billing never charges a shorter run more), storage (same),
+ *    or facility power times a price or grid intensity, which grows with the
+ *    GPU power level (power.c: idle + level x (TDP - idle), level in
+ *    [0, 1]); power.gpu_busy_fraction=0 holds level at 0, the idle floor.
+ *    Both runs start at the same instant, so a time-varying intensity or PUE
+ *    is the same function of time in both; the bound run integrates smaller
+ *    rates over a shorter span [0, D_lb] of it.
+ * The run is the run model's own in formula mode, a few events long, so
+ * the bound costs a scenario load (~1 ms).  A duration bound over the
+ * deadline drops the candidate at either level.
+ */
+enum { LB_ANALYTIC, LB_UNDISRUPTED, LB_DONE };
+
+static int bound_run(struct plan *p, struct cand *c, const char *const *extra,
+		     size_t n_extra, struct err *e)
 {
-	static const char *const off[] = {
-		"failures.enabled=false", "training.checkpoint.enabled=false"
-	};
 	struct report *rep;
-	int rc = evaluate(p, c, off, 2, &rep, e);
+	int rc = evaluate(p, c, extra, n_extra, &rep, e);
 
 	if (rc != 0)
 		return rc;
@@ -348,6 +394,66 @@ static int bound(struct plan *p, struct cand *c, struct err *e)
 	rc = completed(rep) && c->duration_s <= p->deadline_s ? 0 : 1;
 	rep_free(rep);
 	return rc;
+}
+
+/* The kernel bound on one iteration (see above): the busiest stage's
+ * microbatches, each through its L/pp layers forward and backward (and the
+ * forward again with full recomputation) as compute.h prices the kernels,
+ * plus the pipeline's fill and drain, (pp-1)/v of one microbatch's stage
+ * time.  The step model runs these same kernels one after another on each
+ * GPU, with communication, embeddings, logits and optimizer on top. */
+static double iter_lb_s(const struct plan *p, const struct cand *c, int m)
+{
+	struct cmp_shape sh = {
+		.b = c->mb, .s = p->m.seq_len, .h = p->m.hidden, .a = p->m.heads,
+		.V = p->m.vocab, .tp = c->tp, .sp = p->sp, .flash = p->flash,
+		.peak_flops = p->peak_tflops * 1e12,
+	};
+	struct cmp_cost f, b;
+	double layer_s;
+
+	cmp_layer_fwd(&p->gpu, &sh, &f);
+	cmp_layer_bwd(&p->gpu, &sh, &b);
+	layer_s = f.time_s + b.time_s + (c->recompute ? f.time_s : 0);
+	return (m + (double)(c->pp - 1) / p->virtual_stages) *
+	       ((double)p->m.layers / c->pp) * layer_s;
+}
+
+/* Returns 0 with c->bound set, 1 when the candidate cannot meet the
+ * deadline or the scenario rejects it, -1 on failure. */
+static int bound_analytic(struct plan *p, struct cand *c, struct err *e)
+{
+	char eff[PLAN_OV_LEN], peak[PLAN_OV_LEN];
+	const char *ov[] = {
+		"failures.enabled=false", "training.checkpoint.enabled=false",
+		"training.iteration_model=formula", "power.gpu_busy_fraction=0",
+		eff, peak
+	};
+	int m = p->global_batch / (c->dp * c->mb);
+	double bubble = 1 + (double)(c->pp - 1) / ((double)p->virtual_stages * m);
+	double iter_s = iter_lb_s(p, c, m);
+	double flops = tfm_flops(&p->m, p->global_batch, c->recompute);
+	double peak_flops = p->peak_tflops * 1e12;
+
+	/* The tighter of the two bounds on the iteration: the larger time,
+	 * the smaller efficiency. */
+	snprintf(eff, sizeof eff, "training.efficiency=%.17g",
+		 fmax(1e-3, fmin(p->eff_max / bubble, flops / (c->gpus * peak_flops * iter_s))));
+	snprintf(peak, sizeof peak, "gpus.%s.peak_bf16_tflops=%.17g", p->gpu_name,
+		 p->peak_tflops * (1 + 1e-12));	/* printing's rounding: stay below */
+	c->level = LB_ANALYTIC;
+	p->formula_runs++;
+	return bound_run(p, c, ov, sizeof ov / sizeof *ov, e);
+}
+
+static int bound_undisrupted(struct plan *p, struct cand *c, struct err *e)
+{
+	static const char *const off[] = {
+		"failures.enabled=false", "training.checkpoint.enabled=false"
+	};
+
+	c->level = LB_UNDISRUPTED;
+	return bound_run(p, c, off, 2, e);
 }
 
 /* Last resort of both orders, so that the ranking is the same on every
@@ -525,50 +631,76 @@ static void tsv_row(struct plan *p, const struct cand *c)
 		c->op_carbon_kg, c->embodied_kg, c->duration_s);
 }
 
+/* The unfinished candidate of least bound (by_bound's order), or -1. */
+static long next_cand(const struct cands *cs)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < cs->n; i++)
+		if (cs->v[i].level != LB_DONE &&
+		    (best < 0 || by_bound(&cs->v[i], &cs->v[best]) < 0))
+			best = (long)i;
+	return best;
+}
+
 static int search(struct plan *p, bool json, struct err *e)
 {
 	struct cands cs = { 0 }, done = { 0 };
 	size_t n_bounded = 0, n_layouts;
+	long i;
 	int rc = -1;
 
 	if (enumerate(p, &cs) < 0)
 		goto oom;
 	n_layouts = cs.n;
-	/* Bounds; keep the candidates that may meet the deadline. */
-	for (size_t i = 0; i < cs.n; i++) {
-		int r = bound(p, &cs.v[i], e);
+	/* Analytic bounds; keep the candidates that may meet the deadline. */
+	for (size_t k = 0; k < cs.n; k++) {
+		int r = bound_analytic(p, &cs.v[k], e);
 
 		if (r < 0)
 			goto out;
 		if (r == 0)
-			cs.v[n_bounded++] = cs.v[i];
+			cs.v[n_bounded++] = cs.v[k];
 	}
 	cs.n = n_bounded;
-	if (cs.n > 0)
-		qsort(cs.v, cs.n, sizeof *cs.v, by_bound);
-	/* Branch and bound over layouts in order of their bound. */
-	for (size_t i = 0; i < cs.n; i++) {
-		struct cand c = cs.v[i];
+	/* Branch and bound, best bound first: a candidate's bound is tightened
+	 * (analytic, then the undisrupted run) before it is evaluated in full,
+	 * and the search stops once the least bound left cannot beat the N-th
+	 * best found. */
+	while ((i = next_cand(&cs)) >= 0) {
+		struct cand *c = &cs.v[i];
+		int r;
 
 		if (done.n >= (size_t)p->top) {
 			qsort(done.v, done.n, sizeof *done.v, by_objective);
-			if (c.bound > done.v[p->top - 1].obj)
+			if (c->bound > done.v[p->top - 1].obj)
 				break;
 		}
-		if (evaluate_full(p, &c, e) < 0)
+		if (c->level == LB_ANALYTIC) {
+			if ((r = bound_undisrupted(p, c, e)) < 0)
+				goto out;
+			if (r > 0)
+				c->level = LB_DONE;
+			continue;
+		}
+		struct cand full = *c;
+
+		c->level = LB_DONE;
+		if (evaluate_full(p, &full, e) < 0)
 			goto out;
-		if (c.feasible && p->tsv)
-			tsv_row(p, &c);
-		if (c.feasible && cands_push(&done, &c) < 0) {
-			free(c.json);
+		if (full.feasible && p->tsv)
+			tsv_row(p, &full);
+		if (full.feasible && cands_push(&done, &full) < 0) {
+			free(full.json);
 			goto oom;
 		}
 	}
 	if (done.n > 0)
 		qsort(done.v, done.n, sizeof *done.v, by_objective);
 	printf("# plan %s: deadline %.2f days, minimize %s; %zu layouts fit in memory, "
-	       "%zu may meet the deadline, %ld runs simulated\n", p->file,
-	       p->deadline_s / 86400.0, goal_names[p->goal], n_layouts, cs.n, p->runs);
+	       "%zu may meet the deadline, %ld runs simulated (%ld of them analytic bounds)\n",
+	       p->file, p->deadline_s / 86400.0, goal_names[p->goal], n_layouts, cs.n,
+	       p->runs, p->formula_runs);
 	if (done.n == 0) {
 		printf("# no configuration completes within the deadline\n");
 		rc = 0;
@@ -667,6 +799,9 @@ static int plan_setup(struct plan *p, struct err *e)
 	struct err pe = { 0 };
 	struct scenario *sc = plan_load(p, zero, 1, &pe);
 
+	struct gpu_spec g;
+	const char *gpu;
+
 	/* Does this trainsim have ZeRO?  Ask the schema. */
 	p->has_zero = sc != NULL;
 	sc_free(sc);
@@ -680,7 +815,29 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->gpus = (int)sc_int(sc, "cluster.gpus");
 	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
 	p->global_batch = (int)sc_int(sc, "parallel.global_batch");
-	p->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", sc_str(sc, "cluster.gpu")) * 1e9;
+	gpu = sc_str(sc, "cluster.gpu");
+	p->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", gpu) * 1e9;
+	if (strlen(gpu) >= sizeof p->gpu_name) {
+		sc_free(sc);
+		return err_set(e, ERR_USAGE, "plan: GPU name %s too long", gpu);
+	}
+	strcpy(p->gpu_name, gpu);
+	/* For the analytic bound (see bound_analytic): the peak and the
+	 * kernels' best efficiency the step model can reach. */
+	gpu_from_scenario(sc, gpu, &g);
+	p->peak_tflops = (strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ?
+			  g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
+	p->eff_max = g.flash_eff;
+	for (int k = 0; k < g.gemm_points; k++)
+		p->eff_max = fmax(p->eff_max, g.gemm_eff[k]);
+	p->eff_max = fmin(1, p->eff_max);
+	p->gpu = g;
+	p->gpu.name = p->gpu_name;	/* g's strings die with sc */
+	p->gpu.nvlink = NULL;
+	p->sp = sc_bool(sc, "parallel.sequence_parallel");
+	p->flash = sc_bool(sc, "parallel.flash_attention");
+	p->virtual_stages = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
+			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
 	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
 	sc_free(sc);
 	return 0;
