@@ -15,7 +15,7 @@ const struct cfg_setting pace_settings[] = {
 	CFG_END
 };
 
-#define KEY_LEN 11
+#define KEY_LEN 12
 
 struct pace_cache {
 	size_t n, cap;
@@ -42,9 +42,10 @@ static void cache_key(const struct pace_src *src, const struct layout *L, int64_
 	int64_t key[KEY_LEN] = {
 		src->L->gpus, L->tp, L->pp, L->dp, L->micro_batch, L->microbatches,
 		L->global_batch, src->recompute, src->zero_stage, src->use_step,
-		src->shrink_batch,
+		src->shrink_batch, 0,
 	};
 
+	memcpy(&key[KEY_LEN - 1], &src->efficiency, sizeof src->efficiency);
 	memcpy(k, key, sizeof key);
 }
 

@@ -33,7 +33,8 @@
 /*
  * A cache of paces shared by runs of scenarios that differ only in what its
  * key holds (cluster size, tp, pp, dp, micro-batch, microbatches, global
- * batch, recomputation, ZeRO stage) and in settings the step model does not
+ * batch, recomputation, ZeRO stage, iteration model and the formula's
+ * efficiency) and in settings the step model does not
  * read (checkpoints, failures, pools, prices): the planner's candidates.
  * The caller guarantees that; a plain run passes none.
  */
