@@ -3,9 +3,10 @@ libtrainsim_a_SOURCES += models/gpu.c models/transformer.c models/layout.c model
 noinst_HEADERS += models/gpu.h models/transformer.h models/layout.h models/pool.h models/pace.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
+	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
 	models/replay.c models/spot.c models/gc.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
-	models/checkpoint.h models/failure.h models/run.h
+	models/checkpoint.h models/failure.h models/run.h models/run_int.h
 # Accounting's parts (issue 6).
 libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c \
 	models/region.c

@@ -1,0 +1,164 @@
+/*
+ * run_out.c -- what the run writes: time-series samples (and budget polls),
+ * the end of the run, the summary and /step.
+ * Part of the run model (see run.c, run_int.h).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "models/run_int.h"
+
+/* --- samples and the end --------------------------------------------------------- */
+
+int run_sample(struct run *r, struct err *e)
+{
+	int64_t now = ev_now(r->sim);
+	double row[ROW_MAX], dt_s = (now - r->last_sample_ns) * 1e-9;
+	int per_pool[POOLS_MAX];
+	double done = run_iters_now(r, now);
+
+	run_io_set_rate(r, r->io_rate_Bps);
+	row[TS_TOKENS] = r->tokens + (done - r->iters) * (run_working(r) ? r->pace->tokens_per_iter : 0);
+	row[TS_STATE] = r->state;
+	row[TS_ACTIVE_GPUS] = run_working(r) ? r->dp * r->md.gpus_per_replica : 0;
+	row[TS_NODES] = r->state == RS_DONE ? 0 : run_nodes_held(r, per_pool);
+	row[TS_DP] = r->dp;
+	row[TS_IO_BPS] = dt_s > 0 ? (r->io_bytes - r->io_bytes_at_sample) / dt_s : 0;
+	row[TS_IO_BYTES] = r->io_bytes;
+	row[TS_STALL] = r->state_s[RS_CKPT] +
+			(r->state == RS_CKPT ? (now - r->state_since_ns) * 1e-9 : 0);
+	row[TS_LOST] = r->lost_work_s;
+	r->io_bytes_at_sample = r->io_bytes;
+	r->last_sample_ns = now;
+	acct_sample(r->acct, now, row + TS_COUNT);
+	if (r->opts->progress)
+		r->opts->progress(r->opts->progress_ctx,
+				  row[TS_TOKENS] / (double)r->md.tokens_needed, now * 1e-9);
+	return rep_sample(r->rep, now / 1e9, row, e);
+}
+
+int run_on_sample(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct run *r = ctx;
+
+	(void)ev;
+	int stop;
+
+	if (run_sample(r, e) < 0)
+		return -1;
+	stop = acct_poll(r->acct, ev_now(sim), r->rep, e);	/* budgets */
+	if (stop < 0)
+		return -1;
+	if (stop > 0) {
+		if (run_working(r))
+			run_commit_progress(r, run_iters_now(r, ev_now(sim)));
+		return run_finish(r, 0, e);
+	}
+	ev_after(sim, r->sample_ns, r->k_sample, 0);
+	return 0;
+}
+
+int run_finish(struct run *r, int completed, struct err *e)
+{
+	r->completed = completed;
+	if (r->draining) {
+		ev_cancel(r->sim, r->drain_ev);
+		r->draining = false;
+		run_io_set_rate(r, 0);
+	}
+	run_enter(r, RS_DONE);
+	r->end_ns = ev_now(r->sim);
+	run_io_set_rate(r, 0);
+	if (run_event(r, "run_end", -1, (double)r->iters, e) < 0)
+		return -1;
+	ev_stop(r->sim);
+	return 0;
+}
+
+/* --- outputs ----------------------------------------------------------- */
+
+void run_summarize(struct run *r)
+{
+	const struct model *md = &r->md;
+	struct report *rep = r->rep;
+	const struct pace *full = &md->full;
+	double dur_s = r->end_ns * 1e-9;
+	double iter_s = full->iter_s + (full->every ? full->manual_s / full->every : 0);
+	double gc_s = 0;
+	char name[64];
+
+	for (int s = 0; s < RS_COUNT; s++)
+		gc_s += r->gc_s[s];
+	rep_summary(rep, "duration_s", dur_s, "s");
+	rep_summary(rep, "iterations", (double)r->iters, "");
+	rep_summary(rep, "tokens", (double)r->tokens, "tokens");
+	rep_summary(rep, "iteration_time_s", iter_s, "s");
+	rep_summary(rep, "tflops_per_gpu", md->flops_per_iter / (iter_s * md->L.gpus) / 1e12,
+		    "TFLOP/s");
+	rep_summary(rep, "mfu", tfm_model_flops_per_token(&md->m) * md->tokens_per_iter /
+		    (iter_s * md->L.gpus * md->g.peak_bf16_flops), "");
+	/* useful training time: the tokens done at the full cluster's pace
+	 * without GC, so slower elastic training and GC count as lost */
+	rep_summary(rep, "goodput", dur_s > 0 ? (double)r->tokens / md->tokens_per_iter *
+		    md->iteration_s / dur_s : NAN, "");
+	acct_summarize(r->acct, r->end_ns, rep);
+	rep_summary(rep, "failures", (double)r->failures, "");
+	rep_summary(rep, "preemptions", (double)r->preemptions, "");
+	rep_summary(rep, "checkpoints", (double)r->checkpoints, "");
+	rep_summary(rep, "restarts", (double)r->restarts, "");
+	rep_summary(rep, "lost_work_s", r->lost_work_s, "s");
+	rep_summary(rep, "peak_memory_gib", md->mem.total_bytes / 1073741824.0, "GiB");
+	rep_summary(rep, "completed", r->completed, "");
+	rep_summary(rep, "duration_days", dur_s / 86400.0, "days");
+	rep_summary(rep, "params", md->params, "");
+	rep_summary(rep, "gpus", md->L.gpus, "");
+	for (int s = 0; s < RS_DONE; s++) {
+		snprintf(name, sizeof name, "time_%s_s", run_state_names[s]);
+		rep_summary(rep, name, r->state_s[s] - r->gc_s[s], "s");
+	}
+	rep_summary(rep, "time_gc_s", gc_s, "s");
+	for (int k = 0; k < FK_COUNT; k++) {
+		snprintf(name, sizeof name, "failures_%s", fail_kind_names[k]);
+		rep_summary(rep, name, (double)r->fail_kind[k], "");
+	}
+	rep_summary(rep, "preempted_nodes", (double)r->preempted_nodes, "nodes");
+	rep_summary(rep, "notice_checkpoints", (double)r->notice_checkpoints, "");
+	rep_summary(rep, "checkpoints_lost", (double)r->checkpoints_lost, "");
+	rep_summary(rep, "interrupted_restarts", (double)r->interrupted_restarts, "");
+	rep_summary(rep, "spare_waits", (double)r->spare_waits, "");
+	rep_summary(rep, "resizes", (double)r->resizes, "");
+	rep_summary(rep, "dp_min", r->dp_min, "replicas");
+	rep_summary(rep, "mtti_s", md->mtti_s, "s");
+	rep_summary(rep, "checkpoint_interval_s", md->ck.interval_iters * md->iteration_s, "s");
+	rep_summary(rep, "checkpoint_interval_iters", (double)md->ck.interval_iters, "");
+	rep_summary(rep, "checkpoint_stall_s", md->ck.stall_s, "s");
+	rep_summary(rep, "young_interval_s", md->ck.young_s, "s");
+	rep_summary(rep, "daly_interval_s", md->ck.daly_s, "s");
+	rep_summary(rep, "checkpoint_bytes_written", r->io_bytes, "bytes");
+	rep_summary(rep, "gc_slowdown", iter_s / full->compute_s, "");
+	rep_summary(rep, "events", (double)ev_count(r->sim), "");
+}
+
+/* /step: the step model's breakdown of one full-cluster iteration (the
+ * formula model knows only the total), then what the run adds to it. */
+int run_write_step(struct run *r, struct err *e)
+{
+	const struct model *md = &r->md;
+	struct report *rep = r->rep;
+
+	if (md->src.use_step) {
+		if (step_report(rep, &md->full.step, e) < 0)
+			return -1;
+	} else {
+		rep_step_scalar(rep, "iteration_s", md->iteration_s, "s");
+		rep_step_scalar(rep, "compute_s", md->iteration_s, "s");
+		rep_step_scalar(rep, "flops_per_iter", md->flops_per_iter, "FLOP");
+		rep_step_scalar(rep, "peak_memory_bytes", md->mem.total_bytes, "bytes");
+	}
+	rep_step_scalar(rep, "iteration_with_gc_s", md->full.iter_s, "s");
+	rep_step_scalar(rep, "tokens_per_iteration", (double)md->tokens_per_iter, "tokens");
+	rep_step_scalar(rep, "checkpoint_write_s", md->ck.write_s, "s");
+	rep_step_scalar(rep, "checkpoint_load_s", md->ck.load_s, "s");
+	rep_step_scalar(rep, "checkpoint_bytes", md->ck.size_bytes, "bytes");
+	return 0;
+}
