@@ -6,7 +6,8 @@ libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbo
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
 	models/replay.c models/spot.c models/gc.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
-	models/checkpoint.h models/failure.h models/run.h models/run_int.h
+	models/checkpoint.h models/failure.h models/run.h models/run_int.h \
+	models/replay.h models/spot.h models/gc.h models/replicas.h
 # Accounting's parts (issue 6).
 libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c \
 	models/region.c
@@ -33,5 +34,3 @@ EXTRA_DIST += tests/acct-e2e.sh
 check_PROGRAMS += tests/acct-tco-t
 TESTS += tests/acct-tco-t
 tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
-	models/checkpoint.h models/failure.h models/run.h \
-	models/replay.h models/spot.h models/gc.h models/replicas.h
