@@ -30,6 +30,7 @@
 #include "models/pace.h"
 #include "models/plan.h"
 #include "models/run.h"
+#include "topologies/topo.h"
 
 /* --- bounds ------------------------------------------------------------- */
 
@@ -121,6 +122,12 @@ struct plan {
 	int virtual_stages;		/* 1 unless the interleaved schedule */
 	struct gpu_spec gpu;		/* for the kernel model (compute.h) */
 	bool sp, flash;			/* parallel.sequence_parallel, .flash_attention */
+	bool step_model;		/* training.iteration_model = step */
+	double formula_eff;		/* training.efficiency (the formula model's) */
+	double nic_Bps;			/* scale-out bandwidth per GPU, one way */
+	int domain_gpus;		/* GPUs of a scale-up (NVLink) domain */
+	bool placed;			/* network.placement given: ranks anywhere */
+	bool dist_opt;			/* parallel.distributed_optimizer */
 	long runs;			/* evaluations made, for the report */
 	long formula_runs;		/* of which analytic bounds (formula pace) */
 	int *gpu_list;
@@ -419,6 +426,43 @@ static double iter_lb_s(const struct plan *p, const struct cand *c, int m)
 	       ((double)p->m.layers / c->pp) * layer_s;
 }
 
+/* The data-parallel bound on one iteration: what the scale-out links of a
+ * GPU must carry in one direction, at their full rate.  The step model's
+ * reduce-scatters and all-gathers are rings (coll.c) whose channels enter
+ * each scale-up domain once per run of consecutive members, every ring
+ * edge carrying (n-1)/n of the channel's share: a domain takes in at least
+ * (n-1)/n S per collective of a group of n on S bytes, whatever the group's
+ * q members inside it do over NVLink.  A domain of D GPUs holds at least
+ * D/q groups of its stage and has D GPUs' worth of scale-out links, so each
+ * GPU's link carries at least (n-1)/(n q) S per collective.  With TP
+ * innermost a domain holds at most ceil(D/tp) GPUs of one group (any
+ * min(n, D) under a placement of the user's).  All-reduce may run as a
+ * tree: it counts as bringing in (n-q)/n S, the data of the members
+ * outside.  Per iteration, in the direction of the rings: ZeRO-3 gathers
+ * the stage's weights before each forward and each backward of every
+ * microbatch and reduce-scatters the gradients after each backward (3m
+ * collectives), ZeRO-2 reduce-scatters every microbatch and gathers once
+ * (m + 1), ZeRO-1 and the distributed optimizer one of each (2).  S counts
+ * only the transformer layers' weight matrices, 12 h^2 per layer in fp16,
+ * of the stage with the fewest layers. */
+static double comm_lb_s(const struct plan *p, const struct cand *c, int m)
+{
+	int n = c->dp, D = p->domain_gpus;
+	int q = p->placed ? D : (D + c->tp - 1) / c->tp;
+	double h = p->m.hidden;
+	double S = 2.0 * 12.0 * h * h * (p->m.layers / c->pp) / c->tp;
+	double per_gpu;
+
+	if (q >= n || q < 1 || !(p->nic_Bps > 0))
+		return 0;	/* the group may sit in one domain */
+	if (c->zero == 0 && !p->dist_opt)
+		per_gpu = S * (double)(n - q) / ((double)n * q);
+	else
+		per_gpu = (c->zero == 3 ? 3.0 * m : c->zero == 2 ? m + 1.0 : 2.0) *
+			  S * (double)(n - 1) / ((double)n * q);
+	return per_gpu / p->nic_Bps;
+}
+
 /* Returns 0 with c->bound set, 1 when the candidate cannot meet the
  * deadline or the scenario rejects it, -1 on failure. */
 static int bound_analytic(struct plan *p, struct cand *c, struct err *e)
@@ -431,14 +475,17 @@ static int bound_analytic(struct plan *p, struct cand *c, struct err *e)
 	};
 	int m = p->global_batch / (c->dp * c->mb);
 	double bubble = 1 + (double)(c->pp - 1) / ((double)p->virtual_stages * m);
-	double iter_s = iter_lb_s(p, c, m);
+	double iter_s = fmax(iter_lb_s(p, c, m), comm_lb_s(p, c, m));
 	double flops = tfm_flops(&p->m, p->global_batch, c->recompute);
 	double peak_flops = p->peak_tflops * 1e12;
+	double bound_eff = fmin(p->eff_max / bubble, flops / (c->gpus * peak_flops * iter_s));
 
 	/* The tighter of the two bounds on the iteration: the larger time,
-	 * the smaller efficiency. */
-	snprintf(eff, sizeof eff, "training.efficiency=%.17g",
-		 fmax(1e-3, fmin(p->eff_max / bubble, flops / (c->gpus * peak_flops * iter_s))));
+	 * the smaller efficiency.  The formula model runs at its own
+	 * efficiency: that is its bound. */
+	if (!p->step_model)
+		bound_eff = p->formula_eff;
+	snprintf(eff, sizeof eff, "training.efficiency=%.17g", fmax(1e-3, bound_eff));
 	snprintf(peak, sizeof peak, "gpus.%s.peak_bf16_tflops=%.17g", p->gpu_name,
 		 p->peak_tflops * (1 + 1e-12));	/* printing's rounding: stay below */
 	c->level = LB_ANALYTIC;
@@ -792,6 +839,22 @@ static int default_gpus(struct plan *p, struct err *e)
 	return 0;
 }
 
+/* The network figures of the communication bound (comm_lb_s). */
+static int plan_net_setup(struct plan *p, const struct scenario *sc, struct err *e)
+{
+	struct net *net = net_build(sc, e);
+
+	if (!net)
+		return -1;
+	p->nic_Bps = net->p.scale_out.bw_Bps * net->p.scale_out.efficiency *
+		     net->p.nics_per_node / net->p.gpus_per_node;
+	p->domain_gpus = net->p.domain_gpus;
+	p->placed = sc_list_len(sc, "network.placement") > 0;
+	p->dist_opt = sc_bool(sc, "parallel.distributed_optimizer");
+	net_free(net);
+	return 0;
+}
+
 /* What the search needs from the scenario as given. */
 static int plan_setup(struct plan *p, struct err *e)
 {
@@ -839,8 +902,11 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->virtual_stages = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
 	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
+	p->step_model = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
+	p->formula_eff = sc_float(sc, "training.efficiency");
+	int rc = plan_net_setup(p, sc, e);
 	sc_free(sc);
-	return 0;
+	return rc;
 }
 
 static int print_daly(struct plan *p, struct err *e)

@@ -322,6 +322,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	struct mem_breakdown mem;
 	struct layer_costs c;
 	struct plan_arrays a;
+	struct step_sym sym = { 0 };
 	int rc = -1;
 
 	double peak = g->peak_bf16_flops;
@@ -371,10 +372,9 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
-	struct step_sym sym;
 	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, &sym, e) < 0)
 		goto done;
-	struct net_transport nt = { net, NULL, sym.rails_disjoint ? L->tp : 1, { { 0 } }, 0 };
+	struct net_transport nt = { net, NULL, sym.rails_symmetric ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
@@ -389,8 +389,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
 		.final_sync_s = embed_sync_s,
-		.net = &tr, .contention = !sym.all_disjoint,
-		.one_group_per_stage = sym.rails_disjoint,
+		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
+		 * the same links: they contend even in a group alone */
+		.net = &tr, .contention = !sym.all_disjoint || o->zero_stage == 3,
+		.one_group_per_stage = sym.rails_symmetric,
 		.rank_gpu = a.rank_gpu,
 	};
 	if (step_run(&p, out, e) < 0)

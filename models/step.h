@@ -114,11 +114,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g,
 		      struct net *net, struct step_result *out, struct err *e);
 
-/* Which DP groups share fabric links (checked on ring-neighbour routes of
- * a fat tree; step_sym.c)? */
+/* How the DP groups use the fabric (checked on the routes of every
+ * collective algorithm on a fat tree; step_sym.c). */
 struct step_sym {
-	bool rails_disjoint;	/* the tp groups of each stage share none: one
-				 * stands for all */
+	bool rails_symmetric;	/* TP rank 0's groups stand for every rank's */
 	bool all_disjoint;	/* no two groups share one: time them alone */
 };
 int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int dp,

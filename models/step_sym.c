@@ -1,81 +1,213 @@
 /*
- * step_sym.c -- may the step model launch one DP group per pipeline stage
- * instead of all tp of them, or time DP collectives alone?
+ * step_sym.c -- may the step model simulate the DP groups of one TP rank
+ * per pipeline stage instead of all tp of them, or time DP collectives
+ * alone?
  *
  * The tp data-parallel groups of a stage (TP rank i of every replica) start
- * identical collectives at the same instant.  When no fabric link carries
- * traffic of groups of two TP ranks (of any stages), rail i's groups meet
- * exactly the contention rail 0's meet, max-min fair sharing gives them the
- * same rates, and TP rank 0's group stands for its stage: the netsim then
- * carries 1/tp of the flows (tier bytes are scaled back).  This
- * holds on a rail-optimised fat tree, where NIC i of every node sits on the
- * rail-i leaves.  When moreover no link is shared by groups of different
- * stages (each stage's replicas in their own pod, say), no two DP
- * collectives ever share a link and each takes its time alone on the
- * fabric: the netsim is not needed at all.  The check routes, on the fat
- * tree, every ring-neighbour pair of every group in both directions over
- * several ECMP keys and records which group owns each link.  Otherwise
- * collectives of different stages share the netsim and contend.
- * Dragonflies route adaptively, so no shortcut is taken there.
+ * identical collectives at the same instant.  Suppose the route of each
+ * transfer of rank i's collectives is the route of its twin in rank 0's,
+ * hop by hop, with every link renamed to one of rank i's own (always the
+ * same one, of the same capacity), and no link is used by two ranks.  Then
+ * swapping rank 0's flows and links with rank i's maps the flow system
+ * onto itself, and the max-min fair rates, which are unique, give a flow
+ * and its twin the same rate: rank 0's groups alone on the netsim see
+ * exactly the contention they see among all, with 1/tp of the flows (the
+ * caller scales tier bytes back).  This holds on a rail-optimised fat tree
+ * where each rail has leaves and uplinks of its own; it fails where a
+ * scalable unit's rails are split over two pods (radix 40, 1024 GPUs), or
+ * where rails meet on a leaf or at the core.  (Rails that met on links
+ * every rank uses alike could be reduced too, at 1/tp of those links'
+ * capacity; none of the fabric builders makes such a fabric, so that case
+ * is not taken.)
+ *
+ * The check routes every transfer of every algorithm a group may run (ring,
+ * NCCL's trees, hierarchical) over the channels the collectives use.  When
+ * moreover no link is used by two groups at all, each collective takes its
+ * time alone on the fabric and the netsim is not needed.  Dragonflies route
+ * adaptively (by load), so no shortcut is taken there.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/step.h"
+#include "topologies/coll.h"
 #include "topologies/topo.h"
 
-#define SYM_KEYS 4	/* ECMP keys tried per pair (NCCL channels differ by key) */
+/* The links of a group's transfers, route after route, in plan order. */
+struct routes {
+	int32_t *link, *len;
+	size_t n_link, cap_link;
+	int32_t n_xfer, cap_xfer;
+};
 
-/* Give the links of one route to group g = k tp + i; note a clash with a
- * group of another TP rank (any stage: rail i's groups would no longer see
- * the same contention as rail 0's) or with any other group. */
-static void claim(int32_t *owner, const int32_t *links, int n, int g, int tp,
-		  struct step_sym *sym)
+static int routes_push(struct routes *r, const int32_t *path, int n)
 {
-	for (int l = 0; l < n; l++) {
-		int o = owner[links[l]];
-		if (o == -1) {
-			owner[links[l]] = g;
-		} else if (o != g) {
-			if (o % tp != g % tp)
-				sym->rails_disjoint = false;
-			sym->all_disjoint = false;
-		}
+	if (r->n_xfer == r->cap_xfer) {
+		int32_t cap = r->cap_xfer ? 2 * r->cap_xfer : 256;
+		int32_t *len = realloc(r->len, (size_t)cap * sizeof *len);
+		if (!len)
+			return -1;
+		r->len = len;
+		r->cap_xfer = cap;
 	}
+	if (r->n_link + (size_t)n > r->cap_link) {
+		size_t cap = r->cap_link ? 2 * r->cap_link : 1024;
+		while (cap < r->n_link + (size_t)n)
+			cap *= 2;
+		int32_t *link = realloc(r->link, cap * sizeof *link);
+		if (!link)
+			return -1;
+		r->link = link;
+		r->cap_link = cap;
+	}
+	memcpy(r->link + r->n_link, path, (size_t)n * sizeof *path);
+	r->n_link += (size_t)n;
+	r->len[r->n_xfer++] = n;
+	return 0;
+}
+
+/* Every transfer of every algorithm the group may run.  One the group
+ * cannot run (hierarchical over unequal nodes) is left out: the run
+ * refuses it too. */
+static int group_routes(struct net *net, const int *gpus, int n, struct routes *r,
+			struct err *e)
+{
+	static const enum coll_algo algos[] = { COLL_RING, COLL_TREE, COLL_HIER };
+	int32_t path[NET_PATH_MAX];
+
+	r->n_link = 0;
+	r->n_xfer = 0;
+	for (size_t a = 0; a < sizeof algos / sizeof *algos; a++) {
+		struct coll c = { COLL_ALL_REDUCE, algos[a], gpus, n, 1.0 };
+		struct coll_plan p;
+		struct err scratch = { 0 };
+
+		if (coll_plan_build(net, &c, algos[a], &p, &scratch) < 0)
+			continue;
+		for (int ph = 0; ph < p.n_phases; ph++)
+			for (int32_t i = 0; i < p.ph[ph].n; i++) {
+				const struct coll_xfer *x = &p.ph[ph].x[i];
+				int len = net_route(net, x->src, x->dst, x->key, NULL, path);
+				if (routes_push(r, path, len) < 0) {
+					coll_plan_free(&p);
+					return err_set(e, ERR_RUN, "step: out of memory");
+				}
+			}
+		coll_plan_free(&p);
+	}
+	return 0;
+}
+
+/* Record that group g uses the links of r; note a second group on one. */
+static void claim(int32_t *owner, const struct routes *r, int g, bool *all_disjoint)
+{
+	for (size_t h = 0; h < r->n_link; h++) {
+		int32_t l = r->link[h];
+		if (owner[l] == -1)
+			owner[l] = g;
+		else if (owner[l] != g)
+			*all_disjoint = false;
+	}
+}
+
+/* Are ri's routes r0's with links renamed consistently (map: rank 0's link
+ * to rank i's, inv its inverse) between links of equal capacity? */
+static bool twins(const struct routes *r0, const struct routes *ri, int32_t *map,
+		  int32_t *inv, const double *cap)
+{
+	if (r0->n_xfer != ri->n_xfer || r0->n_link != ri->n_link)
+		return false;
+	for (int32_t x = 0; x < r0->n_xfer; x++)
+		if (r0->len[x] != ri->len[x])
+			return false;
+	for (size_t h = 0; h < r0->n_link; h++) {
+		int32_t a = r0->link[h], b = ri->link[h];
+		if ((map[a] != -1 && map[a] != b) || (inv[b] != -1 && inv[b] != a) ||
+		    cap[a] != cap[b])
+			return false;
+		map[a] = b;
+		inv[b] = a;
+	}
+	return true;
+}
+
+/* Given each rank's renaming of rank 0's links, does every link belong to
+ * one rank only? */
+static bool apart(int32_t n_links, int tp, int32_t *const *map, int32_t *rank)
+{
+	for (int32_t l = 0; l < n_links; l++)
+		rank[l] = map[1][l] != -1 ? 0 : -1;
+	for (int i = 1; i < tp; i++)
+		for (int32_t a = 0; a < n_links; a++) {
+			int32_t b = map[i][a];
+			if (map[1][a] == -1)
+				continue;
+			if (rank[b] != -1)
+				return false;
+			rank[b] = i;
+		}
+	return true;
 }
 
 int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int dp,
 		     struct step_sym *sym, struct err *e)
 {
-	int32_t path[NET_PATH_MAX];
-	int32_t *owner;
+	int32_t n_links = net->g.n_links;
+	struct routes r0 = { 0 }, ri = { 0 };
+	int32_t *owner = NULL, *rank = NULL, **map = NULL, **inv = NULL;
+	int *gpus = NULL;
+	bool twinned = tp > 1;
+	int rc = -1;
 
-	sym->rails_disjoint = sym->all_disjoint = false;
+	memset(sym, 0, sizeof *sym);
 	if (dp <= 1 || net->df || !net->ft)
 		return 0;
-	owner = malloc((size_t)net->g.n_links * sizeof *owner);
-	if (!owner)
-		return err_set(e, ERR_RUN, "step: out of memory");
-	for (int32_t l = 0; l < net->g.n_links; l++)
-		owner[l] = -1;
-	sym->rails_disjoint = sym->all_disjoint = true;
-	for (int k = 0; k < pp && sym->rails_disjoint; k++)
-		for (int i = 0; i < tp && sym->rails_disjoint; i++)
-			for (int j = 0; j < dp; j++) {
-				int a = rank_gpu[i + tp * (j + dp * k)];
-				int b = rank_gpu[i + tp * ((j + 1) % dp + dp * k)];
-				for (uint64_t key = 0; key < SYM_KEYS; key++) {
-					int n = net_route(net, a, b, key, NULL, path);
-					if (n > 0)
-						claim(owner, path, n, k * tp + i, tp, sym);
-					n = net_route(net, b, a, key, NULL, path);
-					if (n > 0)
-						claim(owner, path, n, k * tp + i, tp, sym);
-				}
-			}
-	if (!sym->rails_disjoint)
-		sym->all_disjoint = false;
-	if (tp <= 1)
-		sym->rails_disjoint = false;	/* nothing to stand for */
+	owner = malloc((size_t)n_links * sizeof *owner);
+	rank = malloc((size_t)n_links * sizeof *rank);
+	map = calloc((size_t)tp, sizeof *map);
+	inv = calloc((size_t)tp, sizeof *inv);
+	gpus = malloc((size_t)dp * sizeof *gpus);
+	if (!owner || !rank || !map || !inv || !gpus)
+		goto oom;
+	for (int i = 0; i < tp; i++) {
+		map[i] = malloc((size_t)n_links * sizeof **map);
+		inv[i] = malloc((size_t)n_links * sizeof **inv);
+		if (!map[i] || !inv[i])
+			goto oom;
+		memset(map[i], 0xff, (size_t)n_links * sizeof **map);	/* -1 */
+		memset(inv[i], 0xff, (size_t)n_links * sizeof **inv);
+	}
+	memset(owner, 0xff, (size_t)n_links * sizeof *owner);
+	sym->all_disjoint = true;
+	for (int k = 0; k < pp; k++)
+		for (int i = 0; i < tp; i++) {
+			struct routes *r = i == 0 ? &r0 : &ri;
+			for (int j = 0; j < dp; j++)
+				gpus[j] = rank_gpu[i + tp * (j + dp * k)];
+			if (group_routes(net, gpus, dp, r, e) < 0)
+				goto out;
+			claim(owner, r, k * tp + i, &sym->all_disjoint);
+			if (i > 0 && twinned)
+				twinned = twins(&r0, r, map[i], inv[i], net->g.bw_Bps);
+		}
+	sym->rails_symmetric = twinned && apart(n_links, tp, map, rank);
+	rc = 0;
+	goto out;
+oom:
+	err_set(e, ERR_RUN, "step: out of memory");
+out:
+	for (int i = 0; map && i < tp; i++)
+		free(map[i]);
+	for (int i = 0; inv && i < tp; i++)
+		free(inv[i]);
+	free(map);
+	free(inv);
 	free(owner);
-	return 0;
+	free(rank);
+	free(gpus);
+	free(r0.link);
+	free(r0.len);
+	free(ri.link);
+	free(ri.len);
+	return rc;
 }

@@ -60,7 +60,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, net_settings);
-	tap_plan(31);
+	tap_plan(33);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -202,17 +202,29 @@ int main(void)
 	       k.r.iteration_s, e.msg);
 	sc_free(k.sc);
 
-	/* symmetry (step_sym.c): with radix-64 switches a 16,384-GPU TP8 PP16
-	 * job puts each stage's 128 nodes in one pod (32 leaves x 32 ports),
-	 * rail i on leaves of its own: no link carries two DP groups.  With
-	 * radix 40 (HDR) 1024 GPUs span three pods and rails meet at the core. */
-	const char *big[] = { "cluster.gpus=16384", "parallel.global_batch=24576",
-			      "network.fat_tree.radix=64" };
-	struct step_sym sym[2];
-	for (int f = 0; f < 2; f++) {
+	/* symmetry (step_sym.c), 175B TP8 PP16 on 1024 GPUs.  Radix 40 (HDR):
+	 * a scalable unit is 20 nodes on 8 rail leaves and a pod holds 20
+	 * leaves, so the third unit's rails 0-3 sit in pod 0 and its rails 4-7
+	 * in pod 1: rail 4's routes are not rail 0's renamed, and every group
+	 * goes on the netsim.  Without rail optimisation a leaf carries every
+	 * rail.  Radix 64, leaves 2:1: two pods' worth of leaves in one tier,
+	 * rails apart, but the stages of a rail meet on spine links.  16,384
+	 * GPUs on radix 64: each stage's 128 nodes in one pod of 32 leaves x 32
+	 * ports, rail i on leaves of its own, no link carries two DP groups. */
+	const char *cases[][3] = {
+		{ "network.fat_tree.radix=40", NULL, NULL },
+		{ "network.fat_tree.rail_optimized=false", NULL, NULL },
+		{ "network.fat_tree.radix=64", "network.fat_tree.oversubscription=[2.0, 1.0]", NULL },
+		{ "cluster.gpus=16384", "parallel.global_batch=24576",
+		  "network.fat_tree.radix=64" },
+	};
+	enum { N_CASES = sizeof cases / sizeof *cases };
+	struct step_sym sym[N_CASES];
+	for (int f = 0; f < N_CASES; f++) {
 		char file[4096];
 		snprintf(file, sizeof file, "%s/%s", tap_srcdir(), bench);
-		struct scenario *sc = sc_load(s, file, big, f ? 3 : 0, &e);
+		struct scenario *sc = sc_load(s, file, cases[f],
+					    cases[f][2] ? 3 : cases[f][1] ? 2 : 1, &e);
 		struct tfm m;
 		struct layout L;
 		struct net *net = NULL;
@@ -234,10 +246,14 @@ int main(void)
 		net_free(net);
 		sc_free(sc);
 	}
-	tap_ok(!sym[0].rails_disjoint && !sym[0].all_disjoint,
-	       "1024 GPUs on radix 40: rails share core links, all groups on the netsim");
-	tap_ok(sym[1].rails_disjoint, "16,384 GPUs on radix 64: rails disjoint");
-	tap_ok(sym[1].all_disjoint, "... and every DP group on links of its own");
+	tap_ok(!sym[0].rails_symmetric && !sym[0].all_disjoint,
+	       "radix 40: a unit split over two pods, every group on the netsim");
+	tap_ok(!sym[1].rails_symmetric && !sym[1].all_disjoint,
+	       "not rail-optimised: rails meet on the leaves");
+	tap_ok(sym[2].rails_symmetric && !sym[2].all_disjoint,
+	       "radix 64, leaves 2:1: rails apart, stages meet: one rail on the netsim");
+	tap_ok(sym[3].rails_symmetric, "16,384 GPUs on radix 64: rails symmetric");
+	tap_ok(sym[3].all_disjoint, "... and every DP group on links of its own");
 	cfg_schema_free(s);
 	return tap_done();
 }

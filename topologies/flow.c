@@ -3,9 +3,10 @@
  * connected component, with flows ending and delivered in time order.
  * See flow.h for the model.
  *
- * Data: each link keeps an array of its flows; each flow keeps its path and,
- * for each hop, its index in that link's array, so removal is a swap.  Two
- * indexed binary heaps: flows by next event time (transfer end, then
+ * Data: each link keeps an array of its flows, each entry with the flow's
+ * generation; a flow that ends leaves its entries behind, and the next solve,
+ * which walks the arrays of every link the flow touched, drops them (so an
+ * ending flow touches no other flow).  Two indexed binary heaps: flows by next event time (transfer end, then
  * delivery), and, during a solve, the component's links by fair share.
  * While filling, a link's fair share only grows (a flow frozen at the
  * minimum share s leaves rem - s over n - 1 >= rem/n), so a link moves
@@ -26,11 +27,21 @@ struct flow {
 	double max_Bps;		/* the flow's own ceiling (0: none) */
 	int64_t t_last, key_ns, lat_ns;
 	uint64_t seq, owner;
-	int32_t heap;		/* index in the time heap, -1 outside */
 	uint32_t stamp;
 	uint8_t n, state;
+	uint32_t gen;		/* bumped when the id is reused */
 	int32_t path[NET_PATH_MAX];
-	int32_t pos[NET_PATH_MAX];
+};
+
+struct lf_ent {
+	int32_t id;
+	uint32_t gen;
+};
+
+struct t_ent {
+	int64_t key_ns;
+	uint64_t seq;
+	int32_t id;
 };
 
 struct flow_sys {
@@ -38,11 +49,14 @@ struct flow_sys {
 	const double *cap;
 	const uint8_t *tier;
 	int n_tiers;
-	int32_t **lf, *lf_n, *lf_cap;	/* flows on each link */
+	struct lf_ent **lf;		/* flows on each link, some ended */
+	int32_t *lf_n, *lf_cap;		/* entries in use, room */
+	int32_t *lf_live;		/* flows still sending on each link */
 	double *link_bytes, tier_bytes[TIER_COUNT];
 	struct flow *f;
 	int32_t n_f, cap_f, *free_ids, n_free;
-	int32_t *th, n_th;		/* time heap of flow ids */
+	struct t_ent *th;		/* time heap */
+	int32_t n_th, *hpos;		/* its size; each flow's place in it */
 	uint64_t seq;
 	size_t live;
 	int32_t *dirty, n_dirty;	/* links changed since the last solve */
@@ -56,64 +70,79 @@ struct flow_sys {
 };
 
 /* --- the time heap --------------------------------------------------------- */
+/* Entries carry their keys, so that sifting reads one small array and not
+ * the flows; a flow's place in it is kept apart (hpos) for the same reason. */
 
-static int t_less(const struct flow_sys *fs, int32_t a, int32_t b)
+static int t_less(const struct t_ent *x, const struct t_ent *y)
 {
-	const struct flow *x = &fs->f[a], *y = &fs->f[b];
-
 	return x->key_ns < y->key_ns || (x->key_ns == y->key_ns && x->seq < y->seq);
 }
 
-static void t_set(struct flow_sys *fs, int32_t i, int32_t id)
+static void t_set(struct flow_sys *fs, int32_t i, struct t_ent x)
 {
-	fs->th[i] = id;
-	fs->f[id].heap = i;
+	fs->th[i] = x;
+	fs->hpos[x.id] = i;
 }
 
 static void t_up(struct flow_sys *fs, int32_t i)
 {
-	int32_t id = fs->th[i];
+	struct t_ent x = fs->th[i];
 
-	while (i > 0 && t_less(fs, id, fs->th[(i - 1) / 2])) {
+	while (i > 0 && t_less(&x, &fs->th[(i - 1) / 2])) {
 		t_set(fs, i, fs->th[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
-	t_set(fs, i, id);
+	t_set(fs, i, x);
 }
 
 static void t_down(struct flow_sys *fs, int32_t i)
 {
-	int32_t id = fs->th[i];
+	struct t_ent x = fs->th[i];
 
 	for (;;) {
 		int32_t c = 2 * i + 1;
 		if (c >= fs->n_th)
 			break;
-		if (c + 1 < fs->n_th && t_less(fs, fs->th[c + 1], fs->th[c]))
+		if (c + 1 < fs->n_th && t_less(&fs->th[c + 1], &fs->th[c]))
 			c++;
-		if (!t_less(fs, fs->th[c], id))
+		if (!t_less(&fs->th[c], &x))
 			break;
 		t_set(fs, i, fs->th[c]);
 		i = c;
 	}
-	t_set(fs, i, id);
+	t_set(fs, i, x);
 }
 
+/* The flow's key changed: its entry takes it and moves. */
 static void t_update(struct flow_sys *fs, int32_t id)
 {
-	t_up(fs, fs->f[id].heap);
-	t_down(fs, fs->f[id].heap);
+	int32_t i = fs->hpos[id];
+
+	fs->th[i].key_ns = fs->f[id].key_ns;
+	t_up(fs, i);
+	t_down(fs, fs->hpos[id]);
 }
 
 static void t_remove(struct flow_sys *fs, int32_t id)
 {
-	int32_t i = fs->f[id].heap, last = fs->th[--fs->n_th];
+	int32_t i = fs->hpos[id];
+	struct t_ent last = fs->th[--fs->n_th];
 
-	fs->f[id].heap = -1;
+	fs->hpos[id] = -1;
 	if (i == fs->n_th)
 		return;
 	t_set(fs, i, last);
-	t_update(fs, last);
+	t_up(fs, i);
+	t_down(fs, fs->hpos[last.id]);
+}
+
+/* After many keys changed at once: rebuild in linear time. */
+static void t_heapify(struct flow_sys *fs)
+{
+	for (int32_t i = 0; i < fs->n_th; i++)
+		fs->th[i].key_ns = fs->f[fs->th[i].id].key_ns;
+	for (int32_t i = fs->n_th / 2; i-- > 0;)
+		t_down(fs, i);
 }
 
 /* --- the link heap (fair shares during a solve) --------------------------- */
@@ -187,6 +216,7 @@ struct flow_sys *flow_sys_new(int32_t n_links, const double *cap_Bps,
 	fs->lf = calloc(n, sizeof *fs->lf);
 	fs->lf_n = calloc(n, sizeof *fs->lf_n);
 	fs->lf_cap = calloc(n, sizeof *fs->lf_cap);
+	fs->lf_live = calloc(n, sizeof *fs->lf_live);
 	fs->link_bytes = calloc(n, sizeof *fs->link_bytes);
 	fs->dirty = malloc(n * sizeof *fs->dirty);
 	fs->is_dirty = calloc(n, 1);
@@ -197,7 +227,8 @@ struct flow_sys *flow_sys_new(int32_t n_links, const double *cap_Bps,
 	fs->lh_pos = malloc(n * sizeof *fs->lh_pos);
 	fs->lh = malloc(n * sizeof *fs->lh);
 	fs->comp_l = malloc(n * sizeof *fs->comp_l);
-	if (!fs->lf || !fs->lf_n || !fs->lf_cap || !fs->link_bytes || !fs->dirty ||
+	if (!fs->lf || !fs->lf_n || !fs->lf_cap || !fs->lf_live || !fs->link_bytes ||
+	    !fs->dirty ||
 	    !fs->is_dirty || !fs->link_stamp || !fs->rem || !fs->share ||
 	    !fs->unfrozen || !fs->lh_pos || !fs->lh || !fs->comp_l)
 		goto oom;
@@ -218,10 +249,12 @@ void flow_sys_free(struct flow_sys *fs)
 	free(fs->lf);
 	free(fs->lf_n);
 	free(fs->lf_cap);
+	free(fs->lf_live);
 	free(fs->link_bytes);
 	free(fs->f);
 	free(fs->free_ids);
 	free(fs->th);
+	free(fs->hpos);
 	free(fs->dirty);
 	free(fs->is_dirty);
 	free(fs->link_stamp);
@@ -253,7 +286,10 @@ static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
 		int32_t cap = fs->cap_f ? fs->cap_f * 2 : 256;
 		struct flow *f = realloc(fs->f, sizeof *f * (size_t)cap);
 		int32_t *fr = realloc(fs->free_ids, sizeof *fr * (size_t)cap);
-		int32_t *th = realloc(fs->th, sizeof *th * (size_t)cap);
+		struct t_ent *th = realloc(fs->th, sizeof *th * (size_t)cap);
+		int32_t *hp = realloc(fs->hpos, sizeof *hp * (size_t)cap);
+		if (hp)
+			fs->hpos = hp;
 		int32_t *cf = realloc(fs->comp_f, sizeof *cf * (size_t)cap);
 		int32_t *cc = realloc(fs->capped, sizeof *cc * (size_t)cap);
 		uint8_t *fz = realloc(fs->frozen, (size_t)cap);
@@ -269,10 +305,11 @@ static int32_t new_flow_id(struct flow_sys *fs, struct err *e)
 			fs->th = th;
 		if (cf)
 			fs->comp_f = cf;
-		if (!f || !fr || !th || !cf || !cc || !fz)
+		if (!f || !fr || !th || !hp || !cf || !cc || !fz)
 			return err_set(e, ERR_RUN, "out of memory for flows");
 		fs->cap_f = cap;
 	}
+	fs->f[fs->n_f].gen = 0;
 	return fs->n_f++;
 }
 
@@ -280,14 +317,15 @@ static int link_push(struct flow_sys *fs, int32_t l, int32_t id, struct err *e)
 {
 	if (fs->lf_n[l] == fs->lf_cap[l]) {
 		int32_t cap = fs->lf_cap[l] ? fs->lf_cap[l] * 2 : 4;
-		int32_t *a = realloc(fs->lf[l], sizeof *a * (size_t)cap);
+		struct lf_ent *a = realloc(fs->lf[l], sizeof *a * (size_t)cap);
 		if (a == NULL)
 			return err_set(e, ERR_RUN, "out of memory for flows");
 		fs->lf[l] = a;
 		fs->lf_cap[l] = cap;
 	}
-	fs->lf[l][fs->lf_n[l]] = id;
-	return fs->lf_n[l]++;
+	fs->lf[l][fs->lf_n[l]++] = (struct lf_ent){ id, fs->f[id].gen };
+	fs->lf_live[l]++;
+	return 0;
 }
 
 int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
@@ -299,7 +337,9 @@ int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
 	if (id < 0)
 		return -1;
 	struct flow *f = &fs->f[id];
+	uint32_t gen = f->gen + 1;	/* (new ids: whatever was there) */
 	memset(f, 0, sizeof *f);
+	f->gen = gen;
 	f->left = f->bytes = bytes;
 	f->t_last = now_ns;
 	f->lat_ns = latency_ns;
@@ -310,36 +350,16 @@ int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
 	f->key_ns = (bytes > 0 && n > 0) ? INT64_MAX : now_ns;
 	f->n = (uint8_t)((bytes > 0) ? n : 0);
 	for (int i = 0; i < f->n; i++) {
-		int32_t pos = link_push(fs, path[i], id, e);
-		if (pos < 0)
+		if (link_push(fs, path[i], id, e) < 0)
 			return -1;	/* the flow is half-attached: fs is unusable */
 		f->path[i] = path[i];
-		f->pos[i] = pos;
 		mark_dirty(fs, path[i]);
 	}
-	fs->th[fs->n_th] = id;
-	f->heap = fs->n_th++;
-	t_up(fs, f->heap);
+	fs->th[fs->n_th] = (struct t_ent){ f->key_ns, f->seq, id };
+	fs->hpos[id] = fs->n_th++;
+	t_up(fs, fs->hpos[id]);
 	fs->live++;
 	return id;
-}
-
-static void link_drop(struct flow_sys *fs, int32_t id, int hop)
-{
-	struct flow *f = &fs->f[id];
-	int32_t l = f->path[hop], i = f->pos[hop], last = --fs->lf_n[l];
-
-	if (i != last) {
-		int32_t mid = fs->lf[l][last];
-		struct flow *m = &fs->f[mid];
-		fs->lf[l][i] = mid;
-		for (int k = 0; k < m->n; k++)
-			if (m->path[k] == l && m->pos[k] == last) {
-				m->pos[k] = i;
-				break;
-			}
-	}
-	mark_dirty(fs, l);
 }
 
 /* --- solving -------------------------------------------------------------- */
@@ -361,18 +381,24 @@ static void collect(struct flow_sys *fs, int32_t *n_l, int32_t *n_f)
 	fs->n_dirty = 0;
 	while (head < nl) {
 		int32_t l = fs->comp_l[head++];
+		int32_t kept = 0;
 		for (int32_t k = 0; k < fs->lf_n[l]; k++) {
-			struct flow *f = &fs->f[fs->lf[l][k]];
+			struct lf_ent x = fs->lf[l][k];
+			struct flow *f = &fs->f[x.id];
+			if (f->gen != x.gen || f->state != FLOW_SEND)
+				continue;	/* ended: drop the entry */
+			fs->lf[l][kept++] = x;
 			if (f->stamp == s)
 				continue;
 			f->stamp = s;
-			fs->comp_f[nf++] = fs->lf[l][k];
+			fs->comp_f[nf++] = x.id;
 			for (int h = 0; h < f->n; h++)
 				if (fs->link_stamp[f->path[h]] != s) {
 					fs->link_stamp[f->path[h]] = s;
 					fs->comp_l[nl++] = f->path[h];
 				}
 		}
+		fs->lf_n[l] = kept;
 	}
 	*n_l = nl;
 	*n_f = nf;
@@ -449,7 +475,7 @@ static void fill(struct flow_sys *fs, int32_t nl, int32_t nc)
 			s = floor_s;
 		l_remove(fs, l);
 		for (int32_t k = 0; k < fs->lf_n[l]; k++) {
-			int32_t id = fs->lf[l][k];
+			int32_t id = fs->lf[l][k].id;
 			if (!fs->frozen[id])
 				freeze(fs, id, s, l);
 		}
@@ -481,19 +507,23 @@ void flow_solve(struct flow_sys *fs, int64_t now_ns)
 		qsort(fs->capped, (size_t)nc, sizeof *fs->capped, by_cap);
 	}
 	fill(fs, nl, nc);
+	bool bulk = nf > fs->n_th / 8;	/* cheaper to rebuild than to sift each */
 	for (int32_t i = 0; i < nf; i++) {
 		int32_t id = fs->comp_f[i];
 		struct flow *f = &fs->f[id];
 		double dt_ns = ceil(f->left / f->rate * 1e9);
 		f->key_ns = dt_ns < 4e18 ? now_ns + (int64_t)dt_ns : INT64_MAX;
-		t_update(fs, id);
+		if (!bulk)
+			t_update(fs, id);
 	}
+	if (bulk)
+		t_heapify(fs);
 	fs->rated += (uint64_t)nf;
 }
 
 int64_t flow_next_ns(const struct flow_sys *fs)
 {
-	return fs->n_th ? fs->f[fs->th[0]].key_ns : INT64_MAX;
+	return fs->n_th ? fs->th[0].key_ns : INT64_MAX;
 }
 
 /* A transfer is over: leave the links, count the bytes, start the tail. */
@@ -502,7 +532,8 @@ static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 	struct flow *f = &fs->f[id];
 
 	for (int h = 0; h < f->n; h++) {
-		link_drop(fs, id, h);
+		fs->lf_live[f->path[h]]--;
+		mark_dirty(fs, f->path[h]);
 		fs->link_bytes[f->path[h]] += f->bytes;
 		if (fs->tier && fs->tier[f->path[h]] < fs->n_tiers)
 			fs->tier_bytes[fs->tier[f->path[h]]] += f->bytes;
@@ -518,8 +549,8 @@ static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
 		 void *ctx, struct err *e)
 {
-	while (fs->n_th > 0 && fs->f[fs->th[0]].key_ns <= now_ns) {
-		int32_t id = fs->th[0];
+	while (fs->n_th > 0 && fs->th[0].key_ns <= now_ns) {
+		int32_t id = fs->th[0].id;
 		if (fs->f[id].state == FLOW_SEND) {
 			end_transfer(fs, id, now_ns);
 			continue;
@@ -556,7 +587,7 @@ size_t flow_count(const struct flow_sys *fs)
 
 const int32_t *flow_link_load(const struct flow_sys *fs)
 {
-	return fs->lf_n;
+	return fs->lf_live;
 }
 
 const double *flow_link_bytes(const struct flow_sys *fs)
@@ -577,10 +608,10 @@ uint64_t flow_stat_rated(const struct flow_sys *fs)
 size_t flow_sys_bytes(const struct flow_sys *fs)
 {
 	size_t b = sizeof *fs + (size_t)fs->n_links *
-		   (sizeof(int32_t *) + 5 * sizeof(int32_t) + 3 * sizeof(double) +
+		   (sizeof(int32_t *) + 6 * sizeof(int32_t) + 3 * sizeof(double) +
 		    sizeof(uint32_t) + 1);
 
 	for (int32_t l = 0; l < fs->n_links; l++)
-		b += (size_t)fs->lf_cap[l] * sizeof(int32_t);
+		b += (size_t)fs->lf_cap[l] * sizeof(struct lf_ent);
 	return b + (size_t)fs->cap_f * (sizeof(struct flow) + 3 * sizeof(int32_t));
 }
