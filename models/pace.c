@@ -1,7 +1,9 @@
 /* pace.c -- see pace.h. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/pace.h"
 
@@ -72,6 +74,44 @@ static void cache_put(struct pace_cache *c, const int64_t *key, const struct pac
 	}
 	memcpy(c->v[c->n].key, key, KEY_LEN * sizeof *key);
 	c->v[c->n++].p = *p;
+}
+
+size_t pace_cache_size(const struct pace_cache *c)
+{
+	return c ? c->n : 0;
+}
+
+int pace_cache_send(const struct pace_cache *c, size_t from, int fd)
+{
+	const char *p = (const char *)(c->v + from);
+	size_t left = from < c->n ? (c->n - from) * sizeof *c->v : 0;
+
+	while (left > 0) {
+		ssize_t put = write(fd, p, left);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return -1;
+		p += put;
+		left -= (size_t)put;
+	}
+	return 0;
+}
+
+int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
+		    struct err *e)
+{
+	struct cached x;
+
+	if (len % sizeof x != 0)
+		return err_set(e, ERR_RUN, "pace cache: %zu bytes from a helper are not "
+			       "whole entries", len);
+	for (size_t off = 0; off < len; off += sizeof x) {
+		memcpy(&x, (const char *)data + off, sizeof x);
+		if (!cache_find(c, x.key))
+			cache_put(c, x.key, &x.p);
+	}
+	return 0;
 }
 
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)

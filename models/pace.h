@@ -41,6 +41,14 @@
 struct pace_cache;
 struct pace_cache *pace_cache_new(void);
 void pace_cache_free(struct pace_cache *c);
+/* Paces computed in a forked copy of this process (the planner's warm-up,
+ * sim/forkjobs.h): the entries from index `from` on, written to fd, and
+ * taken in.  The bytes mean something only to the same binary (they hold
+ * pointers to static strings); keys already held are skipped. */
+size_t pace_cache_size(const struct pace_cache *c);
+int pace_cache_send(const struct pace_cache *c, size_t from, int fd);
+int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
+		    struct err *e);
 
 /* What every pace is computed from (pointers into the run's model). */
 struct pace_src {

@@ -13,6 +13,8 @@
  *                          for a scenario without pools of its own)
  *   --tsv FILE             every configuration evaluated, as a table that
  *                          plots/plot-sweep --kind pareto draws
+ *   --jobs N               step-model simulations side by side (default:
+ *                          the online CPUs); the answer does not depend on it
  *   --json                 print the best one's summary as --json would
  *   --daly                 print Daly's interval for the scenario and exit
  *   -s KEY=VALUE           applied to every candidate (and printed with it)
@@ -25,6 +27,7 @@
 
 #include "sim/cfg.h"
 #include "sim/cmd.h"
+#include "sim/forkjobs.h"
 #include "sim/report.h"
 #include "models/compute.h"
 #include "models/pace.h"
@@ -87,6 +90,9 @@ static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
 
 #define PLAN_OV_MAX 12		/* overrides that define a candidate */
 #define PLAN_OV_LEN 64
+#define PLAN_JOBS_MAX 16	/* helpers warming paces at once */
+#define PLAN_WARM_AHEAD 3	/* candidates warmed per round, per helper */
+#define PLAN_WARM_MAX (PLAN_JOBS_MAX * PLAN_WARM_AHEAD)
 
 struct cand {
 	int gpus, tp, pp, dp, mb, zero, recompute;
@@ -95,6 +101,7 @@ struct cand {
 	double mem_bound_bytes;
 	double bound;			/* lower bound on the objective */
 	int level;			/* of the bound: LB_* */
+	bool warmed;			/* its pace asked of a helper (warm_paces) */
 	double obj, duration_s, cost_usd, carbon_kg, peak_mem_gib;
 	double op_carbon_kg, embodied_kg;
 	int feasible;
@@ -128,6 +135,7 @@ struct plan {
 	int domain_gpus;		/* GPUs of a scale-up (NVLink) domain */
 	bool placed;			/* network.placement given: ranks anywhere */
 	bool dist_opt;			/* parallel.distributed_optimizer */
+	int jobs;			/* processes for warm_paces (--jobs) */
 	long runs;			/* evaluations made, for the report */
 	long formula_runs;		/* of which analytic bounds (formula pace) */
 	int *gpu_list;
@@ -143,6 +151,7 @@ static const char plan_usage[] =
 	"usage: trainsim plan [-s KEY=VALUE]... SCENARIO.cfg --deadline-days D\n"
 	"                     [--minimize cost|carbon|time] [--gpus N,N,...] [--top N]\n"
 	"                     [--spot-fractions F,F,...] [--tsv FILE] [--json] [--daly]\n"
+	"                     [--jobs N]\n"
 	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
 	"checkpoint interval for the best run that completes by the deadline.\n";
 
@@ -678,6 +687,76 @@ static void tsv_row(struct plan *p, const struct cand *c)
 		c->op_carbon_kg, c->embodied_kg, c->duration_s);
 }
 
+/* --- warming the pace cache on idle cores ----------------------------------
+ * Tightening a bound (bound_undisrupted) costs one step-model simulation of
+ * the layout, which the pace cache keeps for every later run of it.  Before
+ * tightening the least bound, the next few candidates the search would
+ * tighten after it (by bound, at most the cut-off) have their simulations
+ * run side by side in forked helpers, which send back the paces they
+ * computed.  The search itself then runs exactly as it would alone, finding
+ * those paces in the cache: the answer and the table do not depend on the
+ * number of helpers.  A helper that fails sends nothing; the search then
+ * meets the same failure itself and reports it. */
+struct warm {
+	struct plan *p;
+	struct cand *batch[PLAN_WARM_MAX];
+};
+
+static bool same_layout(const struct cand *a, const struct cand *b)
+{
+	return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp &&
+	       a->mb == b->mb && a->zero == b->zero && a->recompute == b->recompute;
+}
+
+static void warm_job(void *ctx, int job, int fd)
+{
+	struct warm *w = ctx;
+	size_t n0 = pace_cache_size(w->p->paces);
+	struct err e = { 0 };
+
+	if (bound_undisrupted(w->p, w->batch[job], &e) >= 0)
+		pace_cache_send(w->p->paces, n0, fd);
+}
+
+static int warm_take(void *ctx, int job, const void *data, size_t len, struct err *e)
+{
+	struct warm *w = ctx;
+
+	(void)job;
+	return pace_cache_take(w->p->paces, data, len, e);
+}
+
+/* Warm the paces of c and the candidates after it, when there is more than
+ * one to do and more than one process to do them. */
+static int warm_paces(struct plan *p, struct cands *cs, struct cand *c, double cutoff,
+		      struct err *e)
+{
+	struct warm w = { p, { c } };
+	int n = 1;
+
+	c->warmed = true;
+	while (n < p->jobs * PLAN_WARM_AHEAD) {
+		struct cand *next = NULL;
+		for (size_t i = 0; i < cs->n; i++) {
+			struct cand *x = &cs->v[i];
+			if (x->level == LB_ANALYTIC && !x->warmed && x->bound <= cutoff &&
+			    (next == NULL || by_bound(x, next) < 0))
+				next = x;
+		}
+		if (next == NULL)
+			break;
+		next->warmed = true;
+		bool dup = false;
+		for (int k = 0; k < n; k++)
+			dup = dup || same_layout(next, w.batch[k]);
+		if (!dup)
+			w.batch[n++] = next;
+	}
+	if (n < 2)
+		return 0;
+	return fj_run(n, p->jobs, warm_job, warm_take, &w, e);
+}
+
 /* The unfinished candidate of least bound (by_bound's order), or -1. */
 static long next_cand(const struct cands *cs)
 {
@@ -718,12 +797,17 @@ static int search(struct plan *p, bool json, struct err *e)
 		struct cand *c = &cs.v[i];
 		int r;
 
+		double cutoff = INFINITY;
 		if (done.n >= (size_t)p->top) {
 			qsort(done.v, done.n, sizeof *done.v, by_objective);
-			if (c->bound > done.v[p->top - 1].obj)
+			cutoff = done.v[p->top - 1].obj;
+			if (c->bound > cutoff)
 				break;
 		}
 		if (c->level == LB_ANALYTIC) {
+			if (p->step_model && p->jobs > 1 && !c->warmed &&
+			    warm_paces(p, &cs, c, cutoff, e) < 0)
+				goto out;
 			if ((r = bound_undisrupted(p, c, e)) < 0)
 				goto out;
 			if (r > 0)
@@ -924,7 +1008,7 @@ static int print_daly(struct plan *p, struct err *e)
 int cmd_plan(int argc, char **argv, struct err *e)
 {
 	enum { OPT_DEADLINE = 256, OPT_MIN, OPT_GPUS, OPT_TOP, OPT_JSON, OPT_DALY,
-	       OPT_SPOT, OPT_TSV };
+	       OPT_SPOT, OPT_TSV, OPT_JOBS };
 	static const struct option longs[] = {
 		{ "deadline-days", required_argument, NULL, OPT_DEADLINE },
 		{ "minimize", required_argument, NULL, OPT_MIN },
@@ -934,10 +1018,12 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		{ "daly", no_argument, NULL, OPT_DALY },
 		{ "spot-fractions", required_argument, NULL, OPT_SPOT },
 		{ "tsv", required_argument, NULL, OPT_TSV },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan p = { .goal = GOAL_COST, .top = 10, .deadline_s = -1 };
+	int cpus = fj_cpus();
 	bool json = false, daly = false;
 	const char *gpus = NULL, *tsv = NULL;
 	int ch, rc = -1;
@@ -986,6 +1072,14 @@ int cmd_plan(int argc, char **argv, struct err *e)
 				goto out;
 			break;
 		case OPT_TSV: tsv = optarg; break;
+		case OPT_JOBS:
+			p.jobs = (int)strtol(optarg, &end, 10);
+			if (end == optarg || *end || p.jobs < 1 || p.jobs > PLAN_JOBS_MAX) {
+				err_set(e, ERR_USAGE, "plan: --jobs %s: expected 1..%d", optarg,
+					PLAN_JOBS_MAX);
+				goto out;
+			}
+			break;
 		case 'h': fputs(plan_usage, stdout); rc = 0; goto out;
 		default:
 			err_set(e, ERR_USAGE, "plan: bad option %s\n%s", argv[optind - 1],
@@ -998,6 +1092,8 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	p.file = argv[optind];
+	if (p.jobs == 0)
+		p.jobs = cpus < PLAN_JOBS_MAX ? cpus : PLAN_JOBS_MAX;
 	if ((p.schema = run_schema_new()) == NULL || (p.paces = pace_cache_new()) == NULL) {
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
