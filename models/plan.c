@@ -155,9 +155,26 @@ static const char plan_usage[] =
 	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
 	"checkpoint interval for the best run that completes by the deadline.\n";
 
-/* Load the scenario with the user's overrides and extra ones. */
-static struct scenario *plan_load(const struct plan *p, const char *const *extra,
-				  size_t n_extra, struct err *e)
+/* Does the user's override apply to candidate c?  With --spot-fractions a
+ * candidate may lack the pool "sp" (no node on spot) or "od" (all on spot):
+ * the user's settings of that pool (its price, its preemptions) are left
+ * out of it, here and in the command printed (and out of the scenario as
+ * given, c NULL, which has pools of neither name). */
+static bool ov_applies(const struct plan *p, const struct cand *c, const char *ov)
+{
+	if (p->n_spot == 0)
+		return true;
+	if (strncmp(ov, "pools.sp.", 9) == 0)
+		return c && c->spot_nodes > 0;
+	if (strncmp(ov, "pools.od.", 9) == 0)
+		return c && c->spot_nodes < c->gpus / p->gpus_per_node;
+	return true;
+}
+
+/* Load the scenario with the user's overrides (those that apply to c, or
+ * all for NULL) and extra ones. */
+static struct scenario *plan_load(const struct plan *p, const struct cand *c,
+				  const char *const *extra, size_t n_extra, struct err *e)
 {
 	const char *ov[64];
 	size_t n = 0;
@@ -167,7 +184,8 @@ static struct scenario *plan_load(const struct plan *p, const char *const *extra
 		return NULL;
 	}
 	for (size_t i = 0; i < p->n_base; i++)
-		ov[n++] = p->base_ov[i];
+		if (ov_applies(p, c, p->base_ov[i]))
+			ov[n++] = p->base_ov[i];
 	for (size_t i = 0; i < n_extra; i++)
 		ov[n++] = extra[i];
 	return sc_load(p->schema, p->file, ov, n, e);
@@ -217,7 +235,7 @@ static int evaluate(struct plan *p, const struct cand *c, const char *const *ext
 		ov[n++] = c->ov[i];
 	for (size_t i = 0; i < n_extra && n < sizeof ov / sizeof *ov; i++)
 		ov[n++] = extra[i];
-	sc = plan_load(p, ov, n, &ce);
+	sc = plan_load(p, c, ov, n, &ce);
 	if (sc == NULL) {
 		if (ce.status == ERR_USAGE)
 			return 1;
@@ -397,12 +415,31 @@ static int enumerate(const struct plan *p, struct cands *cs)
  */
 enum { LB_ANALYTIC, LB_UNDISRUPTED, LB_DONE };
 
+/* The bound runs are undisrupted: no failures, no checkpoints, and no
+ * preemptions of a spot pool the planner made (pools.sp) -- the spot price
+ * stays.  (Preemptions are not monotone: with an elastic job on a smaller
+ * data-parallel degree, or a capacity trace met at other times, a
+ * preempted run can cost less than the undisrupted one; with spot pools
+ * the bounds are a guide, not a proof.  See doc/whatif.txt.) */
+static const char *const calm[] = {
+	"failures.enabled=false", "training.checkpoint.enabled=false",
+	"pools.sp.preemption_per_node_hour=0", "pools.sp.interruption_band=none",
+	"pools.sp.capacity_trace=",
+};
+
 static int bound_run(struct plan *p, struct cand *c, const char *const *extra,
 		     size_t n_extra, struct err *e)
 {
+	const char *ov[8 + sizeof calm / sizeof *calm];
+	size_t n = 0, n_calm = c->spot_nodes > 0 ? sizeof calm / sizeof *calm : 2;
 	struct report *rep;
-	int rc = evaluate(p, c, extra, n_extra, &rep, e);
+	int rc;
 
+	for (size_t i = 0; i < n_calm; i++)
+		ov[n++] = calm[i];
+	for (size_t i = 0; i < n_extra && n < sizeof ov / sizeof *ov; i++)
+		ov[n++] = extra[i];
+	rc = evaluate(p, c, ov, n, &rep, e);
 	if (rc != 0)
 		return rc;
 	c->bound = objective(p, rep);
@@ -478,7 +515,6 @@ static int bound_analytic(struct plan *p, struct cand *c, struct err *e)
 {
 	char eff[PLAN_OV_LEN], peak[PLAN_OV_LEN];
 	const char *ov[] = {
-		"failures.enabled=false", "training.checkpoint.enabled=false",
 		"training.iteration_model=formula", "power.gpu_busy_fraction=0",
 		eff, peak
 	};
@@ -504,12 +540,8 @@ static int bound_analytic(struct plan *p, struct cand *c, struct err *e)
 
 static int bound_undisrupted(struct plan *p, struct cand *c, struct err *e)
 {
-	static const char *const off[] = {
-		"failures.enabled=false", "training.checkpoint.enabled=false"
-	};
-
 	c->level = LB_UNDISRUPTED;
-	return bound_run(p, c, off, 2, e);
+	return bound_run(p, c, NULL, 0, e);
 }
 
 /* Last resort of both orders, so that the ranking is the same on every
@@ -564,7 +596,7 @@ static int daly_for(struct plan *p, const struct cand *c, double *tau_s,
 
 	for (int i = 0; i < c->n_ov; i++)
 		ov[i] = c->ov[i];
-	if ((sc = plan_load(p, ov, (size_t)c->n_ov, e)) == NULL)
+	if ((sc = plan_load(p, c, ov, (size_t)c->n_ov, e)) == NULL)
 		return -1;
 	*write_s = tfm_params(&p->m) * sc_float(sc, "training.checkpoint.bytes_per_param") /
 		   (sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9);
@@ -650,7 +682,8 @@ static void print_command(const struct plan *p, const struct cand *c)
 {
 	printf("     trainsim");
 	for (size_t i = 0; i < p->n_base; i++)
-		printf(" -s %s", p->base_ov[i]);
+		if (ov_applies(p, c, p->base_ov[i]))
+			printf(" -s %s", p->base_ov[i]);
 	for (int i = 0; i < c->n_ov; i++)
 		printf(" -s %s", c->ov[i]);
 	printf(" %s\n", p->file);
@@ -944,7 +977,7 @@ static int plan_setup(struct plan *p, struct err *e)
 {
 	static const char *const zero[] = { "parallel.zero_stage=0" };
 	struct err pe = { 0 };
-	struct scenario *sc = plan_load(p, zero, 1, &pe);
+	struct scenario *sc = plan_load(p, NULL, zero, 1, &pe);
 
 	struct gpu_spec g;
 	const char *gpu;
@@ -952,7 +985,7 @@ static int plan_setup(struct plan *p, struct err *e)
 	/* Does this trainsim have ZeRO?  Ask the schema. */
 	p->has_zero = sc != NULL;
 	sc_free(sc);
-	if ((sc = plan_load(p, NULL, 0, e)) == NULL)
+	if ((sc = plan_load(p, NULL, NULL, 0, e)) == NULL)
 		return -1;
 	if (run_check(sc, NULL, e) < 0) {
 		sc_free(sc);

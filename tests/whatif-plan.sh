@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 i=0
 ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-echo "1..18"
+echo "1..20"
 sc="$SRCDIR/scenarios/tiny.cfg"
 
 "$TRAINSIM" plan "$sc" --deadline-days 1 --top 3 --json >p.txt; ok $? "plan exits 0"
@@ -64,3 +64,14 @@ ok $? "--jobs 1 and --jobs 3: the same plan and the same table"
 "$TRAINSIM" plan "$sc" --deadline-days 1 --jobs 0 >/dev/null 2>err.txt
 [ $? -eq 2 ] && grep -q -- '--jobs 0: expected 1..16' err.txt
 ok $? "--jobs 0: exit 2, says what is expected"
+
+# The user's settings of the spot pool reach the candidates that have one
+# (and only those: a candidate all on demand has no pool "sp"); the best
+# configuration still reproduces bit for bit.
+"$TRAINSIM" plan "$sc" --deadline-days 1 --top 1 --spot-fractions 0,1 \
+	-s pools.sp.price_usd_per_node_hour=1 -s pools.sp.preemption_per_node_hour=0.05 \
+	-s spot.policy=elastic --json >sp.txt
+ok $? "--spot-fractions with the spot pool's price and preemptions given"
+cmd=$(grep -m1 '^ *trainsim -s' sp.txt | sed 's/^ *trainsim//')
+eval "\"$TRAINSIM\" -q --json -o sp.h5 $cmd" >sp.json && tail -1 sp.txt | cmp -s - sp.json
+ok $? "... its best configuration reproduces bit for bit"
