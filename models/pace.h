@@ -44,7 +44,8 @@ void pace_cache_free(struct pace_cache *c);
 /* Paces computed in a forked copy of this process (the planner's warm-up,
  * sim/forkjobs.h): the entries from index `from` on, written to fd, and
  * taken in.  The bytes mean something only to the same binary (they hold
- * pointers to static strings); keys already held are skipped. */
+ * pointers to static strings); keys already held are skipped, and so is
+ * a piece of an entry at the end (a helper that died while writing). */
 size_t pace_cache_size(const struct pace_cache *c);
 int pace_cache_send(const struct pace_cache *c, size_t from, int fd);
 int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
