@@ -183,14 +183,54 @@ static void zero_bytes(void)
 	flow_sys_free(fs);
 }
 
+static void grown(void)
+{
+	/* flow_grow: a flow standing for 3 identical ones.  Link 0 = 8 B/s
+	 * carries x (grown to 3 flows of 6 bytes) and y (6 bytes); link 1 = 1
+	 * B/s carries y alone too.  Link 1's share 1 is the least: y = 1.
+	 * Link 0 then has 7 for the 3 flows of x: 7/3 each, 7 for x, whose
+	 * 18 bytes take 18/7 s, as 3 separate flows of 6 bytes at 7/3 would.
+	 * y stays at 1 B/s (link 1) and ends at 6 s.  Three separate flows
+	 * get the same rates; link 0 carries 18 + 6 bytes either way. */
+	double cap[2] = { 8, 1 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(2, cap, NULL, 0, &e);
+	int32_t p0[1] = { 0 }, p01[2] = { 0, 1 };
+	int32_t x = flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
+	int32_t y = flow_add(fs, p01, 2, 6, 0, 8, 0, &e);
+
+	flow_grow(fs, x, 6);
+	flow_grow(fs, x, 6);
+	flow_solve(fs, 0);
+	tap_ok(flow_rate_Bps(fs, y) == 1, "grown: y on the 1 B/s link gets 1");
+	tap_near(flow_rate_Bps(fs, x), 7, 1e-12, "grown: x stands for 3 flows at 7/3 each: 7");
+	tap_ok(flow_link_load(fs)[0] == 4, "grown: link 0 counts 4 flows");
+	now = 0;
+	delivered = 0;
+	run(fs);
+	tap_ok(delivered == 2 && now == 6000000000 && flow_link_bytes(fs)[0] == 24,
+	       "grown: two deliveries, the last at 6 s, 24 bytes over link 0");
+	flow_sys_free(fs);
+
+	fs = flow_sys_new(2, cap, NULL, 0, &e);
+	int32_t x1 = flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
+	flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
+	flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
+	y = flow_add(fs, p01, 2, 6, 0, 8, 0, &e);
+	flow_solve(fs, 0);
+	tap_near(flow_rate_Bps(fs, x1), 7.0 / 3, 1e-12, "three separate flows: 7/3 each");
+	flow_sys_free(fs);
+}
+
 int main(void)
 {
-	tap_plan(20);
+	tap_plan(25);
 	two_links_three_flows();
 	shared_bottleneck();
 	ceilings();
 	timing();
 	components();
 	zero_bytes();
+	grown();
 	return tap_done();
 }

@@ -373,28 +373,98 @@ int coll_plan_build(const struct net *net, const struct coll *c,
 
 /* --- running -------------------------------------------------------------- */
 
+/* Transfers of one phase with the same route, bytes and ceiling (ring
+ * channels that visit the GPUs in the same order and whose routes do not
+ * depend on the channel: inside a leaf, over NVLink) become one flow that
+ * stands for all of them (flow_grow): the same rates, far fewer flows. */
+struct same {
+	int32_t *id;		/* flow per slot, -1 empty */
+	uint64_t *key;
+	size_t mask;
+};
+
+static uint64_t same_key(const struct coll_xfer *x, const int32_t *path, int n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+	uint64_t b, m;
+
+	memcpy(&b, &x->bytes, sizeof b);
+	memcpy(&m, &x->max_Bps, sizeof m);
+	h = (h ^ b) * 0x100000001b3u;
+	h = (h ^ m) * 0x100000001b3u;
+	for (int k = 0; k < n; k++)
+		h = (h ^ (uint64_t)(uint32_t)path[k]) * 0x100000001b3u;
+	return h ^ (h >> 29);
+}
+
+/* The flow already added for a transfer like x on this path, or -1. */
+static int32_t same_find(const struct same *t, const struct flow_sys *fs,
+			 uint64_t key, const int32_t *path, int n, size_t *slot)
+{
+	size_t i = key & t->mask;
+
+	for (; t->id[i] >= 0; i = (i + 1) & t->mask) {
+		const int32_t *p;
+		if (t->key[i] == key && flow_path(fs, t->id[i], &p) == n &&
+		    memcmp(p, path, (size_t)n * sizeof *path) == 0)
+			return t->id[i];
+	}
+	*slot = i;
+	return -1;
+}
+
 static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		       uint64_t owner, int64_t now_ns, struct err *e)
 {
 	const struct coll_phase *ph = &r->plan.ph[r->phase];
 	const int32_t *load = flow_link_load(fs);
 	int32_t path[NET_PATH_MAX];
+	size_t cap = 16;
+	struct same t;
+	int rc = 0;
 
-	for (int32_t i = 0; i < ph->n; i++) {
+	while (cap < 2 * (size_t)ph->n)
+		cap *= 2;
+	t.id = malloc(cap * sizeof *t.id);
+	t.key = malloc(cap * sizeof *t.key);
+	t.mask = cap - 1;
+	if (!t.id || !t.key) {
+		free(t.id);
+		free(t.key);
+		return err_set(e, ERR_RUN, "out of memory for a collective");
+	}
+	memset(t.id, 0xff, cap * sizeof *t.id);
+	r->pending = 0;
+	for (int32_t i = 0; i < ph->n && rc == 0; i++) {
 		const struct coll_xfer *x = &ph->x[i];
 		int n = net_route(net, x->src, x->dst, x->key, load, path);
+		uint64_t key = same_key(x, path, n);
+		size_t slot = 0;
+		int32_t id = n > 0 && x->bytes > 0 ? same_find(&t, fs, key, path, n, &slot) : -1;
+		if (id >= 0) {
+			flow_grow(fs, id, x->bytes);
+			continue;
+		}
 		double wire = 0;
 		for (int k = 0; k < n; k++)
 			wire += net->g.latency_ns[path[k]];
 		int64_t lat = llround(ph->latency_ns + wire);
-		int32_t id = flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e);
-		if (id < 0)
-			return -1;
+		id = flow_add(fs, path, n, x->bytes, lat, owner, now_ns, e);
+		if (id < 0) {
+			rc = -1;
+			break;
+		}
 		if (x->max_Bps > 0)
 			flow_set_max(fs, id, x->max_Bps);
+		if (n > 0 && x->bytes > 0) {
+			t.id[slot] = id;
+			t.key[slot] = key;
+		}
+		r->pending++;
 	}
-	r->pending = ph->n;
-	return 0;
+	free(t.id);
+	free(t.key);
+	return rc;
 }
 
 int coll_run_start(struct net *net, struct flow_sys *fs, struct coll_run *r,

@@ -30,6 +30,7 @@ struct flow {
 	uint32_t stamp;
 	uint8_t n, state;
 	uint32_t gen;		/* bumped when the id is reused */
+	int32_t w;		/* identical flows it stands for (flow_grow) */
 	int32_t path[NET_PATH_MAX];
 };
 
@@ -51,7 +52,7 @@ struct flow_sys {
 	int n_tiers;
 	struct lf_ent **lf;		/* flows on each link, some ended */
 	int32_t *lf_n, *lf_cap;		/* entries in use, room */
-	int32_t *lf_live;		/* flows still sending on each link */
+	int32_t *lf_live;		/* flows still sending on each link (weighted) */
 	double *link_bytes, tier_bytes[TIER_COUNT];
 	struct flow *f;
 	int32_t n_f, cap_f, *free_ids, n_free;
@@ -340,6 +341,7 @@ int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
 	uint32_t gen = f->gen + 1;	/* (new ids: whatever was there) */
 	memset(f, 0, sizeof *f);
 	f->gen = gen;
+	f->w = 1;
 	f->left = f->bytes = bytes;
 	f->t_last = now_ns;
 	f->lat_ns = latency_ns;
@@ -404,20 +406,22 @@ static void collect(struct flow_sys *fs, int32_t *n_l, int32_t *n_f)
 	*n_f = nf;
 }
 
-/* Freeze flow id at rate s: take s from its other links still filling. */
+/* Freeze flow id at share s (w s for a flow standing for w): take that
+ * from its other links still filling. */
 static void freeze(struct flow_sys *fs, int32_t id, double s, int32_t skip)
 {
 	struct flow *f = &fs->f[id];
+	double rate = f->w == 1 ? s : f->w * s;
 
 	fs->frozen[id] = 1;
-	f->rate = s;
+	f->rate = rate;
 	for (int h = 0; h < f->n; h++) {
 		int32_t m = f->path[h];
 		if (m == skip || fs->lh_pos[m] < 0)
 			continue;
-		double r = fs->rem[m] - s;
+		double r = fs->rem[m] - rate;
 		fs->rem[m] = r > 0 ? r : 0;
-		if (--fs->unfrozen[m] == 0) {
+		if ((fs->unfrozen[m] -= f->w) == 0) {
 			l_remove(fs, m);
 		} else {
 			fs->share[m] = fs->rem[m] / fs->unfrozen[m];
@@ -452,8 +456,8 @@ static void fill(struct flow_sys *fs, int32_t nl, int32_t nc)
 		if (fs->lf_n[l] == 0)
 			continue;
 		fs->rem[l] = fs->cap[l];
-		fs->unfrozen[l] = fs->lf_n[l];
-		fs->share[l] = fs->cap[l] / fs->lf_n[l];
+		fs->unfrozen[l] = fs->lf_live[l];	/* = lf_n[l] unweighted */
+		fs->share[l] = fs->cap[l] / fs->lf_live[l];
 		fs->lh[fs->n_lh] = l;
 		fs->lh_pos[l] = fs->n_lh++;
 	}
@@ -532,7 +536,7 @@ static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 	struct flow *f = &fs->f[id];
 
 	for (int h = 0; h < f->n; h++) {
-		fs->lf_live[f->path[h]]--;
+		fs->lf_live[f->path[h]] -= f->w;
 		mark_dirty(fs, f->path[h]);
 		fs->link_bytes[f->path[h]] += f->bytes;
 		if (fs->tier && fs->tier[f->path[h]] < fs->n_tiers)
@@ -564,6 +568,25 @@ int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
 			return -1;
 	}
 	return 0;
+}
+
+void flow_grow(struct flow_sys *fs, int32_t id, double bytes)
+{
+	struct flow *f = &fs->f[id];
+
+	f->w++;
+	f->bytes += bytes;
+	f->left += bytes;
+	for (int h = 0; h < f->n; h++) {
+		fs->lf_live[f->path[h]]++;
+		mark_dirty(fs, f->path[h]);
+	}
+}
+
+int flow_path(const struct flow_sys *fs, int32_t id, const int32_t **path)
+{
+	*path = fs->f[id].path;
+	return fs->f[id].n;
 }
 
 void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps)

@@ -39,8 +39,17 @@ void flow_sys_free(struct flow_sys *fs);
 /* Returns the flow's id (>= 0) or -1. */
 int32_t flow_add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
 		 int64_t latency_ns, uint64_t owner, int64_t now_ns, struct err *e);
-/* A ceiling on one flow's rate (0: none), as if on a private link. */
+/* One more flow just like id (same path, this many bytes, the same
+ * latency and ceiling), folded into it before the next solve: id then
+ * stands for w flows, counts w times in every link's fair share and moves
+ * w times the bytes at w times one share -- exactly what w separate flows
+ * get, since max-min fairness gives identical flows identical rates. */
+void flow_grow(struct flow_sys *fs, int32_t id, double bytes);
+/* A ceiling on one flow's rate (0: none), as if on a private link; for a
+ * grown flow, on each of the flows it stands for. */
 void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps);
+/* The flow's links; returns how many. */
+int flow_path(const struct flow_sys *fs, int32_t id, const int32_t **path);
 void flow_solve(struct flow_sys *fs, int64_t now_ns);
 int64_t flow_next_ns(const struct flow_sys *fs);	/* INT64_MAX: nothing */
 /* End transfers and deliver flows due at or before now_ns (in time order),
