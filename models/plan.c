@@ -91,8 +91,6 @@ static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
 #define PLAN_OV_MAX 12		/* overrides that define a candidate */
 #define PLAN_OV_LEN 64
 #define PLAN_JOBS_MAX 16	/* helpers warming paces at once */
-#define PLAN_WARM_AHEAD 3	/* candidates warmed per round, per helper */
-#define PLAN_WARM_MAX (PLAN_JOBS_MAX * PLAN_WARM_AHEAD)
 
 struct cand {
 	int gpus, tp, pp, dp, mb, zero, recompute;
@@ -101,7 +99,7 @@ struct cand {
 	double mem_bound_bytes;
 	double bound;			/* lower bound on the objective */
 	int level;			/* of the bound: LB_* */
-	bool warmed;			/* its pace asked of a helper (warm_paces) */
+	bool warmed;			/* its pace asked of a helper (warm_for) */
 	double obj, duration_s, cost_usd, carbon_kg, peak_mem_gib;
 	double op_carbon_kg, embodied_kg;
 	int feasible;
@@ -135,7 +133,7 @@ struct plan {
 	int domain_gpus;		/* GPUs of a scale-up (NVLink) domain */
 	bool placed;			/* network.placement given: ranks anywhere */
 	bool dist_opt;			/* parallel.distributed_optimizer */
-	int jobs;			/* processes for warm_paces (--jobs) */
+	int jobs;			/* helpers warming paces (--jobs) */
 	long runs;			/* evaluations made, for the report */
 	long formula_runs;		/* of which analytic bounds (formula pace) */
 	int *gpu_list;
@@ -722,17 +720,20 @@ static void tsv_row(struct plan *p, const struct cand *c)
 
 /* --- warming the pace cache on idle cores ----------------------------------
  * Tightening a bound (bound_undisrupted) costs one step-model simulation of
- * the layout, which the pace cache keeps for every later run of it.  Before
- * tightening the least bound, the next few candidates the search would
- * tighten after it (by bound, at most the cut-off) have their simulations
- * run side by side in forked helpers, which send back the paces they
- * computed.  The search itself then runs exactly as it would alone, finding
- * those paces in the cache: the answer and the table do not depend on the
- * number of helpers.  A helper that fails sends nothing; the search then
- * meets the same failure itself and reports it. */
+ * the layout, which the pace cache keeps for every later run of it.  While
+ * the search goes on, forked helpers run the simulations of the candidates
+ * it will tighten next (least bound first, at most the cut-off) and send
+ * back the paces they computed; before tightening a candidate the search
+ * waits for its layout's pace if a helper has it on the way, and keeps the
+ * helpers busy meanwhile.  The search itself runs exactly as it would
+ * alone, finding those paces in the cache: the answer and the table do not
+ * depend on the number of helpers.  A helper that fails sends nothing; the
+ * search then meets the same failure itself and reports it. */
 struct warm {
 	struct plan *p;
-	struct cand *batch[PLAN_WARM_MAX];
+	struct cands *cs;
+	struct fj_pool *pool;
+	int inflight[PLAN_JOBS_MAX];	/* candidates the helpers simulate */
 };
 
 static bool same_layout(const struct cand *a, const struct cand *b)
@@ -741,53 +742,90 @@ static bool same_layout(const struct cand *a, const struct cand *b)
 	       a->mb == b->mb && a->zero == b->zero && a->recompute == b->recompute;
 }
 
-static void warm_job(void *ctx, int job, int fd)
+static bool on_the_way(const struct warm *w, const struct cand *c)
+{
+	for (int i = 0; i < fj_running(w->pool); i++)
+		if (same_layout(&w->cs->v[w->inflight[i]], c))
+			return true;
+	return false;
+}
+
+static void warm_job(void *ctx, int tag, int fd)
 {
 	struct warm *w = ctx;
 	size_t n0 = pace_cache_size(w->p->paces);
 	struct err e = { 0 };
 
-	if (bound_undisrupted(w->p, w->batch[job], &e) >= 0)
+	if (bound_undisrupted(w->p, &w->cs->v[tag], &e) >= 0)
 		pace_cache_send(w->p->paces, n0, fd);
 }
 
-static int warm_take(void *ctx, int job, const void *data, size_t len, struct err *e)
+static int warm_start(struct warm *w, long i, struct err *e)
 {
-	struct warm *w = ctx;
+	int k = fj_running(w->pool);
 
-	(void)job;
+	w->cs->v[i].warmed = true;
+	if (on_the_way(w, &w->cs->v[i]))
+		return 0;
+	if (fj_start(w->pool, (int)i, warm_job, w, e) < 0)
+		return -1;
+	w->inflight[k] = (int)i;
+	return 0;
+}
+
+/* Wait for a helper to finish and take its paces. */
+static int warm_collect(struct warm *w, struct err *e)
+{
+	const void *data;
+	size_t len;
+	int tag;
+
+	if (fj_wait(w->pool, &tag, &data, &len, e) < 0)
+		return -1;
+	for (int i = 0, n = fj_running(w->pool); i <= n; i++)
+		if (w->inflight[i] == tag) {
+			w->inflight[i] = w->inflight[n];
+			break;
+		}
 	return pace_cache_take(w->p->paces, data, len, e);
 }
 
-/* Warm the paces of c and the candidates after it, when there is more than
- * one to do and more than one process to do them. */
-static int warm_paces(struct plan *p, struct cands *cs, struct cand *c, double cutoff,
-		      struct err *e)
+/* Idle helpers take the next candidates to tighten. */
+static int warm_fill(struct warm *w, double cutoff, struct err *e)
 {
-	struct warm w = { p, { c } };
-	int n = 1;
-
-	c->warmed = true;
-	while (n < p->jobs * PLAN_WARM_AHEAD) {
-		struct cand *next = NULL;
-		for (size_t i = 0; i < cs->n; i++) {
-			struct cand *x = &cs->v[i];
+	while (fj_running(w->pool) < w->p->jobs) {
+		long next = -1;
+		for (size_t i = 0; i < w->cs->n; i++) {
+			const struct cand *x = &w->cs->v[i];
 			if (x->level == LB_ANALYTIC && !x->warmed && x->bound <= cutoff &&
-			    (next == NULL || by_bound(x, next) < 0))
-				next = x;
+			    (next < 0 || by_bound(x, &w->cs->v[next]) < 0))
+				next = (long)i;
 		}
-		if (next == NULL)
-			break;
-		next->warmed = true;
-		bool dup = false;
-		for (int k = 0; k < n; k++)
-			dup = dup || same_layout(next, w.batch[k]);
-		if (!dup)
-			w.batch[n++] = next;
+		if (next < 0)
+			return 0;
+		if (warm_start(w, next, e) < 0)
+			return -1;
 	}
-	if (n < 2)
-		return 0;
-	return fj_run(n, p->jobs, warm_job, warm_take, &w, e);
+	return 0;
+}
+
+/* Before c's bound is tightened: its layout's pace in the cache, unless
+ * no helper has it (then the search computes it). */
+static int warm_for(struct warm *w, struct cand *c, double cutoff, struct err *e)
+{
+	if (!c->warmed) {
+		while (fj_running(w->pool) == w->p->jobs)
+			if (warm_collect(w, e) < 0)
+				return -1;
+		if (warm_start(w, c - w->cs->v, e) < 0)
+			return -1;
+	}
+	if (warm_fill(w, cutoff, e) < 0)
+		return -1;
+	while (on_the_way(w, c))
+		if (warm_collect(w, e) < 0 || warm_fill(w, cutoff, e) < 0)
+			return -1;
+	return 0;
 }
 
 /* The unfinished candidate of least bound (by_bound's order), or -1. */
@@ -805,6 +843,7 @@ static long next_cand(const struct cands *cs)
 static int search(struct plan *p, bool json, struct err *e)
 {
 	struct cands cs = { 0 }, done = { 0 };
+	struct warm w = { p, &cs, NULL, { 0 } };
 	size_t n_bounded = 0, n_layouts;
 	long i;
 	int rc = -1;
@@ -822,6 +861,8 @@ static int search(struct plan *p, bool json, struct err *e)
 			cs.v[n_bounded++] = cs.v[k];
 	}
 	cs.n = n_bounded;
+	if (p->step_model && p->jobs > 1 && (w.pool = fj_pool_new(p->jobs, e)) == NULL)
+		goto out;
 	/* Branch and bound, best bound first: a candidate's bound is tightened
 	 * (analytic, then the undisrupted run) before it is evaluated in full,
 	 * and the search stops once the least bound left cannot beat the N-th
@@ -838,8 +879,7 @@ static int search(struct plan *p, bool json, struct err *e)
 				break;
 		}
 		if (c->level == LB_ANALYTIC) {
-			if (p->step_model && p->jobs > 1 && !c->warmed &&
-			    warm_paces(p, &cs, c, cutoff, e) < 0)
+			if (w.pool && warm_for(&w, c, cutoff, e) < 0)
 				goto out;
 			if ((r = bound_undisrupted(p, c, e)) < 0)
 				goto out;
@@ -859,6 +899,8 @@ static int search(struct plan *p, bool json, struct err *e)
 			goto oom;
 		}
 	}
+	fj_pool_free(w.pool);	/* helpers still warming what no longer matters */
+	w.pool = NULL;
 	if (done.n > 0)
 		qsort(done.v, done.n, sizeof *done.v, by_objective);
 	printf("# plan %s: deadline %.2f days, minimize %s; %zu layouts fit in memory, "
@@ -884,6 +926,7 @@ static int search(struct plan *p, bool json, struct err *e)
 oom:
 	err_set(e, ERR_RUN, "out of memory");
 out:
+	fj_pool_free(w.pool);
 	for (size_t i = 0; i < done.n; i++)
 		free(done.v[i].json);
 	free(cs.v);

@@ -13,9 +13,17 @@
 
 struct child {
 	pid_t pid;
-	int fd;			/* read end, -1 once drained */
+	int fd;			/* read end of its pipe */
+	int tag;
 	char *data;
 	size_t len, cap;
+};
+
+struct fj_pool {
+	int workers, n;		/* slots; running children in c[0..n) */
+	struct child *c;
+	struct pollfd *pf;
+	char *done;		/* the bytes of the job fj_wait last returned */
 };
 
 int fj_cpus(void)
@@ -25,31 +33,69 @@ int fj_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
-static int start(struct child *c, int job, fj_job_fn fn, void *ctx, struct err *e)
+struct fj_pool *fj_pool_new(int workers, struct err *e)
+{
+	struct fj_pool *pool = calloc(1, sizeof *pool);
+
+	if (pool)
+		pool->workers = workers < 1 ? 1 : workers;
+	if (pool && (pool->c = calloc((size_t)pool->workers, sizeof *pool->c)) &&
+	    (pool->pf = calloc((size_t)pool->workers, sizeof *pool->pf)))
+		return pool;
+	fj_pool_free(pool);
+	err_set(e, ERR_RUN, "out of memory");
+	return NULL;
+}
+
+void fj_pool_free(struct fj_pool *pool)
+{
+	if (pool == NULL)
+		return;
+	for (int i = 0; i < pool->n; i++) {
+		close(pool->c[i].fd);
+		kill(pool->c[i].pid, SIGTERM);
+		while (waitpid(pool->c[i].pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		free(pool->c[i].data);
+	}
+	free(pool->c);
+	free(pool->pf);
+	free(pool->done);
+	free(pool);
+}
+
+int fj_running(const struct fj_pool *pool)
+{
+	return pool->n;
+}
+
+int fj_start(struct fj_pool *pool, int tag, fj_job_fn job, void *ctx, struct err *e)
 {
 	int p[2];
 
+	if (pool->n == pool->workers)
+		return err_set(e, ERR_RUN, "fj_start: every worker is busy");
 	if (pipe(p) < 0)
 		return err_set(e, ERR_RUN, "pipe: %s", strerror(errno));
-	c->pid = fork();
-	if (c->pid < 0) {
-		c->pid = 0;
+	fflush(NULL);	/* a child must not write out what the parent buffered */
+	pid_t pid = fork();
+	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
 		return err_set(e, ERR_RUN, "fork: %s", strerror(errno));
 	}
-	if (c->pid == 0) {
+	if (pid == 0) {
 		close(p[0]);
-		fn(ctx, job, p[1]);
+		job(ctx, tag, p[1]);
 		_exit(0);
 	}
 	close(p[1]);
-	c->fd = p[0];
+	pool->c[pool->n++] = (struct child){ .pid = pid, .fd = p[0], .tag = tag };
 	return 0;
 }
 
-/* One read from a child's pipe; 0 at its end. */
-static int drain_once(struct child *c, struct err *e)
+/* One read from a child's pipe: 1 data, 0 at its end, -1 error. */
+static int read_some(struct child *c, struct err *e)
 {
 	if (c->len == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 65536;
@@ -66,87 +112,38 @@ static int drain_once(struct child *c, struct err *e)
 	return got > 0;
 }
 
-/* Read the running children's pipes as data comes; reap each whose pipe
- * ends and start the next job in its place, until every job is done. */
-static int pool(struct child *c, int n, int workers, fj_job_fn job, void *ctx,
-		struct err *e)
+int fj_wait(struct fj_pool *pool, int *tag, const void **data, size_t *len,
+	    struct err *e)
 {
-	struct pollfd *pf = calloc((size_t)workers, sizeof *pf);
-	int *slot = calloc((size_t)workers, sizeof *slot);	/* job in each slot */
-	int next = 0, running = 0, rc = 0;
-
-	if (pf == NULL || slot == NULL) {
-		free(pf);
-		free(slot);
-		return err_set(e, ERR_RUN, "out of memory");
-	}
-	for (; next < n && next < workers && rc == 0; next++, running++) {
-		slot[running] = next;
-		rc = start(&c[next], next, job, ctx, e);
-	}
-	while (running > 0 && rc == 0) {
-		for (int i = 0; i < running; i++)
-			pf[i] = (struct pollfd){ .fd = c[slot[i]].fd, .events = POLLIN };
-		if (poll(pf, (nfds_t)running, -1) < 0) {
-			if (errno != EINTR)
-				rc = err_set(e, ERR_RUN, "poll: %s", strerror(errno));
-			continue;
-		}
-		for (int i = 0; i < running && rc == 0; i++) {
-			struct child *ch = &c[slot[i]];
-			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+	free(pool->done);
+	pool->done = NULL;
+	if (pool->n == 0)
+		return err_set(e, ERR_RUN, "fj_wait: nothing runs");
+	for (;;) {
+		for (int i = 0; i < pool->n; i++)
+			pool->pf[i] = (struct pollfd){ .fd = pool->c[i].fd, .events = POLLIN };
+		if (poll(pool->pf, (nfds_t)pool->n, -1) < 0) {
+			if (errno == EINTR)
 				continue;
-			int r = drain_once(ch, e);
-			if (r != 0) {
-				rc = r < 0 ? -1 : 0;
+			return err_set(e, ERR_RUN, "poll: %s", strerror(errno));
+		}
+		for (int i = 0; i < pool->n; i++) {
+			struct child *c = &pool->c[i];
+			if (!(pool->pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			}
-			close(ch->fd);
-			ch->fd = -1;
-			while (waitpid(ch->pid, NULL, 0) < 0 && errno == EINTR)
+			int r = read_some(c, e);
+			if (r < 0)
+				return -1;
+			if (r > 0)
+				continue;
+			close(c->fd);
+			while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 				;
-			ch->pid = 0;
-			if (next < n) {
-				slot[i] = next;
-				rc = start(&c[next], next, job, ctx, e);
-				next++;
-			} else {
-				slot[i] = slot[--running];
-				pf[i] = pf[running];
-				i--;	/* look at the slot moved here */
-			}
+			*tag = c->tag;
+			*data = pool->done = c->data;
+			*len = c->len;
+			pool->c[i] = pool->c[--pool->n];
+			return 0;
 		}
 	}
-	free(pf);
-	free(slot);
-	return rc;
-}
-
-int fj_run(int n, int workers, fj_job_fn job, fj_take_fn take, void *ctx,
-	   struct err *e)
-{
-	struct child *c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
-	int rc;
-
-	if (c == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	for (int i = 0; i < n; i++)
-		c[i].fd = -1;
-	fflush(NULL);	/* a child must not write out what the parent buffered */
-	rc = pool(c, n, workers < 1 ? 1 : workers, job, ctx, e);
-	for (int i = 0; i < n; i++) {
-		if (c[i].fd >= 0)
-			close(c[i].fd);
-		if (c[i].pid > 0) {
-			kill(c[i].pid, SIGTERM);
-			while (waitpid(c[i].pid, NULL, 0) < 0 && errno == EINTR)
-				;
-		}
-	}
-	for (int i = 0; rc == 0 && i < n; i++)
-		rc = take(ctx, i, c[i].data, c[i].len, e);
-	for (int i = 0; i < n; i++)
-		free(c[i].data);
-	free(c);
-	return rc;
 }

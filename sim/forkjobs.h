@@ -1,14 +1,18 @@
 /*
- * forkjobs.h -- a few jobs run side by side in forked children of this
- * process, each sending its result back as bytes.
+ * forkjobs.h -- jobs run side by side in forked children of this process,
+ * each sending its result back as bytes.
  *
  * For work the parent could do itself, done ahead on idle cores (the
- * planner warms its pace cache so): the children are copies of the parent
- * at the fork, a job writes what it found to the descriptor it is given and
- * returns, and the parent hands each job's bytes to `take` in job order.
- * A job that fails sends what it sends (nothing, say); `take` decides.
- * Children end with _exit(), so nothing the parent has buffered is written
- * twice.  Only the parent returns from fj_run().
+ * planner warms its pace cache so): a child is a copy of the parent at the
+ * fork, its job writes what it found to the descriptor it is given and
+ * returns, and the parent collects the bytes when the job ends.  A job that
+ * fails sends what it sends (nothing, say); the parent decides.  Children
+ * end with _exit(), so nothing the parent has buffered is written twice.
+ *
+ *   pool = fj_pool_new(workers, e);
+ *   fj_start(pool, tag, job, ctx, e);         while fj_running(pool) < workers
+ *   fj_wait(pool, &tag, &data, &len, e);      the next job to end, its bytes
+ *   fj_pool_free(pool);                       stops and reaps what still runs
  */
 #ifndef SIM_FORKJOBS_H
 #define SIM_FORKJOBS_H
@@ -17,13 +21,18 @@
 
 #include "sim/err.h"
 
-typedef void (*fj_job_fn)(void *ctx, int job, int fd);
-typedef int (*fj_take_fn)(void *ctx, int job, const void *data, size_t len,
-			  struct err *e);
+typedef void (*fj_job_fn)(void *ctx, int tag, int fd);
 
-/* Jobs 0..n-1, at most `workers` at a time (a new one starts as one ends). */
-int fj_run(int n, int workers, fj_job_fn job, fj_take_fn take, void *ctx,
-	   struct err *e);
+struct fj_pool;
+struct fj_pool *fj_pool_new(int workers, struct err *e);
+void fj_pool_free(struct fj_pool *pool);
+int fj_running(const struct fj_pool *pool);
+/* Fork a child running job(ctx, tag, fd); at most `workers` at once. */
+int fj_start(struct fj_pool *pool, int tag, fj_job_fn job, void *ctx, struct err *e);
+/* Block until a running job ends; its tag and bytes (valid until the next
+ * call).  -1 with e filled on failure, or when nothing runs. */
+int fj_wait(struct fj_pool *pool, int *tag, const void **data, size_t *len,
+	    struct err *e);
 
 /* Online CPUs (at least 1). */
 int fj_cpus(void);

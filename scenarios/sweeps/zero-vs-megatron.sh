@@ -4,7 +4,7 @@
 # (ZeRO off), the same with ZeRO-1 over data parallelism, and ZeRO-3 with
 # TP 8 and no pipeline (data-parallel degree 128), on the step model.  The
 # small grid runs the same layouts on 256 GPUs (a ZeRO-3 iteration on 1024
-# GPUs is a minute of simulation: every layer's gathers on the fabric).
+# GPUs is seconds of simulation: every layer's gathers on the fabric).
 . "$(dirname "$0")/lib.sh"
 sweep_init zero-vs-megatron "$@"
 sweep_scenario scenarios/175b.cfg
