@@ -1030,7 +1030,7 @@ static int plan_setup(struct plan *p, struct err *e)
 	sc_free(sc);
 	if ((sc = plan_load(p, NULL, NULL, 0, e)) == NULL)
 		return -1;
-	if (run_check(sc, NULL, e) < 0) {
+	if (run_check(sc, p->paces, NULL, e) < 0) {
 		sc_free(sc);
 		return -1;
 	}

@@ -98,10 +98,12 @@ static void encode(struct buf *b, int32_t idx, const struct report *rep, const s
 }
 
 /* A worker: replicas w, w + W, ...; one record each, then exit.  Replicas
- * differ only in their seed, so they share step results (models/pace.h). */
-static void worker(const struct scenario *sc, uint64_t seed, int n, int w, int W, int fd)
+ * differ only in their seed, so they share step results (models/pace.h),
+ * starting from the parent's (the worker's own copy, after fork). */
+static void worker(const struct scenario *sc, uint64_t seed, int n, int w, int W,
+		   struct pace_cache *known, int fd)
 {
-	struct pace_cache *paces = pace_cache_new();
+	struct pace_cache *paces = known ? known : pace_cache_new();
 
 	for (int i = w; i < n; i += W) {
 		struct report *rep = rep_new();
@@ -216,7 +218,7 @@ static int decode(struct replicas *rs, struct buf *b, bool *seen, uint64_t seed,
 }
 
 int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
-		 struct replicas **out, struct err *e)
+		 struct pace_cache *paces, struct replicas **out, struct err *e)
 {
 	struct replicas *rs = calloc(1, sizeof *rs);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -260,7 +262,7 @@ int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
 			close(p[0]);
 			for (int w = 0; w < started; w++)
 				close(fds[w]);
-			worker(sc, seed, n, started, W, p[1]);
+			worker(sc, seed, n, started, W, paces, p[1]);
 		}
 		close(p[1]);
 		fds[started] = p[0];

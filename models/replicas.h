@@ -32,9 +32,12 @@
 
 struct replicas;
 
-/* workers = 0: one per online CPU (at most n). */
+struct pace_cache;
+
+/* workers = 0: one per online CPU (at most n).  paces (may be NULL): step
+ * results known already (models/pace.h), which the workers inherit. */
 int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
-		 struct replicas **out, struct err *e);
+		 struct pace_cache *paces, struct replicas **out, struct err *e);
 /* Add "replicas" and, for every summary figure KEY, KEY_mean and KEY_ci95. */
 void replicas_add(const struct replicas *rs, struct report *rep);
 void replicas_free(struct replicas *rs);

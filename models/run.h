@@ -56,8 +56,11 @@ struct run_opts {
 /* The schema of every setting the run model and its parts read. */
 struct cfg_schema *run_schema_new(void);
 
-/* Check the scenario (layout, derived figures, traces) without running. */
-int run_check(const struct scenario *sc, FILE *out, struct err *e);
+/* Check the scenario (layout, derived figures, traces) without running.
+ * The step model's result goes into cache (may be NULL), so that the run
+ * that follows the check does not simulate the iteration again. */
+int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
+	      struct err *e);
 int run_simulate(const struct scenario *sc, const struct run_opts *o,
 		 struct report *rep, struct err *e);
 

@@ -69,13 +69,14 @@ void run_model_free(struct model *md)
 	failure_free(&md->fl);
 }
 
-int run_check(const struct scenario *sc, FILE *out, struct err *e)
+int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
+	      struct err *e)
 {
 	struct model md;
 	struct net *net;
 	int rc;
 
-	if (run_model_from_scenario(sc, NULL, &md, e) < 0)
+	if (run_model_from_scenario(sc, cache, &md, e) < 0)
 		return -1;
 	/* The network is built only to check it until the step model uses it. */
 	net = net_build(sc, e);

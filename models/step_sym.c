@@ -87,7 +87,7 @@ static int group_routes(struct net *net, const int *gpus, int n, struct routes *
 		for (int ph = 0; ph < p.n_phases; ph++)
 			for (int32_t i = 0; i < p.ph[ph].n; i++) {
 				const struct coll_xfer *x = &p.ph[ph].x[i];
-				int len = net_route(net, x->src, x->dst, x->key, NULL, path);
+				int len = coll_xfer_route(net, x, NULL, path);
 				if (routes_push(r, path, len) < 0) {
 					coll_plan_free(&p);
 					return err_set(e, ERR_RUN, "step: out of memory");

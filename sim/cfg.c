@@ -136,17 +136,27 @@ int cfg_schema_check_entry(const struct cfg_schema *s, size_t i,
 enum { MATCH_NONE, MATCH_LEAF, MATCH_PREFIX };
 
 /* Does path equal pattern pat (MATCH_LEAF), or name a group above it
- * (MATCH_PREFIX)?  "*" in pat matches one non-empty name. */
+ * (MATCH_PREFIX)?  "*" in pat matches one non-empty name.  A byte loop,
+ * not strcspn: every setting of every candidate the planner loads is
+ * looked up here against the whole schema, and most patterns differ at
+ * their first byte. */
 static int seg_match(const char *pat, const char *path)
 {
 	for (;;) {
-		size_t pl = strcspn(pat, "."), ql = strcspn(path, ".");
-		int star = pl == 1 && pat[0] == '*';
-
-		if (ql == 0 || (!star && (pl != ql || memcmp(pat, path, pl) != 0)))
-			return MATCH_NONE;
-		pat += pl;
-		path += ql;
+		if (*path == '\0' || *path == '.')
+			return MATCH_NONE;	/* an empty name */
+		if (pat[0] == '*' && (pat[1] == '.' || pat[1] == '\0')) {
+			pat++;
+			while (*path != '\0' && *path != '.')
+				path++;
+		} else {
+			while (*pat != '\0' && *pat != '.' && *pat == *path) {
+				pat++;
+				path++;
+			}
+			if ((*pat != '\0' && *pat != '.') || (*path != '\0' && *path != '.'))
+				return MATCH_NONE;
+		}
 		if (*path == '\0')
 			return *pat == '\0' ? MATCH_LEAF : MATCH_PREFIX;
 		if (*pat == '\0')

@@ -22,6 +22,7 @@
 #include "sim/err.h"
 #include "sim/progress.h"
 #include "sim/report.h"
+#include "models/pace.h"
 #include "models/replicas.h"
 #include "models/run.h"
 
@@ -205,6 +206,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	struct progress prog;
 	struct run_opts opts = { 0 };
 	struct replicas *reps = NULL;
+	struct pace_cache *paces = NULL;
 	char *out_path = NULL;
 	int rc = -1;
 
@@ -215,18 +217,24 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
-	/* Validate everything the models check before creating any file. */
-	if (run_check(sc, NULL, e) < 0)
+	/* Validate everything the models check before creating any file
+	 * (the iteration simulated on the way is kept for the run). */
+	if ((paces = pace_cache_new()) == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		goto out;
+	}
+	if (run_check(sc, paces, NULL, e) < 0)
 		goto out;
 	/* Replicas run in forked workers before any file is open. */
 	if (c->replicas > 1 && replicas_run(sc, (uint64_t)sc_int(sc, "run.seed"),
-					    c->replicas, 0, &reps, e) < 0)
+					    c->replicas, 0, paces, &reps, e) < 0)
 		goto out;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
 	    write_root_attrs(rep, c, sc, e) < 0)
 		goto out;
 	progress_init(&prog, c->quiet);
 	opts.seed = (uint64_t)sc_int(sc, "run.seed");
+	opts.pace_cache = paces;
 	opts.progress = progress_update;
 	opts.progress_ctx = &prog;
 	rc = run_simulate(sc, &opts, rep, e);
@@ -241,6 +249,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		rep_print_human(rep, stdout);
 out:
 	replicas_free(reps);
+	pace_cache_free(paces);
 	rep_free(rep);
 	free(out_path);
 	return rc;
@@ -249,7 +258,7 @@ out:
 static int cmd_check(const struct scenario *sc, struct err *e)
 {
 	fputs(sc_text(sc), stdout);
-	return run_check(sc, stdout, e);
+	return run_check(sc, NULL, stdout, e);
 }
 
 static int trainsim(int argc, char **argv, struct err *e)

@@ -128,9 +128,14 @@ static void disjoint_and_tiers(void)
 {
 	/* Two DGX A100: an all-reduce in each node at once share no link and
 	 * each takes its alone time.  Then one over all 16 GPUs: 8 channels,
-	 * each with 2 flows between the nodes of 2(n-1)/n S/8 bytes that cross
-	 * NIC, leaf, spine, leaf, NIC (cross-rail): leaf tier 2 x 8 x 2 x
-	 * (15/64) S = 7.5 S, spine tier the same. */
+	 * each with 2 flows between the nodes of 2(n-1)/n S/8 = (15/64) S
+	 * bytes.  A channel leaves a node by the NIC it came in by (same_nic):
+	 * NIC, leaf, NIC on one rail, leaf tier 2 x 8 x 2 x (15/64) S = 7.5 S
+	 * and nothing on the spines; NVLink carries the 7 edges inside each
+	 * node plus the hand-over to the entry GPU, 2 x 8 x 8 x 2 x (15/64) S =
+	 * 60 S.  Without same_nic the flows leave by the last GPU's NIC, whose
+	 * rail is not the next node's entry GPU's: NIC, leaf, spine, leaf, NIC,
+	 * spine tier 7.5 S too, and NVLink 2 x 8 x 7 x 2 x (15/64) S = 52.5 S. */
 	struct err e = { 0 };
 	struct net *net = dgx(16);
 	double S = 1e8;
@@ -161,14 +166,27 @@ static void disjoint_and_tiers(void)
 	const double *bytes;
 	netsim_tiers(ns, &names, &bytes);
 	tap_near(bytes[TIER_LEAF], 7.5 * S, 1e-9, "leaf tier: 7.5 S for a 16-GPU ring");
-	tap_near(bytes[TIER_SPINE], 7.5 * S, 1e-9, "spine tier: 7.5 S (rings cross rails)");
+	tap_near(bytes[TIER_SPINE], 0, 0, "spine tier: nothing (each channel on one rail)");
+	tap_near(bytes[TIER_NVLINK], 60 * S, 1e-9, "NVLink tier: 60 S (with the hand-over)");
 	tap_ok(done_ns[2] > 0, "16-GPU all-reduce completed");
-	/* Energy: 7.5 S on leaf links and 7.5 S on spine links at HDR's
-	 * 15.8 pJ/bit (net_params_default sets none: use the catalog's). */
+	/* Energy: 7.5 S on leaf links at HDR's 15.8 pJ/bit (net_params_default
+	 * sets none: use the catalog's; NVLink's stays 0 here). */
 	net->p.scale_out.pj_per_bit = 15.8;
-	tap_near(netsim_energy_j(ns), 15 * S * 8 * 15.8e-12, 1e-9,
-		 "energy: 15 S bytes over HDR links at 15.8 pJ/bit");
+	tap_near(netsim_energy_j(ns), 7.5 * S * 8 * 15.8e-12, 1e-9,
+		 "energy: 7.5 S bytes over HDR links at 15.8 pJ/bit");
 	teardown();
+	net->p.same_nic = false;
+	setup(net);
+	netsim_start(ns, &c16, on_done, NULL, 2, &e);
+	ev_run(sim, INT64_MAX, &e);
+	netsim_tiers(ns, &names, &bytes);
+	tap_near(bytes[TIER_LEAF], 7.5 * S, 1e-9, "without same_nic: leaf tier 7.5 S");
+	tap_near(bytes[TIER_SPINE], 7.5 * S, 1e-9, "... spine tier 7.5 S (rings cross rails)");
+	tap_near(bytes[TIER_NVLINK], 52.5 * S, 1e-9, "... NVLink tier 52.5 S");
+	tap_near(netsim_energy_j(ns), 15 * S * 8 * 15.8e-12, 1e-9,
+		 "... energy: 15 S bytes over HDR links");
+	teardown();
+	net->p.same_nic = true;
 
 	/* A one-GPU "collective" completes after its latency alone. */
 	int one[1] = { 3 };
@@ -188,7 +206,7 @@ static void disjoint_and_tiers(void)
 
 int main(void)
 {
-	tap_plan(16);
+	tap_plan(21);
 	alone_and_shared();
 	staggered();
 	disjoint_and_tiers();

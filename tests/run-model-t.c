@@ -123,8 +123,8 @@ static void test_checkpoints(void)
  * relative standard error is 1/sqrt(N), and we allow 4 of them. */
 static void test_failure_rate(void)
 {
-	const char *ov[] = { "failures.per_node_per_1000_days=100000", "failures.restart_s=30" };
-	double rate_per_s = 2 * 100.0 / 86400.0;	/* 2 nodes x 100 per node-day */
+	const char *ov[] = { "failures.per_node_per_1000_days=50000", "failures.restart_s=30" };
+	double rate_per_s = 2 * 50.0 / 86400.0;	/* 2 nodes x 50 per node-day */
 	double sum_n = 0, sum_t = 0, sum_lost = 0;
 	int runs = 200, ok = 1;
 

@@ -6,7 +6,14 @@
  *   ring  C channels (network.collective.channels, default one per NIC):
  *         channel c visits each node's GPUs rotated by c, so the ring leaves
  *         every node through a different GPU (and NIC) per channel, as NCCL's
- *         rings do on DGX systems.  Each channel carries S/C.  Per ring edge:
+ *         rings do on DGX systems.  With network.collective.same_nic (the
+ *         default) a channel leaves each node by the NIC it came in by: the
+ *         node's last GPU hands its data over NVLink to the first, whose NIC
+ *         sends it (NCCL's ring search keeps a channel's network device the
+ *         same in and out unless NCCL_CROSS_NIC=1, src/graph/search.cc; the
+ *         hand-over is PXN).  On a rail-optimised fabric a ring then stays
+ *         on one rail per channel instead of crossing rails at the spines.
+ *         Each channel carries S/C.  Per ring edge:
  *         all-reduce 2(n-1)/n of its share, reduce-scatter and all-gather
  *         (n-1)/n, broadcast the whole share along the chain from the root.
  *   tree  NCCL's double binary tree for all-reduce across nodes: a tree
@@ -49,7 +56,7 @@ static int add_xfer(struct coll_phase *ph, int32_t src, int32_t dst,
 		ph->x = x;
 		ph->cap = cap;
 	}
-	ph->x[ph->n++] = (struct coll_xfer){ src, dst, key, bytes, 0 };
+	ph->x[ph->n++] = (struct coll_xfer){ src, dst, -1, key, bytes, 0 };
 	return 0;
 }
 
@@ -143,26 +150,50 @@ static void ring_order(const struct groups *g, int c, int *order)
 	}
 }
 
+/* The GPU whose NIC the ring edge src -> dst leaves by, src having entered
+ * its node at GPU entry: entry's with same_nic when the edge crosses
+ * domains and entry's NIC is not src's own; else -1 (src's). */
+static int32_t ring_via(const struct net *net, int src, int dst, int entry)
+{
+	if (!net->p.same_nic || net_same_domain(net, src, dst) ||
+	    net_endpoint_of_gpu(net, entry) == net_endpoint_of_gpu(net, src))
+		return -1;
+	return entry;
+}
+
 /* A ring over all participants, C channels; per edge `frac` of S/C.
  * chain: leave out the edge back into the first GPU (broadcast). */
-static int ring_flows(const struct groups *g, int C, double S, double frac,
-		      int chain, struct coll_phase *ph, struct err *e)
+static int ring_flows(const struct net *net, const struct groups *g, int C,
+		      double S, double frac, int chain, struct coll_phase *ph,
+		      struct err *e)
 {
 	int *order = malloc(sizeof *order * (size_t)g->n);
 
 	if (order == NULL)
 		return err_set(e, ERR_RUN, "out of memory for a collective");
 	for (int c = 0; c < C; c++) {
+		int entry = 0;	/* where the ring came into the current node */
 		ring_order(g, c, order);
-		for (int i = 0; i < g->n - chain; i++)
-			if (add_xfer(ph, order[i], order[(i + 1) % g->n], (uint32_t)c,
-				     frac * S / C, e) < 0) {
+		for (int i = 0; i < g->n - chain; i++) {
+			int src = order[i], dst = order[(i + 1) % g->n];
+			if (i > 0 && src / net->p.gpus_per_node !=
+				     order[i - 1] / net->p.gpus_per_node)
+				entry = i;
+			if (add_xfer(ph, src, dst, (uint32_t)c, frac * S / C, e) < 0) {
 				free(order);
 				return -1;
 			}
+			ph->x[ph->n - 1].via = ring_via(net, src, dst, order[entry]);
+		}
 	}
 	free(order);
 	return 0;
+}
+
+int coll_xfer_route(struct net *net, const struct coll_xfer *x,
+		    const int32_t *load, int32_t *out)
+{
+	return net_route_via(net, x->src, x->via, x->dst, x->key, load, out);
 }
 
 static double step_ns(const struct net *net, int inter)
@@ -209,7 +240,7 @@ static int plan_ring(const struct net *net, const struct coll *c,
 	ph->latency_ns = net->p.base_latency_ns + ring_latency(net, g, steps, inter);
 	if (n == 1)
 		return 0;
-	return ring_flows(g, C, c->bytes, frac, chain, ph, e);
+	return ring_flows(net, g, C, c->bytes, frac, chain, ph, e);
 }
 
 /* Heap-shaped binary tree over positions 0..N-1, mirrored for tree 1. */
@@ -437,7 +468,7 @@ static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 	r->pending = 0;
 	for (int32_t i = 0; i < ph->n && rc == 0; i++) {
 		const struct coll_xfer *x = &ph->x[i];
-		int n = net_route(net, x->src, x->dst, x->key, load, path);
+		int n = coll_xfer_route(net, x, load, path);
 		uint64_t key = same_key(x, path, n);
 		size_t slot = 0;
 		int32_t id = n > 0 && x->bytes > 0 ? same_find(&t, fs, key, path, n, &slot) : -1;

@@ -22,6 +22,7 @@
 
 struct coll_xfer {
 	int32_t src, dst;	/* GPUs */
+	int32_t via;		/* GPU whose NIC the transfer leaves by; -1: src's */
 	uint32_t key;		/* channel: tells apart flows of one pair */
 	double bytes;
 	double max_Bps;		/* ceiling on the flow's rate (0: none) */
@@ -44,6 +45,9 @@ struct coll_plan {
 int coll_plan_build(const struct net *net, const struct coll *c,
 		    enum coll_algo algo, struct coll_plan *p, struct err *e);
 void coll_plan_free(struct coll_plan *p);
+/* The links transfer x crosses (its via's NIC included); returns how many. */
+int coll_xfer_route(struct net *net, const struct coll_xfer *x,
+		    const int32_t *load, int32_t *out);
 
 /* One collective in flight on a flow system. */
 struct coll_run {

@@ -55,6 +55,7 @@ void net_params_default(struct net_params *p)
 	p->ft = (struct ft_params){ 0, 40, { 1, 1 }, true, ECMP_SPREAD };
 	p->df = (struct df_params){ 0, 0, 0, 0, DF_ABSOLUTE, DF_UGAL };
 	p->algo = COLL_AUTO;
+	p->same_nic = true;
 	p->base_latency_ns = 8400;
 	p->step_nvlink_ns = 3400;
 	p->step_net_ns = 9600;
@@ -317,6 +318,16 @@ int net_route(struct net *net, int s, int d, uint64_t key, const int32_t *load,
 	if (net->pcie_link0 >= 0)
 		out[n++] = (net->pcie_link0 + 2 * d) ^ 1;
 	return n;
+}
+
+int net_route_via(struct net *net, int s, int via, int d, uint64_t key,
+		  const int32_t *load, int32_t *out)
+{
+	if (via < 0 || via == s || net->nvl_link0 < 0 || !net_same_domain(net, s, via))
+		return net_route(net, s, d, key, load, out);
+	out[0] = net->nvl_link0 + 2 * s;
+	out[1] = (net->nvl_link0 + 2 * via) ^ 1;
+	return 2 + net_route(net, via, d, key, load, out + 2);
 }
 
 size_t net_bytes(const struct net *net)

@@ -52,6 +52,10 @@ const struct cfg_setting net_settings[] = {
 	  "all-reduce algorithm (auto: the fastest on the idle fabric, as NCCL's tuner)" },
 	{ "network.collective.channels", CFG_INT, "", 0, 64, "0", NULL,
 	  "rings per collective across nodes (0: one per NIC)" },
+	{ "network.collective.same_nic", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "a ring leaves each node by the NIC it came in by, the node's last GPU "
+	  "handing its data over NVLink to the GPU of that NIC (NCCL's same-NIC "
+	  "rings with PXN); false: by the last GPU's own NIC" },
 	{ "network.collective.base_latency_ns", CFG_FLOAT, "ns", 0, 1e9, "8400", NULL,
 	  "latency once per collective (NCCL tuning model, ring Simple: 8.4 us)" },
 	{ "network.collective.step_latency_nvlink_ns", CFG_FLOAT, "ns", 0, 1e9, "3400",
@@ -157,6 +161,7 @@ static void read_collective(const struct scenario *sc, struct net_params *p)
 
 	p->algo = (enum coll_algo)enum_index(sc_str(sc, "network.collective.algo"), algo);
 	p->channels = (int)sc_int(sc, "network.collective.channels");
+	p->same_nic = sc_bool(sc, "network.collective.same_nic");
 	p->base_latency_ns = sc_float(sc, "network.collective.base_latency_ns");
 	p->step_nvlink_ns = sc_float(sc, "network.collective.step_latency_nvlink_ns");
 	p->step_net_ns = sc_float(sc, "network.collective.step_latency_net_ns");

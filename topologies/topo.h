@@ -62,6 +62,7 @@ struct net_params {
 	struct df_params df;
 	enum coll_algo algo;	/* for COLL_AUTO requests */
 	int channels;		/* rings per collective; 0: nics_per_node */
+	bool same_nic;		/* a ring leaves a node by the NIC it came in by */
 	double base_latency_ns;	/* once per collective */
 	double step_nvlink_ns;	/* per algorithm step inside a domain */
 	double step_net_ns;	/* per algorithm step across the fabric */
@@ -148,6 +149,11 @@ struct net *net_new(const struct net_params *p, const char **bad_key,
  * apart flows of one pair (channels); load may be NULL. */
 int net_route(struct net *net, int src_gpu, int dst_gpu, uint64_t key,
 	      const int32_t *load, int32_t *out);
+/* The route from src_gpu to dst_gpu through the NIC of via_gpu, a GPU of
+ * src's NVLink domain: over NVLink to via, then via's route (NCCL's PXN).
+ * via -1 or src: net_route. */
+int net_route_via(struct net *net, int src_gpu, int via_gpu, int dst_gpu,
+		  uint64_t key, const int32_t *load, int32_t *out);
 int net_endpoint_of_gpu(const struct net *net, int gpu);
 const struct link_spec *net_tier_spec(const struct net *net, int tier);
 bool net_same_domain(const struct net *net, int a, int b);

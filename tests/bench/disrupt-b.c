@@ -75,7 +75,7 @@ int main(void)
 	rmdir(tmpl);
 
 	t0 = now_s();
-	if (replicas_run(sc, 1, 100, 2, &rs, &e) < 0) {
+	if (replicas_run(sc, 1, 100, 2, NULL, &rs, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
