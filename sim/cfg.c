@@ -90,19 +90,36 @@ struct cfg_schema *cfg_schema_new(void)
 	struct cfg_schema *s = cfg_xrealloc(NULL, sizeof *s);
 
 	memset(s, 0, sizeof *s);
+	s->defaults = cfg_xrealloc(NULL, sizeof *s->defaults);
+	memset(s->defaults, 0, sizeof *s->defaults);
+	config_init(&s->defaults->cfg);
 	return s;
+}
+
+/* Entries were added: the next load parses the defaults again. */
+static void defaults_reset(struct cfg_defaults *d)
+{
+	config_destroy(&d->cfg);
+	config_init(&d->cfg);
+	free(d->of);
+	d->of = NULL;
+	d->ready = false;
 }
 
 void cfg_schema_free(struct cfg_schema *s)
 {
 	if (s == NULL)
 		return;
+	defaults_reset(s->defaults);
+	config_destroy(&s->defaults->cfg);
+	free(s->defaults);
 	free(s->ent);
 	free(s);
 }
 
 void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table)
 {
+	defaults_reset(s->defaults);
 	for (; table->path != NULL; table++) {
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 64;

@@ -27,9 +27,18 @@
 #define CFG_PATH_MAX 512	/* longest setting path we handle */
 #define CFG_WHY_MAX 768		/* room for "what is wrong (expected ...)" */
 
+/* The schema's defaults, parsed at the first load and kept for every
+ * later one (the planner loads a scenario thousands of times). */
+struct cfg_defaults {
+	config_t cfg;			/* root member "dI" = parsed default of entry I */
+	const config_setting_t **of;	/* by entry; NULL: required setting */
+	bool ready;
+};
+
 struct cfg_schema {
 	const struct cfg_setting **ent;	/* every entry of every table, in order */
 	size_t n, cap;
+	struct cfg_defaults *defaults;	/* filled by the first sc_load */
 };
 
 struct sc_override {
@@ -42,7 +51,6 @@ struct sc_cache;		/* what accessors fill in lazily (scenario.c) */
 struct scenario {
 	const struct cfg_schema *schema;
 	config_t cfg;		/* the file after includes and overrides */
-	config_t defs;		/* root member "dI" = parsed default of entry I */
 	char *file;
 	char *incdir;		/* the file's directory; NULL for the cwd */
 	char *text;		/* config_write() of cfg */

@@ -48,36 +48,44 @@ static void default_name(size_t idx, char *buf, size_t n)
 
 const config_setting_t *cfg_default_of(const struct scenario *sc, size_t idx)
 {
-	char name[32];
-
-	default_name(idx, name, sizeof name);
-	return config_setting_get_member(config_root_setting(&sc->defs), name);
+	return sc->schema->defaults->of[idx];
 }
 
-/* Check each table entry and parse its default into sc->defs; a bad one
- * is a bug in a table. */
-static int load_defaults(struct scenario *sc, struct err *e)
+/* Check each table entry and parse its default, once per schema (the
+ * schema's defaults are a cache: filled through the const schema of the
+ * first load); a bad one is a bug in a table. */
+static int load_defaults(const struct cfg_schema *s, struct err *e)
 {
-	const struct cfg_schema *s = sc->schema;
-	config_setting_t *root = config_root_setting(&sc->defs);
+	struct cfg_defaults *defs = s->defaults;
+	config_setting_t *root = config_root_setting(&defs->cfg);
 	char why[CFG_WHY_MAX], exp[CFG_WHY_MAX], name[32];
 
+	if (defs->ready)
+		return 0;
+	if (defs->of == NULL)
+		defs->of = cfg_xrealloc(NULL, (s->n ? s->n : 1) * sizeof *defs->of);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct cfg_setting *d = s->ent[i];
+		defs->of[i] = NULL;
 		if (cfg_schema_check_entry(s, i, e) < 0)
 			return -1;
 		if (d->def == NULL)
 			continue;
 		default_name(i, name, sizeof name);
 		why[0] = '\0';
-		if (cfg_add_parsed(d, root, name, d->def, why, sizeof why) < 0 ||
-		    cfg_check_value(d, config_setting_get_member(root, name), NULL,
-				    why, sizeof why) < 0) {
-			cfg_expected_words(NULL, d, exp, sizeof exp);
-			return err_set(e, ERR_RUN, "schema: %s: bad default \"%s\": "
-				       "%s (expected %s)", d->path, d->def, why, exp);
-		}
+		if (config_setting_get_member(root, name) == NULL &&
+		    cfg_add_parsed(d, root, name, d->def, why, sizeof why) < 0)
+			goto bad;
+		defs->of[i] = config_setting_get_member(root, name);
+		if (cfg_check_value(d, defs->of[i], NULL, why, sizeof why) < 0)
+			goto bad;
+		continue;
+bad:
+		cfg_expected_words(NULL, d, exp, sizeof exp);
+		return err_set(e, ERR_RUN, "schema: %s: bad default \"%s\": "
+			       "%s (expected %s)", d->path, d->def, why, exp);
 	}
+	defs->ready = true;
 	return 0;
 }
 
@@ -134,7 +142,6 @@ static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 	sc->cache = cfg_xrealloc(NULL, sizeof *sc->cache);
 	memset(sc->cache, 0, sizeof *sc->cache);
 	config_init(&sc->cfg);
-	config_init(&sc->defs);
 	config_set_auto_convert(&sc->cfg, 1);
 	if (slash != NULL) {
 		sc->incdir = cfg_xstrndup(file, slash == file ? 1
@@ -150,7 +157,7 @@ struct scenario *sc_load(const struct cfg_schema *s, const char *file,
 {
 	struct scenario *sc = sc_new(s, file);
 
-	if (load_defaults(sc, e) < 0 || read_file(sc, e) < 0 ||
+	if (load_defaults(s, e) < 0 || read_file(sc, e) < 0 ||
 	    cfg_bigint_repair(sc, e) < 0)
 		goto fail;
 	for (size_t i = 0; i < n_overrides; i++)
@@ -169,7 +176,6 @@ void sc_free(struct scenario *sc)
 	if (sc == NULL)
 		return;
 	config_destroy(&sc->cfg);
-	config_destroy(&sc->defs);
 	for (size_t i = 0; i < sc->n_ovr; i++) {
 		free(sc->ovr[i].path);
 		free(sc->ovr[i].text);

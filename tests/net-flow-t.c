@@ -222,9 +222,37 @@ static void grown(void)
 	flow_sys_free(fs);
 }
 
+static void links_that_cannot_fill(void)
+{
+	/* Link 0 of 100 carries a (also on link 1 of 10) and b (also on link
+	 * 2 of 20): at most 10 + 20 = 30 < 100, so it never binds and the
+	 * solver leaves it out; a gets 10 and b 20 all the same.  Then c, with
+	 * a ceiling of 5, alone on link 3 of 100 (which it cannot fill): it
+	 * runs at its ceiling, 5, though no link of its path is a bottleneck.
+	 * With a ceiling of 500 instead, link 3 binds: 100. */
+	double cap[4] = { 100, 10, 20, 100 };
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(4, cap, NULL, 0, &e);
+	int32_t p01[2] = { 0, 1 }, p02[2] = { 0, 2 }, p3[1] = { 3 };
+	int32_t a = flow_add(fs, p01, 2, 1, 0, 0, 0, &e);
+	int32_t b = flow_add(fs, p02, 2, 1, 0, 0, 0, &e);
+	int32_t c = flow_add(fs, p3, 1, 1, 0, 0, 0, &e);
+
+	flow_set_max(fs, c, 5);
+	flow_solve(fs, 0);
+	tap_ok(flow_rate_Bps(fs, a) == 10 && flow_rate_Bps(fs, b) == 20,
+	       "a link that cannot fill binds no one: 10 and 20");
+	tap_ok(flow_rate_Bps(fs, c) == 5, "a flow on such links alone runs at its ceiling: 5");
+	flow_set_max(fs, c, 500);
+	flow_solve(fs, 0);
+	tap_ok(flow_rate_Bps(fs, c) == 100, "... and at its link's capacity when that is less");
+	tap_int(run(fs) > 0, 1, "all three complete");
+	flow_sys_free(fs);
+}
+
 int main(void)
 {
-	tap_plan(25);
+	tap_plan(29);
 	two_links_three_flows();
 	shared_bottleneck();
 	ceilings();
@@ -232,5 +260,6 @@ int main(void)
 	components();
 	zero_bytes();
 	grown();
+	links_that_cannot_fill();
 	return tap_done();
 }
