@@ -372,7 +372,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
-	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, &sym, e) < 0)
+	/* Sharded data parallelism only reduce-scatters and all-gathers
+	 * (rings); DDP all-reduces with whichever algorithm is fastest. */
+	bool rings_only = sharded;
+	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, rings_only, &sym, e) < 0)
 		goto done;
 	struct net_transport nt = { net, NULL, sym.rails_symmetric ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };

@@ -115,13 +115,14 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		      struct net *net, struct step_result *out, struct err *e);
 
 /* How the DP groups use the fabric (checked on the routes of every
- * collective algorithm on a fat tree; step_sym.c). */
+ * collective algorithm the groups may run on a fat tree: rings only when
+ * they only reduce-scatter and all-gather; step_sym.c). */
 struct step_sym {
 	bool rails_symmetric;	/* TP rank 0's groups stand for every rank's */
 	bool all_disjoint;	/* no two groups share one: time them alone */
 };
 int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int dp,
-		     struct step_sym *sym, struct err *e);
+		     bool rings_only, struct step_sym *sym, struct err *e);
 
 /* --- the level below: an explicit plan (tests fill one by hand) -------- */
 enum step_dp_mode {

@@ -20,8 +20,14 @@
  * capacity; none of the fabric builders makes such a fabric, so that case
  * is not taken.)
  *
- * The check routes every transfer of every algorithm a group may run (ring,
- * NCCL's trees, hierarchical) over the channels the collectives use.  When
+ * The check routes every transfer of every algorithm a group may run over
+ * the channels the collectives use: for all-reduce ring, NCCL's trees and
+ * hierarchical (the tuner may pick any); for the reduce-scatters and
+ * all-gathers of sharded data parallelism (ZeRO, the distributed
+ * optimizer), which are always rings, rings alone.  (With rings leaving
+ * each node by the NIC they came in by, coll.c, a rank's rings keep to its
+ * own rails even where a scalable unit straddles two pods; the trees' and
+ * hierarchical rings' routes there do not pair up.)  When
  * moreover no link is used by two groups at all, each collective takes its
  * time alone on the fabric and the netsim is not needed.  Dragonflies route
  * adaptively (by load), so no shortcut is taken there.
@@ -69,15 +75,16 @@ static int routes_push(struct routes *r, const int32_t *path, int n)
 /* Every transfer of every algorithm the group may run.  One the group
  * cannot run (hierarchical over unequal nodes) is left out: the run
  * refuses it too. */
-static int group_routes(struct net *net, const int *gpus, int n, struct routes *r,
-			struct err *e)
+static int group_routes(struct net *net, const int *gpus, int n, bool rings_only,
+			struct routes *r, struct err *e)
 {
 	static const enum coll_algo algos[] = { COLL_RING, COLL_TREE, COLL_HIER };
+	size_t n_algos = rings_only ? 1 : sizeof algos / sizeof *algos;
 	int32_t path[NET_PATH_MAX];
 
 	r->n_link = 0;
 	r->n_xfer = 0;
-	for (size_t a = 0; a < sizeof algos / sizeof *algos; a++) {
+	for (size_t a = 0; a < n_algos; a++) {
 		struct coll c = { COLL_ALL_REDUCE, algos[a], gpus, n, 1.0 };
 		struct coll_plan p;
 		struct err scratch = { 0 };
@@ -150,7 +157,7 @@ static bool apart(int32_t n_links, int tp, int32_t *const *map, int32_t *rank)
 }
 
 int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int dp,
-		     struct step_sym *sym, struct err *e)
+		     bool rings_only, struct step_sym *sym, struct err *e)
 {
 	int32_t n_links = net->g.n_links;
 	struct routes r0 = { 0 }, ri = { 0 };
@@ -184,7 +191,7 @@ int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int d
 			struct routes *r = i == 0 ? &r0 : &ri;
 			for (int j = 0; j < dp; j++)
 				gpus[j] = rank_gpu[i + tp * (j + dp * k)];
-			if (group_routes(net, gpus, dp, r, e) < 0)
+			if (group_routes(net, gpus, dp, rings_only, r, e) < 0)
 				goto out;
 			claim(owner, r, k * tp + i, &sym->all_disjoint);
 			if (i > 0 && twinned)

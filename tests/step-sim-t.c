@@ -60,7 +60,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, net_settings);
-	tap_plan(33);
+	tap_plan(38);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -210,16 +210,25 @@ int main(void)
 	 * rail.  Radix 64, leaves 2:1: two pods' worth of leaves in one tier,
 	 * rails apart, but the stages of a rail meet on spine links.  16,384
 	 * GPUs on radix 64: each stage's 128 nodes in one pod of 32 leaves x 32
-	 * ports, rail i on leaves of its own, no link carries two DP groups. */
+	 * ports, rail i on leaves of its own, no link carries two DP groups.
+	 * Rings alone (sharded DP): with TP 8 a rank's rings keep to its one
+	 * rail, and the third unit's rails 0-3 and 4-7 still sit in different
+	 * pods: not symmetric.  With TP 4 and PP 1 (radix 40 again) rank i's
+	 * DP group holds GPUs i and i+4 of all 128 nodes; a ring channel
+	 * leaves and enters each node on one rail (coll.c), so rank i's rings
+	 * use rails i and i+4, one of each pod's pair, and are rank 0's
+	 * renamed, no link carrying two ranks: symmetric.  Its trees and
+	 * hierarchical rings are not, and without rail optimisation rails meet. */
 	const char *cases[][3] = {
 		{ "network.fat_tree.radix=40", NULL, NULL },
 		{ "network.fat_tree.rail_optimized=false", NULL, NULL },
 		{ "network.fat_tree.radix=64", "network.fat_tree.oversubscription=[2.0, 1.0]", NULL },
 		{ "cluster.gpus=16384", "parallel.global_batch=24576",
 		  "network.fat_tree.radix=64" },
+		{ "network.fat_tree.radix=40", "parallel.tp=4", "parallel.pp=1" },
 	};
 	enum { N_CASES = sizeof cases / sizeof *cases };
-	struct step_sym sym[N_CASES];
+	struct step_sym sym[N_CASES], ring[N_CASES];
 	for (int f = 0; f < N_CASES; f++) {
 		char file[4096];
 		snprintf(file, sizeof file, "%s/%s", tap_srcdir(), bench);
@@ -230,6 +239,7 @@ int main(void)
 		struct net *net = NULL;
 		int *rg = NULL;
 		memset(&sym[f], 0, sizeof sym[f]);
+		memset(&ring[f], 0, sizeof ring[f]);
 		if (sc) {
 			tfm_from_scenario(sc, &m);
 			layout_from_scenario(sc, &m, &L, &e);
@@ -239,8 +249,10 @@ int main(void)
 			rg = malloc(sizeof *rg * (size_t)L.gpus);
 			for (int r = 0; rg && r < L.gpus; r++)
 				rg[r] = net_rank_gpu(net, r);
-			if (rg)
-				step_dp_symmetry(net, rg, L.tp, L.pp, L.dp, &sym[f], &e);
+			if (rg) {
+				step_dp_symmetry(net, rg, L.tp, L.pp, L.dp, false, &sym[f], &e);
+				step_dp_symmetry(net, rg, L.tp, L.pp, L.dp, true, &ring[f], &e);
+			}
 		}
 		free(rg);
 		net_free(net);
@@ -254,6 +266,13 @@ int main(void)
 	       "radix 64, leaves 2:1: rails apart, stages meet: one rail on the netsim");
 	tap_ok(sym[3].rails_symmetric, "16,384 GPUs on radix 64: rails symmetric");
 	tap_ok(sym[3].all_disjoint, "... and every DP group on links of its own");
+	tap_ok(!ring[0].rails_symmetric, "radix 40, TP 8, rings only: still split over the pods");
+	tap_ok(!ring[1].rails_symmetric, "not rail-optimised, rings only: rails still meet");
+	tap_ok(!sym[4].rails_symmetric, "radix 40, TP 4 PP 1, every algorithm: not symmetric");
+	tap_ok(ring[4].rails_symmetric && ring[4].all_disjoint,
+	       "... rings only: symmetric and apart (rails i and i+4 per rank)");
+	tap_ok(ring[3].rails_symmetric && ring[3].all_disjoint,
+	       "16,384 GPUs on radix 64, rings only: symmetric and apart");
 	cfg_schema_free(s);
 	return tap_done();
 }
