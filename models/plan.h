@@ -29,7 +29,7 @@
 
 /* A lower bound on the bytes one GPU holds: model states under tp x pp
  * (and ZeRO over dp) plus 1F1B activations of the first pipeline stage.
- * See plan.c for the formulas and their sources. */
+ * See plan_bound.c for the formulas and their sources. */
 double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
 			    int micro_batch, bool recompute, int zero_stage);
 
