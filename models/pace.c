@@ -1,10 +1,9 @@
 /* pace.c -- see pace.h. */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "sim/forkjobs.h"
 #include "models/pace.h"
 
 const struct cfg_setting pace_settings[] = {
@@ -83,19 +82,9 @@ size_t pace_cache_size(const struct pace_cache *c)
 
 int pace_cache_send(const struct pace_cache *c, size_t from, int fd)
 {
-	const char *p = (const char *)(c->v + from);
-	size_t left = from < c->n ? (c->n - from) * sizeof *c->v : 0;
+	size_t len = from < c->n ? (c->n - from) * sizeof *c->v : 0;
 
-	while (left > 0) {
-		ssize_t put = write(fd, p, left);
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put <= 0)
-			return -1;
-		p += put;
-		left -= (size_t)put;
-	}
-	return 0;
+	return fj_send(fd, c->v + from, len);
 }
 
 int pace_cache_take(struct pace_cache *c, const void *data, size_t len,

@@ -62,7 +62,7 @@ static int warm_collect(struct warm *w, struct err *e)
 	size_t len;
 	int tag;
 
-	if (fj_wait(w->pool, &tag, &data, &len, e) < 0)
+	if (fj_wait(w->pool, &tag, &data, &len, NULL, e) < 0)
 		return -1;
 	for (int i = 0, n = fj_running(w->pool); i <= n; i++)
 		if (w->inflight[i] == tag) {

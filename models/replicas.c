@@ -1,17 +1,15 @@
 /* replicas.c -- see replicas.h. */
-#include <errno.h>
+#include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <gsl/gsl_cdf.h>
 
+#include "sim/forkjobs.h"
 #include "models/pace.h"
 #include "models/replicas.h"
 #include "models/run.h"
@@ -31,7 +29,7 @@ struct replicas {
 
 struct buf {
 	char *p;
-	size_t len, cap, pos;
+	size_t len, cap;
 };
 
 static int buf_put(struct buf *b, const void *data, size_t n)
@@ -49,26 +47,18 @@ static int buf_put(struct buf *b, const void *data, size_t n)
 	return 0;
 }
 
-static int buf_get(struct buf *b, void *out, size_t n)
-{
-	if (b->pos + n > b->len)
-		return -1;
-	memcpy(out, b->p + b->pos, n);
-	b->pos += n;
-	return 0;
-}
+/* A worker's bytes, as fj_wait hands them over. */
+struct rd {
+	const char *p;
+	size_t len, pos;
+};
 
-static int write_all(int fd, const char *p, size_t n)
+static int rd_get(struct rd *r, void *out, size_t n)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
+	if (r->pos + n > r->len)
+		return -1;
+	memcpy(out, r->p + r->pos, n);
+	r->pos += n;
 	return 0;
 }
 
@@ -97,208 +87,232 @@ static void encode(struct buf *b, int32_t idx, const struct report *rep, const s
 	}
 }
 
-/* A worker: replicas w, w + W, ...; one record each, then exit.  Replicas
- * differ only in their seed, so they share step results (models/pace.h),
- * starting from the parent's (the worker's own copy, after fork). */
-static void worker(const struct scenario *sc, uint64_t seed, int n, int w, int W,
-		   struct pace_cache *known, int fd)
-{
-	struct pace_cache *paces = known ? known : pace_cache_new();
+/* --- the workers ----------------------------------------------------------- */
 
-	for (int i = w; i < n; i += W) {
+/* What every worker is given (its copy, after the fork). */
+struct job {
+	const struct scenario *sc;
+	uint64_t seed;
+	int n, W;
+	struct pace_cache *paces;	/* the caller's; may be NULL */
+};
+
+/* Worker w (an fj_job_fn): replicas w, w + W, ..., one record each.
+ * Replicas differ only in their seed, so they share step results
+ * (models/pace.h), starting from the parent's.  If a record cannot be
+ * sent, the parent finds the replica missing and says so. */
+static void worker(void *ctx, int w, int fd)
+{
+	const struct job *j = ctx;
+	struct pace_cache *paces = j->paces ? j->paces : pace_cache_new();
+
+	for (int i = w; i < j->n; i += j->W) {
 		struct report *rep = rep_new();
-		struct run_opts o = { .seed = seed + (uint64_t)i, .pace_cache = paces };
+		struct run_opts o = { .seed = j->seed + (uint64_t)i, .pace_cache = paces };
 		struct err e = { 0 };
 		struct buf b = { 0 };
-		int ok = rep != NULL && run_simulate(sc, &o, rep, &e) == 0;
+		int ok = rep != NULL && run_simulate(j->sc, &o, rep, &e) == 0;
 
 		if (rep == NULL)
 			err_set(&e, ERR_RUN, "out of memory");
 		encode(&b, i, rep, &e, ok);
 		rep_free(rep);
-		if (b.p == NULL || write_all(fd, b.p, b.len) < 0) {
-			free(b.p);
-			pace_cache_free(paces);
-			_exit(3);
-		}
+		ok = b.p != NULL && fj_send(fd, b.p, b.len) == 0;
 		free(b.p);
+		if (!ok)
+			break;
 	}
-	pace_cache_free(paces);
-	close(fd);
-	_exit(0);
+	if (paces != j->paces)
+		pace_cache_free(paces);
 }
 
-/* Read every worker's pipe to its end, as data comes. */
-static int collect(int *fds, struct buf *bufs, int W, struct err *e)
-{
-	struct pollfd *pf = calloc((size_t)W, sizeof *pf);
-	int open_n = W;
-	char chunk[65536];
+/* --- the parent: records by replica index ---------------------------------- */
 
-	if (pf == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	for (int w = 0; w < W; w++)
-		pf[w] = (struct pollfd){ .fd = fds[w], .events = POLLIN };
-	while (open_n > 0) {
-		if (poll(pf, (nfds_t)W, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			free(pf);
-			return err_set(e, ERR_RUN, "replicas: poll: %s", strerror(errno));
-		}
-		for (int w = 0; w < W; w++) {
-			if (pf[w].fd < 0 || !(pf[w].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t got = read(pf[w].fd, chunk, sizeof chunk);
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got > 0) {
-				if (buf_put(&bufs[w], chunk, (size_t)got) < 0) {
-					free(pf);
-					return err_set(e, ERR_RUN, "out of memory");
-				}
-				continue;
-			}
-			close(pf[w].fd);
-			pf[w].fd = fds[w] = -1;
-			open_n--;
-		}
+/* Workers end in any order, so a failure is kept only if it is the
+ * least replica's so far: the error, like the figures, does not depend on
+ * the number of workers or their timing. */
+struct gather {
+	struct replicas *rs;
+	uint64_t seed;
+	int W;
+	bool *got;		/* got[i]: replica i's figures are in */
+	int bad;		/* the least failed replica (INT_MAX: none) ... */
+	struct err why;		/* ... and why */
+};
+
+static void failed(struct gather *g, int idx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void failed(struct gather *g, int idx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (idx >= g->bad)
+		return;
+	g->bad = idx;
+	g->why = (struct err){ 0 };
+	va_start(ap, fmt);
+	err_vset(&g->why, ERR_RUN, fmt, ap);
+	va_end(ap);
+}
+
+/* Room for the figures, at the first record (it tells how many). */
+static int make_room(struct replicas *rs, uint32_t keys, struct err *e)
+{
+	if (rs->names == NULL) {
+		rs->keys = (int)keys;
+		rs->names = calloc(keys ? keys : 1, sizeof *rs->names);
+		rs->v = calloc((size_t)rs->n * (keys ? keys : 1), sizeof *rs->v);
+		if (rs->names == NULL || rs->v == NULL)
+			return err_set(e, ERR_RUN, "out of memory");
 	}
-	free(pf);
 	return 0;
 }
 
-static int decode(struct replicas *rs, struct buf *b, bool *seen, uint64_t seed,
-		  struct err *e)
+/* One replica's figures, their names as the first record's: 1 done, 0 cut
+ * short (its worker died while writing), -1 malformed. */
+static int take_figures(struct replicas *rs, struct rd *r, int32_t idx, uint32_t keys,
+			struct err *e)
 {
-	while (b->pos < b->len) {
+	if (make_room(rs, keys, e) < 0)
+		return -1;
+	if ((int)keys != rs->keys)
+		return err_set(e, ERR_RUN, "replicas: replica %d has %u summary figures, "
+			       "not %d", idx, keys, rs->keys);
+	for (uint32_t k = 0; k < keys; k++) {
+		uint8_t len;
+		char name[NAME_MAX_LEN];
+		double v;
+		if (rd_get(r, &len, 1) < 0)
+			return 0;
+		if (len >= NAME_MAX_LEN)
+			return err_set(e, ERR_RUN, "replicas: a worker sent a bad record");
+		if (rd_get(r, name, len) < 0 || rd_get(r, &v, 8) < 0)
+			return 0;
+		name[len] = '\0';
+		if (rs->names[k][0] == '\0')
+			memcpy(rs->names[k], name, (size_t)len + 1);
+		else if (strcmp(rs->names[k], name) != 0)
+			return err_set(e, ERR_RUN, "replicas: summary figures in another "
+				       "order in replica %d", idx);
+		rs->v[(size_t)idx * keys + k] = v;
+	}
+	return 1;
+}
+
+/* Worker w's records. */
+static int take_records(struct gather *g, int w, struct rd *r, struct err *e)
+{
+	while (r->pos < r->len) {
 		int32_t idx, status;
 		uint32_t keys;
 
-		if (buf_get(b, &idx, 4) < 0 || buf_get(b, &status, 4) < 0 ||
-		    buf_get(b, &keys, 4) < 0 || idx < 0 || idx >= rs->n)
+		if (rd_get(r, &idx, 4) < 0 || rd_get(r, &status, 4) < 0 ||
+		    rd_get(r, &keys, 4) < 0)
+			return 0;
+		if (idx < 0 || idx >= g->rs->n || idx % g->W != w || g->got[idx])
 			return err_set(e, ERR_RUN, "replicas: a worker sent a bad record");
 		if (status != 0) {
 			char msg[1024];
 			uint32_t len = keys < sizeof msg - 1 ? keys : sizeof msg - 1;
-			if (buf_get(b, msg, len) < 0)
-				len = 0;
+			if (rd_get(r, msg, len) < 0)
+				return 0;	/* cut short: the worker's end tells */
 			msg[len] = '\0';
-			return err_set(e, ERR_RUN, "replica %d (seed %llu): %s", idx,
-				       (unsigned long long)(seed + (uint64_t)idx), msg);
+			failed(g, idx, "replica %d (seed %llu): %s", idx,
+			       (unsigned long long)(g->seed + (uint64_t)idx), msg);
+			continue;
 		}
-		if (rs->keys == 0) {
-			rs->keys = (int)keys;
-			rs->names = calloc(keys ? keys : 1, sizeof *rs->names);
-			rs->v = calloc((size_t)rs->n * (keys ? keys : 1), sizeof *rs->v);
-			if (rs->names == NULL || rs->v == NULL)
-				return err_set(e, ERR_RUN, "out of memory");
-		}
-		if ((int)keys != rs->keys)
-			return err_set(e, ERR_RUN, "replicas: replica %d has %u summary figures, "
-				       "not %d", idx, keys, rs->keys);
-		for (uint32_t k = 0; k < keys; k++) {
-			uint8_t len;
-			char name[NAME_MAX_LEN];
-			double v;
-			if (buf_get(b, &len, 1) < 0 || len >= NAME_MAX_LEN ||
-			    buf_get(b, name, len) < 0 || buf_get(b, &v, 8) < 0)
-				return err_set(e, ERR_RUN, "replicas: a worker sent a bad record");
-			name[len] = '\0';
-			if (rs->names[k][0] == '\0')
-				memcpy(rs->names[k], name, (size_t)len + 1);
-			else if (strcmp(rs->names[k], name) != 0)
-				return err_set(e, ERR_RUN, "replicas: summary figures in another "
-					       "order in replica %d", idx);
-			rs->v[(size_t)idx * keys + k] = v;
-		}
-		seen[idx] = true;
+		int got = take_figures(g->rs, r, idx, keys, e);
+		if (got <= 0)
+			return got;
+		g->got[idx] = true;
 	}
+	return 0;
+}
+
+/* How a worker's child ended (its wait status), for a message. */
+static void ended(int st, char *how, size_t size)
+{
+	if (WIFSIGNALED(st))
+		snprintf(how, size, "was killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		snprintf(how, size, "exited with status %d", WEXITSTATUS(st));
+	else
+		snprintf(how, size, "ended");
+}
+
+/* Worker w has ended, with wait status st, having sent data. */
+static int take(struct gather *g, int w, const void *data, size_t len, int st,
+		struct err *e)
+{
+	struct rd r = { .p = data, .len = len };
+	char how[160];
+
+	if (take_records(g, w, &r, e) < 0)
+		return -1;
+	ended(st, how, sizeof how);
+	for (int i = w; i < g->rs->n; i += g->W)
+		if (!g->got[i]) {	/* failed, or the first it did not send */
+			failed(g, i, "replica %d (seed %llu): its worker %s before sending "
+			       "its result", i, (unsigned long long)(g->seed + (uint64_t)i), how);
+			break;
+		}
+	if (st != 0)	/* after all it sent: ranked after every replica */
+		failed(g, g->rs->n + w, "replicas: worker %d %s", w, how);
 	return 0;
 }
 
 int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e)
 {
-	struct replicas *rs = calloc(1, sizeof *rs);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int W = workers > 0 ? workers : (cpus > 0 ? (int)cpus : 1);
-	int *fds = NULL, rc = -1, started = 0;
-	pid_t *pids = NULL;
-	struct buf *bufs = NULL;
-	bool *seen = NULL;
+	struct job j = { sc, seed, n, workers > 0 ? workers : fj_cpus(), paces };
+	struct gather g = { .seed = seed, .bad = INT_MAX };
+	struct fj_pool *pool = NULL;
+	int rc = -1;
 
 	*out = NULL;
-	if (W > n)
-		W = n;
-	if (rs == NULL || n < 1)
-		return err_set(e, ERR_RUN, "out of memory");
-	rs->n = n;
-	fds = calloc((size_t)W, sizeof *fds);
-	pids = calloc((size_t)W, sizeof *pids);
-	bufs = calloc((size_t)W, sizeof *bufs);
-	seen = calloc((size_t)n, sizeof *seen);
-	if (!fds || !pids || !bufs || !seen) {
+	if (n < 1)
+		return err_set(e, ERR_RUN, "replicas: %d replicas", n);
+	if (j.W > n)
+		j.W = n;
+	g.W = j.W;
+	g.rs = calloc(1, sizeof *g.rs);
+	g.got = calloc((size_t)n, sizeof *g.got);
+	if (g.rs == NULL || g.got == NULL) {
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
-	for (int w = 0; w < W; w++)
-		fds[w] = -1;
-	fflush(NULL);	/* nothing buffered may be written twice */
-	for (; started < W; started++) {
-		int p[2];
-		if (pipe(p) < 0) {
-			err_set(e, ERR_RUN, "replicas: pipe: %s", strerror(errno));
-			goto reap;
+	g.rs->n = n;
+	if ((pool = fj_pool_new(j.W, e)) == NULL)
+		goto out;
+	for (int w = 0; w < j.W; w++)
+		if (fj_start(pool, w, worker, &j, e) < 0) {
+			err_prefix(e, "replicas");
+			goto out;
 		}
-		pids[started] = fork();
-		if (pids[started] < 0) {
-			close(p[0]);
-			close(p[1]);
-			err_set(e, ERR_RUN, "replicas: fork: %s", strerror(errno));
-			goto reap;
+	while (fj_running(pool) > 0) {
+		const void *data;
+		size_t len;
+		int w, st;
+		if (fj_wait(pool, &w, &data, &len, &st, e) < 0) {
+			err_prefix(e, "replicas");
+			goto out;
 		}
-		if (pids[started] == 0) {
-			close(p[0]);
-			for (int w = 0; w < started; w++)
-				close(fds[w]);
-			worker(sc, seed, n, started, W, paces, p[1]);
-		}
-		close(p[1]);
-		fds[started] = p[0];
+		if (take(&g, w, data, len, st, e) < 0)
+			goto out;
 	}
-	if (collect(fds, bufs, W, e) < 0)
-		goto reap;
-	rc = 0;
-	for (int w = 0; w < W && rc == 0; w++)
-		rc = decode(rs, &bufs[w], seen, seed, e);
-reap:
-	if (rc < 0)
-		for (int w = 0; w < started; w++)
-			kill(pids[w], SIGTERM);
-	for (int w = 0; w < started; w++) {
-		int status;
-		if (fds[w] >= 0)
-			close(fds[w]);
-		while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
-			;
-		if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-			rc = err_set(e, ERR_RUN, "replicas: worker %d failed", w);
-	}
-	for (int i = 0; i < n && rc == 0; i++)
-		if (!seen[i])
-			rc = err_set(e, ERR_RUN, "replicas: replica %d sent nothing", i);
-out:
-	for (int w = 0; bufs && w < W; w++)
-		free(bufs[w].p);
-	free(bufs);
-	free(fds);
-	free(pids);
-	free(seen);
-	if (rc < 0)
-		replicas_free(rs);
+	if (g.bad != INT_MAX)
+		err_set(e, g.why.status, "%s", g.why.msg);
 	else
-		*out = rs;
+		rc = 0;
+out:
+	fj_pool_free(pool);	/* on failure, stops the workers still running */
+	free(g.got);
+	if (rc < 0)
+		replicas_free(g.rs);
+	else
+		*out = g.rs;
 	return rc;
 }
 

@@ -11,11 +11,13 @@
  *
  * Replica i runs with seed + i (rng.h hashes seed and stream name, so
  * neighbouring seeds give unrelated streams).  The work is shared among
- * fork()ed worker processes -- not threads: the HDF5 library is not
- * thread-safe and each run is independent -- that send their summaries back
- * over a pipe; the parent reads them as they come (poll), so no worker
- * blocks on a full pipe.  Results are combined by replica index, so the
- * output does not depend on the number of workers or their timing.
+ * forked worker processes (sim/forkjobs.h) -- not threads: the HDF5
+ * library is not thread-safe and each run is independent -- worker w
+ * running replicas w, w + W, ... and sending their summaries back, which
+ * the parent takes as they come.  Results are combined by replica index,
+ * so the output does not depend on the number of workers or their timing,
+ * and neither does the error when replicas fail: it names the least one
+ * that failed, or that a worker which died never sent.
  *
  * The interval is Student's t: mean +- t(0.975, n-1) s / sqrt(n), s the
  * sample standard deviation; with n = 1 it is NaN.  Summary figures that

@@ -86,7 +86,10 @@ int fj_start(struct fj_pool *pool, int tag, fj_job_fn job, void *ctx, struct err
 	}
 	if (pid == 0) {
 		close(p[0]);
+		for (int i = 0; i < pool->n; i++)	/* its siblings' */
+			close(pool->c[i].fd);
 		job(ctx, tag, p[1]);
+		close(p[1]);
 		_exit(0);
 	}
 	close(p[1]);
@@ -113,7 +116,7 @@ static int read_some(struct child *c, struct err *e)
 }
 
 int fj_wait(struct fj_pool *pool, int *tag, const void **data, size_t *len,
-	    struct err *e)
+	    int *status, struct err *e)
 {
 	free(pool->done);
 	pool->done = NULL;
@@ -136,9 +139,12 @@ int fj_wait(struct fj_pool *pool, int *tag, const void **data, size_t *len,
 				return -1;
 			if (r > 0)
 				continue;
+			int st = 0;
 			close(c->fd);
-			while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
 				;
+			if (status)
+				*status = st;
 			*tag = c->tag;
 			*data = pool->done = c->data;
 			*len = c->len;
@@ -146,4 +152,20 @@ int fj_wait(struct fj_pool *pool, int *tag, const void **data, size_t *len,
 			return 0;
 		}
 	}
+}
+
+int fj_send(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t put = write(fd, p, len);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return -1;
+		p += put;
+		len -= (size_t)put;
+	}
+	return 0;
 }
