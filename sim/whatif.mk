@@ -1,8 +1,8 @@
 # whatif.mk -- what-if studies: collect/export of run files, the planner,
 # sweep scripts, plots, and their tests.
 libtrainsim_a_SOURCES += sim/h5in.c sim/collect.c sim/export.c models/plan.c \
-	models/plan_bound.c models/plan_search.c models/plan_warm.c sim/forkjobs.c
-noinst_HEADERS += sim/h5in.h models/plan.h models/plan_int.h sim/forkjobs.h
+	models/plan_bound.c models/plan_search.c models/plan_warm.c
+noinst_HEADERS += sim/h5in.h models/plan.h models/plan_int.h
 TESTS += tests/whatif-collect.sh tests/whatif-plan.sh
 EXTRA_DIST += tests/whatif-collect.sh tests/whatif-plan.sh
 TESTS += tests/whatif-plot.sh

@@ -204,11 +204,68 @@ static void disjoint_and_tiers(void)
 	net_free(net);
 }
 
+/* Plans kept by collective (collcache.c): a collective started again adds
+ * the flows its first start made, so it takes exactly as long again; a
+ * different size is another plan; UGAL on a dragonfly keeps nothing. */
+static void kept_plans(void)
+{
+	struct err e = { 0 };
+	struct net *net = dgx(16);
+	int all[16];
+	double S = 1e8;
+
+	for (int i = 0; i < 16; i++)
+		all[i] = i;
+	struct coll c16 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S };
+	struct coll half = c16;
+	half.bytes = S / 2;
+	struct coll_cache *cc = coll_cache_new(&e);
+	bool own1 = true, own2 = true, own3 = true;
+	struct coll_plan *p1 = coll_cache_plan(cc, net, &c16, COLL_RING, &own1, &e);
+	struct coll_plan *p2 = coll_cache_plan(cc, net, &c16, COLL_RING, &own2, &e);
+	struct coll_plan *p3 = coll_cache_plan(cc, net, &half, COLL_RING, &own3, &e);
+	tap_ok(p1 && p1 == p2 && !own1 && !own2 && p1->keep,
+	       "the same collective twice: one kept plan");
+	tap_ok(p3 && p3 != p1 && !own3, "another size: another plan");
+	coll_cache_free(cc);
+
+	setup(net);
+	later_coll = c16;
+	int kind = ev_kind(sim, "later", start_later, NULL);
+	netsim_start(ns, &c16, on_done, NULL, 0, &e);
+	ev_run(sim, INT64_MAX, &e);
+	int64_t first = done_ns[0];
+	ev_at(sim, first, kind, 1);
+	ev_run(sim, INT64_MAX, &e);
+	tap_ok(first > 0 && done_ns[1] == 2 * first,
+	       "started again from its kept flows: exactly as long (%lld ns)", (long long)first);
+	teardown();
+	net_free(net);
+
+	struct net_params dp;
+	net_params_default(&dp);
+	dp.gpus = 64;
+	dp.topology = TOPO_DRAGONFLY;
+	struct net *df = net_new(&dp, NULL, &e);
+	cc = coll_cache_new(&e);
+	bool own = false;
+	struct coll c64 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S };
+	struct coll_plan *pd = df ? coll_cache_plan(cc, df, &c64, COLL_RING, &own, &e) : NULL;
+	tap_ok(pd && own && !pd->keep, "UGAL routes by load: the plan is the caller's, not kept");
+	if (pd && own) {
+		coll_plan_free(pd);
+		free(pd);
+	}
+	coll_cache_free(cc);
+	net_free(df);
+}
+
 int main(void)
 {
-	tap_plan(21);
+	tap_plan(25);
 	alone_and_shared();
 	staggered();
 	disjoint_and_tiers();
+	kept_plans();
 	return tap_done();
 }

@@ -62,8 +62,10 @@ static int add_xfer(struct coll_phase *ph, int32_t src, int32_t dst,
 
 void coll_plan_free(struct coll_plan *p)
 {
-	for (int i = 0; i < COLL_PHASES_MAX; i++)
+	for (int i = 0; i < COLL_PHASES_MAX; i++) {
 		free(p->ph[i].x);
+		free(p->ph[i].flow);
+	}
 	memset(p, 0, sizeof *p);
 }
 
@@ -155,7 +157,7 @@ static void ring_order(const struct groups *g, int c, int *order)
  * domains and entry's NIC is not src's own; else -1 (src's). */
 static int32_t ring_via(const struct net *net, int src, int dst, int entry)
 {
-	if (!net->p.same_nic || net_same_domain(net, src, dst) ||
+	if (!net->p.same_nic || entry == src || net_same_domain(net, src, dst) ||
 	    net_endpoint_of_gpu(net, entry) == net_endpoint_of_gpu(net, src))
 		return -1;
 	return entry;
@@ -411,6 +413,7 @@ int coll_plan_build(const struct net *net, const struct coll *c,
 struct same {
 	int32_t *id;		/* flow per slot, -1 empty */
 	uint64_t *key;
+	int32_t *kept;		/* its coll_flow in the phase (plan->keep) */
 	size_t mask;
 };
 
@@ -428,7 +431,8 @@ static uint64_t same_key(const struct coll_xfer *x, const int32_t *path, int n)
 	return h ^ (h >> 29);
 }
 
-/* The flow already added for a transfer like x on this path, or -1. */
+/* The flow already added for a transfer like x on this path, or -1; *slot
+ * is where it is, or where it goes. */
 static int32_t same_find(const struct same *t, const struct flow_sys *fs,
 			 uint64_t key, const int32_t *path, int n, size_t *slot)
 {
@@ -437,34 +441,81 @@ static int32_t same_find(const struct same *t, const struct flow_sys *fs,
 	for (; t->id[i] >= 0; i = (i + 1) & t->mask) {
 		const int32_t *p;
 		if (t->key[i] == key && flow_path(fs, t->id[i], &p) == n &&
-		    memcmp(p, path, (size_t)n * sizeof *path) == 0)
+		    memcmp(p, path, (size_t)n * sizeof *path) == 0) {
+			*slot = i;
 			return t->id[i];
+		}
 	}
 	*slot = i;
 	return -1;
 }
 
+/* Add the phase's kept flows: what its first start added, in order. */
+static int replay_phase(struct flow_sys *fs, struct coll_run *r,
+			const struct coll_phase *ph, uint64_t owner,
+			int64_t now_ns, struct err *e)
+{
+	r->pending = 0;
+	for (int32_t i = 0; i < ph->n_flow; i++) {
+		const struct coll_flow *f = &ph->flow[i];
+		int32_t id = flow_add(fs, f->path, f->n, f->bytes, f->lat_ns, owner,
+				      now_ns, e);
+		if (id < 0)
+			return -1;
+		if (f->max_Bps > 0)
+			flow_set_max(fs, id, f->max_Bps);
+		for (int32_t k = 1; k < f->w; k++)
+			flow_grow(fs, id, f->bytes);
+		r->pending++;
+	}
+	return 0;
+}
+
+/* Note a flow added for the phase, to add it again at later starts. */
+static int32_t keep_flow(struct coll_phase *ph, const int32_t *path, int n,
+			 const struct coll_xfer *x, int64_t lat_ns)
+{
+	struct coll_flow *f = &ph->flow[ph->n_flow];
+
+	memcpy(f->path, path, (size_t)n * sizeof *path);
+	f->n = n;
+	f->w = 1;
+	f->bytes = x->bytes;
+	f->max_Bps = x->max_Bps;
+	f->lat_ns = lat_ns;
+	return ph->n_flow++;
+}
+
 static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		       uint64_t owner, int64_t now_ns, struct err *e)
 {
-	const struct coll_phase *ph = &r->plan.ph[r->phase];
+	struct coll_phase *ph = &r->plan->ph[r->phase];
 	const int32_t *load = flow_link_load(fs);
 	int32_t path[NET_PATH_MAX];
 	size_t cap = 16;
 	struct same t;
 	int rc = 0;
 
+	if (ph->flow != NULL)
+		return replay_phase(fs, r, ph, owner, now_ns, e);
 	while (cap < 2 * (size_t)ph->n)
 		cap *= 2;
 	t.id = malloc(cap * sizeof *t.id);
 	t.key = malloc(cap * sizeof *t.key);
+	t.kept = malloc(cap * sizeof *t.kept);
 	t.mask = cap - 1;
-	if (!t.id || !t.key) {
+	if (r->plan->keep)
+		ph->flow = malloc((size_t)ph->n * sizeof *ph->flow);
+	if (!t.id || !t.key || !t.kept || (r->plan->keep && !ph->flow)) {
 		free(t.id);
 		free(t.key);
+		free(t.kept);
+		free(ph->flow);
+		ph->flow = NULL;
 		return err_set(e, ERR_RUN, "out of memory for a collective");
 	}
 	memset(t.id, 0xff, cap * sizeof *t.id);
+	ph->n_flow = 0;
 	r->pending = 0;
 	for (int32_t i = 0; i < ph->n && rc == 0; i++) {
 		const struct coll_xfer *x = &ph->x[i];
@@ -474,6 +525,8 @@ static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		int32_t id = n > 0 && x->bytes > 0 ? same_find(&t, fs, key, path, n, &slot) : -1;
 		if (id >= 0) {
 			flow_grow(fs, id, x->bytes);
+			if (ph->flow)
+				ph->flow[t.kept[slot]].w++;
 			continue;
 		}
 		double wire = 0;
@@ -487,14 +540,25 @@ static int start_phase(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		}
 		if (x->max_Bps > 0)
 			flow_set_max(fs, id, x->max_Bps);
+		int32_t k = ph->flow ? keep_flow(ph, path, n, x, lat) : -1;
 		if (n > 0 && x->bytes > 0) {
 			t.id[slot] = id;
 			t.key[slot] = key;
+			t.kept[slot] = k;
 		}
 		r->pending++;
 	}
 	free(t.id);
 	free(t.key);
+	free(t.kept);
+	if (rc < 0) {
+		free(ph->flow);	/* half kept: not to be replayed */
+		ph->flow = NULL;
+	} else if (ph->flow && ph->n_flow > 0) {
+		struct coll_flow *f = realloc(ph->flow, (size_t)ph->n_flow * sizeof *f);
+		if (f)
+			ph->flow = f;	/* (folding left fewer flows than transfers) */
+	}
 	return rc;
 }
 
@@ -503,10 +567,10 @@ int coll_run_start(struct net *net, struct flow_sys *fs, struct coll_run *r,
 {
 	/* A phase without flows (one GPU) still costs its latency: it is
 	 * folded into the end time. */
-	while (r->phase < r->plan.n_phases) {
-		if (r->plan.ph[r->phase].n > 0)
+	while (r->phase < r->plan->n_phases) {
+		if (r->plan->ph[r->phase].n > 0)
 			return start_phase(net, fs, r, owner, now_ns, e);
-		r->end_ns = now_ns + llround(r->plan.ph[r->phase].latency_ns);
+		r->end_ns = now_ns + llround(r->plan->ph[r->phase].latency_ns);
 		now_ns = r->end_ns;
 		r->phase++;
 	}
@@ -523,7 +587,7 @@ int coll_run_delivered(struct net *net, struct flow_sys *fs, struct coll_run *r,
 	r->phase++;
 	if (coll_run_start(net, fs, r, owner, now_ns, e) < 0)
 		return -1;
-	return r->phase >= r->plan.n_phases && r->pending == 0;
+	return r->phase >= r->plan->n_phases && r->pending == 0;
 }
 
 /* --- names, factors, the table -------------------------------------------- */

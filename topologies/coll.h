@@ -13,6 +13,7 @@
 #ifndef TOPOLOGIES_COLL_H
 #define TOPOLOGIES_COLL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,10 +29,23 @@ struct coll_xfer {
 	double max_Bps;		/* ceiling on the flow's rate (0: none) */
 };
 
+/* A phase's transfers as the flows they became (identical ones fold into
+ * one that stands for w of them), kept for a plan that is started again. */
+struct coll_flow {
+	int32_t path[NET_PATH_MAX];
+	int32_t n;		/* links */
+	int32_t w;		/* transfers it stands for */
+	double bytes;		/* of each */
+	double max_Bps;
+	int64_t lat_ns;
+};
+
 struct coll_phase {
 	struct coll_xfer *x;
 	int32_t n, cap;
 	double latency_ns;	/* step latencies of the phase */
+	struct coll_flow *flow;	/* kept flows (plan->keep), NULL until started */
+	int32_t n_flow;
 };
 
 #define COLL_PHASES_MAX 3
@@ -39,19 +53,37 @@ struct coll_plan {
 	enum coll_algo algo;	/* as resolved */
 	struct coll_phase ph[COLL_PHASES_MAX];
 	int n_phases;
+	/* Keep each phase's flows at its first start and add those at later
+	 * starts: the same flows in the same order, so the same results,
+	 * without routing and folding again.  Only where routes do not depend
+	 * on the links' load (fat trees and NVLink, not UGAL on a dragonfly). */
+	bool keep;
 };
 
 /* algo must not be COLL_AUTO.  Ops other than all-reduce use rings. */
 int coll_plan_build(const struct net *net, const struct coll *c,
 		    enum coll_algo algo, struct coll_plan *p, struct err *e);
 void coll_plan_free(struct coll_plan *p);
+/* Plans kept by collective, so that one started again (the same group,
+ * operation, algorithm and size: every layer's ZeRO-3 gather) is neither
+ * built nor routed again (collcache.c).  coll_cache_plan() gives c's plan,
+ * kept or built; *owned says whether the caller frees it (when the cache is
+ * full, or routes depend on load and nothing is kept). */
+struct coll_cache;
+struct coll_cache *coll_cache_new(struct err *e);
+void coll_cache_free(struct coll_cache *cc);
+struct coll_plan *coll_cache_plan(struct coll_cache *cc, const struct net *net,
+				  const struct coll *c, enum coll_algo algo,
+				  bool *owned, struct err *e);
+
 /* The links transfer x crosses (its via's NIC included); returns how many. */
 int coll_xfer_route(struct net *net, const struct coll_xfer *x,
 		    const int32_t *load, int32_t *out);
 
 /* One collective in flight on a flow system. */
 struct coll_run {
-	struct coll_plan plan;
+	struct coll_plan *plan;	/* a cache's, or the caller's */
+	bool own_plan;		/* the caller frees plan when the run ends */
 	int phase;
 	int64_t pending;	/* flows of the phase not yet delivered */
 	int64_t end_ns;
@@ -61,7 +93,7 @@ struct coll_run {
 };
 /* Start the current phase (and skip empty ones); sets r->pending.  Flows
  * carry `owner`.  When no phase is left, r->pending is 0 and r->phase is
- * plan.n_phases. */
+ * plan->n_phases. */
 int coll_run_start(struct net *net, struct flow_sys *fs, struct coll_run *r,
 		   uint64_t owner, int64_t now_ns, struct err *e);
 /* One of r's flows was delivered: 1 if the collective is now complete. */

@@ -2,7 +2,7 @@
 noinst_HEADERS += topologies/net.h
 libtrainsim_a_SOURCES += topologies/graph.c topologies/route.c \
 	topologies/nvlink.c topologies/fattree.c topologies/dragonfly.c \
-	topologies/placement.c topologies/flow.c topologies/coll.c \
+	topologies/placement.c topologies/flow.c topologies/coll.c topologies/collcache.c \
 	topologies/net.c topologies/netcfg.c topologies/netsim.c
 noinst_HEADERS += topologies/graph.h topologies/topo.h topologies/flow.h \
 	topologies/coll.h

@@ -285,6 +285,8 @@ int net_endpoint_of_gpu(const struct net *net, int gpu)
 {
 	int gpn = net->p.gpus_per_node, nics = net->p.nics_per_node;
 
+	if (nics == gpn)
+		return gpu;	/* a NIC per GPU (DGX): no division on the hot path */
 	return (gpu / gpn) * nics + (gpu % gpn) * nics / gpn;
 }
 
@@ -366,6 +368,7 @@ static int run_alone(struct net *net, const struct coll *c, enum coll_algo algo,
 		     int64_t *t_ns, struct err *e)
 {
 	struct coll_run r;
+	struct coll_plan plan;
 	struct alone a = { net, NULL, &r, 0 };
 
 	if (net->idle == NULL) {
@@ -376,8 +379,9 @@ static int run_alone(struct net *net, const struct coll *c, enum coll_algo algo,
 	}
 	a.fs = net->idle;
 	memset(&r, 0, sizeof r);
-	if (coll_plan_build(net, c, algo, &r.plan, e) < 0)
+	if (coll_plan_build(net, c, algo, &plan, e) < 0)
 		return -1;
+	r.plan = &plan;
 	int rc = coll_run_start(net, a.fs, &r, 0, 0, e);
 	while (rc == 0 && flow_count(a.fs) > 0) {
 		flow_solve(a.fs, a.now);
@@ -395,7 +399,7 @@ static int run_alone(struct net *net, const struct coll *c, enum coll_algo algo,
 		net->idle = NULL;
 	}
 	*t_ns = r.end_ns;
-	coll_plan_free(&r.plan);
+	coll_plan_free(&plan);
 	return rc;
 }
 

@@ -29,6 +29,7 @@ struct netsim {
 	int64_t ev_ns, now_ns;
 	struct coll_run *runs;
 	int32_t n_runs, cap_runs, *free_runs, n_free;
+	struct coll_cache *plans;	/* by collective (collcache.c) */
 };
 
 static int on_event(struct ev_sim *sim, const struct ev *ev, void *ctx,
@@ -64,6 +65,10 @@ struct netsim *netsim_new(struct net *net, struct ev_sim *sim, struct err *e)
 		free(ns);
 		return NULL;
 	}
+	if ((ns->plans = coll_cache_new(e)) == NULL) {
+		netsim_free(ns);
+		return NULL;
+	}
 	ns->kind = ev_kind(sim, "network", on_event, ns);
 	if (ns->kind < 0) {
 		netsim_free(ns);
@@ -78,9 +83,13 @@ void netsim_free(struct netsim *ns)
 	if (ns == NULL)
 		return;
 	for (int32_t i = 0; i < ns->n_runs; i++)
-		coll_plan_free(&ns->runs[i].plan);
+		if (ns->runs[i].own_plan) {
+			coll_plan_free(ns->runs[i].plan);
+			free(ns->runs[i].plan);
+		}
 	free(ns->runs);
 	free(ns->free_runs);
+	coll_cache_free(ns->plans);
 	flow_sys_free(ns->fs);
 	free(ns);
 }
@@ -107,7 +116,10 @@ static int32_t new_run(struct netsim *ns, struct err *e)
 
 static void drop_run(struct netsim *ns, int32_t slot)
 {
-	coll_plan_free(&ns->runs[slot].plan);
+	if (ns->runs[slot].own_plan) {
+		coll_plan_free(ns->runs[slot].plan);
+		free(ns->runs[slot].plan);
+	}
 	memset(&ns->runs[slot], 0, sizeof ns->runs[slot]);
 	ns->free_runs[ns->n_free++] = slot;
 }
@@ -127,8 +139,8 @@ int netsim_start(struct netsim *ns, const struct coll *c, coll_done_fn done,
 	r->done = done;
 	r->ctx = ctx;
 	r->tag = tag;
-	if (coll_plan_build(ns->net, c, algo, &r->plan, e) < 0 ||
-	    coll_run_start(ns->net, ns->fs, r, (uint64_t)slot, now, e) < 0) {
+	r->plan = coll_cache_plan(ns->plans, ns->net, c, algo, &r->own_plan, e);
+	if (r->plan == NULL || coll_run_start(ns->net, ns->fs, r, (uint64_t)slot, now, e) < 0) {
 		drop_run(ns, slot);
 		return -1;
 	}
