@@ -113,8 +113,73 @@ void cfg_schema_free(struct cfg_schema *s)
 	defaults_reset(s->defaults);
 	config_destroy(&s->defaults->cfg);
 	free(s->defaults);
+	free(s->leaf);
+	free(s->group);
+	free(s->wild);
 	free(s->ent);
 	free(s);
+}
+
+static uint64_t path_hash(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3u;
+	return h;
+}
+
+/* The slot of name p[0..len) in t (an entry's path, or the group above
+ * it), or the empty slot where it goes. */
+static struct cfg_slot *slot_of(const struct cfg_schema *s, struct cfg_slot *t,
+				const char *p, size_t len)
+{
+	size_t i = path_hash(p, len) & s->mask;
+
+	for (; t[i].idx != 0; i = (i + 1) & s->mask)
+		if (t[i].len == len && memcmp(s->ent[t[i].idx - 1]->path, p, len) == 0)
+			break;
+	return &t[i];
+}
+
+static void index_name(struct cfg_schema *s, struct cfg_slot *t, size_t idx,
+		       size_t len)
+{
+	struct cfg_slot *x = slot_of(s, t, s->ent[idx]->path, len);
+
+	if (x->idx == 0)	/* the first of equal ones */
+		*x = (struct cfg_slot){ (uint32_t)idx + 1, (uint32_t)len };
+}
+
+/* Hash every entry without "*" by its path and by each group above it. */
+static void index_build(struct cfg_schema *s)
+{
+	size_t slots = 64, names = 0;
+
+	for (size_t i = 0; i < s->n; i++)	/* a path and its groups */
+		for (const char *p = s->ent[i]->path; p; p = strchr(p + 1, '.'))
+			names++;
+	while (slots < 2 * names)
+		slots *= 2;	/* at most half full */
+	free(s->leaf);
+	free(s->group);
+	s->leaf = cfg_xrealloc(NULL, slots * sizeof *s->leaf);
+	s->group = cfg_xrealloc(NULL, slots * sizeof *s->group);
+	memset(s->leaf, 0, slots * sizeof *s->leaf);
+	memset(s->group, 0, slots * sizeof *s->group);
+	s->mask = slots - 1;
+	s->wild = cfg_xrealloc(s->wild, (s->n ? s->n : 1) * sizeof *s->wild);
+	s->n_wild = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *p = s->ent[i]->path;
+		if (strchr(p, '*') != NULL) {
+			s->wild[s->n_wild++] = i;
+			continue;
+		}
+		index_name(s, s->leaf, i, strlen(p));
+		for (const char *d = strchr(p, '.'); d; d = strchr(d + 1, '.'))
+			index_name(s, s->group, i, (size_t)(d - p));
+	}
 }
 
 void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table)
@@ -127,6 +192,7 @@ void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table)
 		}
 		s->ent[s->n++] = table;
 	}
+	index_build(s);
 }
 
 int cfg_schema_check_entry(const struct cfg_schema *s, size_t i,
@@ -195,12 +261,21 @@ static size_t wildcards(const char *p)
 	return n;
 }
 
+/* The entry for path: one without "*" if any (the most specific, and the
+ * first declared of equal ones), else the one with the fewest "*", the
+ * first declared of equals. */
 long cfg_schema_find(const struct cfg_schema *s, const char *path)
 {
 	long best = -1;
 	size_t best_w = SIZE_MAX;
 
-	for (size_t i = 0; i < s->n; i++) {
+	if (s->leaf == NULL)
+		return -1;	/* no table added */
+	const struct cfg_slot *x = slot_of(s, s->leaf, path, strlen(path));
+	if (x->idx != 0)
+		return (long)x->idx - 1;
+	for (size_t k = 0; k < s->n_wild; k++) {
+		size_t i = s->wild[k];
 		if (seg_match(s->ent[i]->path, path) != MATCH_LEAF)
 			continue;
 		size_t w = wildcards(s->ent[i]->path);
@@ -214,8 +289,12 @@ long cfg_schema_find(const struct cfg_schema *s, const char *path)
 
 bool cfg_schema_is_group(const struct cfg_schema *s, const char *path)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (seg_match(s->ent[i]->path, path) == MATCH_PREFIX)
+	if (s->leaf == NULL)
+		return false;
+	if (slot_of(s, s->group, path, strlen(path))->idx != 0)
+		return true;
+	for (size_t k = 0; k < s->n_wild; k++)
+		if (seg_match(s->ent[s->wild[k]]->path, path) == MATCH_PREFIX)
 			return true;
 	return false;
 }

@@ -99,7 +99,8 @@ int sc_error(const struct scenario *sc, struct err *e, const char *path,
 	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 const char *sc_file(const struct scenario *sc);
-/* The full scenario text after includes and overrides (owned by sc). */
-const char *sc_text(const struct scenario *sc);
+/* The full scenario text after includes and overrides (owned by sc,
+ * written at the first call); NULL with e filled when it cannot be. */
+const char *sc_text(const struct scenario *sc, struct err *e);
 
 #endif

@@ -20,6 +20,7 @@
 #include <libconfig.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
@@ -35,10 +36,23 @@ struct cfg_defaults {
 	bool ready;
 };
 
+/* A path (or a group above one) of an entry without "*", hashed. */
+struct cfg_slot {
+	uint32_t idx;		/* entry index + 1; 0: empty */
+	uint32_t len;		/* of the path or group name */
+};
+
 struct cfg_schema {
 	const struct cfg_setting **ent;	/* every entry of every table, in order */
 	size_t n, cap;
 	struct cfg_defaults *defaults;	/* filled by the first sc_load */
+	/* Lookup (rebuilt by cfg_schema_add): every setting of every load is
+	 * looked up, so entries without "*" go by hash, the first of equal
+	 * paths (paths, and the groups above them); the few with "*" are
+	 * matched in order. */
+	struct cfg_slot *leaf, *group;
+	size_t mask;			/* slots - 1, in each table */
+	size_t *wild, n_wild;		/* entries with "*" */
 };
 
 struct sc_override {
@@ -53,7 +67,6 @@ struct scenario {
 	config_t cfg;		/* the file after includes and overrides */
 	char *file;
 	char *incdir;		/* the file's directory; NULL for the cwd */
-	char *text;		/* config_write() of cfg */
 	struct sc_override *ovr;
 	size_t n_ovr;
 	struct sc_cache *cache;

@@ -4,9 +4,10 @@
  * sc_load() goes: parse every schema default, read the file (libconfig,
  * @include relative to the file's directory), repair the 64-bit integers
  * libconfig truncated (cfg_bigint.c), apply the -s overrides in the order
- * given (cfg_override.c), check the tree against the schema (cfg_check.c),
- * then keep the resolved text for sc_text().  The first problem found is
- * the one reported.
+ * given (cfg_override.c), and check the tree against the schema
+ * (cfg_check.c).  The first problem found is the one reported.  The
+ * resolved text (sc_text) is written when first asked for: the planner
+ * loads thousands of candidates and never asks.
  *
  * - Defaults are parsed once per load, by the same code as overrides, into
  *   a private libconfig tree (member "dI" for schema entry I), so
@@ -37,6 +38,7 @@ struct sc_children {
 /* What accessors fill in lazily through a const scenario. */
 struct sc_cache {
 	struct sc_children *children;
+	char *text;		/* config_write() of cfg, once asked for */
 };
 
 /* ---- defaults ---------------------------------------------------------- */
@@ -116,20 +118,6 @@ static int read_file(struct scenario *sc, struct err *e)
 		       config_error_text(&sc->cfg));
 }
 
-static int write_text(struct scenario *sc, struct err *e)
-{
-	size_t len = 0;
-	FILE *m = open_memstream(&sc->text, &len);
-
-	if (m == NULL)
-		return err_set(e, ERR_RUN, "%s: cannot write the scenario text: %s",
-			       sc->file, strerror(errno));
-	config_write(&sc->cfg, m);
-	if (fclose(m) != 0)
-		return err_set(e, ERR_RUN, "%s: cannot write the scenario text",
-			       sc->file);
-	return 0;
-}
 
 static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 {
@@ -163,7 +151,7 @@ struct scenario *sc_load(const struct cfg_schema *s, const char *file,
 	for (size_t i = 0; i < n_overrides; i++)
 		if (cfg_override_apply(sc, overrides[i], e) < 0)
 			goto fail;
-	if (cfg_check_tree(sc, e) < 0 || write_text(sc, e) < 0)
+	if (cfg_check_tree(sc, e) < 0)
 		goto fail;
 	return sc;
 fail:
@@ -187,10 +175,10 @@ void sc_free(struct scenario *sc)
 		free(c->names);
 		free(c);
 	}
+	free(sc->cache->text);
 	free(sc->cache);
 	free(sc->file);
 	free(sc->incdir);
-	free(sc->text);
 	free(sc);
 }
 
@@ -342,7 +330,25 @@ const char *sc_file(const struct scenario *sc)
 	return sc->file;
 }
 
-const char *sc_text(const struct scenario *sc)
+const char *sc_text(const struct scenario *sc, struct err *e)
 {
-	return sc->text;
+	struct sc_cache *c = sc->cache;
+	size_t len = 0;
+	FILE *m;
+
+	if (c->text != NULL)
+		return c->text;
+	if ((m = open_memstream(&c->text, &len)) == NULL) {
+		err_set(e, ERR_RUN, "%s: cannot write the scenario text: %s",
+			sc->file, strerror(errno));
+		return NULL;
+	}
+	config_write(&sc->cfg, m);
+	if (fclose(m) != 0) {
+		free(c->text);
+		c->text = NULL;
+		err_set(e, ERR_RUN, "%s: cannot write the scenario text", sc->file);
+		return NULL;
+	}
+	return c->text;
 }

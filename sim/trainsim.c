@@ -192,9 +192,10 @@ static int write_root_attrs(struct report *rep, const struct cli *c,
 		return err_set(e, ERR_RUN, "out of memory");
 	rc = rep_attr_str(rep, "overrides", ov, e);
 	free(ov);
-	if (rc < 0 ||
+	const char *text = rc < 0 ? NULL : sc_text(sc, e);
+	if (rc < 0 || text == NULL ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
-	    rep_attr_str(rep, "scenario", sc_text(sc), e) < 0 ||
+	    rep_attr_str(rep, "scenario", text, e) < 0 ||
 	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0)
 		return -1;
 	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
@@ -257,7 +258,11 @@ out:
 
 static int cmd_check(const struct scenario *sc, struct err *e)
 {
-	fputs(sc_text(sc), stdout);
+	const char *text = sc_text(sc, e);
+
+	if (text == NULL)
+		return -1;
+	fputs(text, stdout);
 	return run_check(sc, NULL, stdout, e);
 }
 

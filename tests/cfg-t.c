@@ -176,8 +176,8 @@ static void test_good(void)
 	tap_int((long long)sc_children(sc, "train", &names), 0,
 		"sc_children of an absent group is 0");
 	tap_ok(strcmp(sc_file(sc), paths[1]) == 0, "sc_file is the path given");
-	tap_ok(strstr(sc_text(sc), "tdp_w = 700.0;") != NULL &&
-	       strstr(sc_text(sc), "layers = 96;") != NULL,
+	tap_ok(strstr(sc_text(sc, &e), "tdp_w = 700.0;") != NULL &&
+	       strstr(sc_text(sc, &e), "layers = 96;") != NULL,
 	       "sc_text holds the included and the main settings");
 
 	/* sc_error: own line, enclosing group's line, or just the file. */
@@ -423,9 +423,9 @@ static void test_overrides(void)
 	size_t n = sc_children(sc, "gpus", &names);
 	tap_ok(n == 3 && strcmp(names[2], "b200") == 0,
 	       "override creates a new catalog entry, last in order");
-	tap_ok(strstr(sc_text(sc), "interval_s = 1000000000.0;") != NULL &&
-	       strstr(sc_text(sc), "layers = 48;") != NULL &&
-	       strstr(sc_text(sc), "layers = 96;") == NULL,
+	tap_ok(strstr(sc_text(sc, &e), "interval_s = 1000000000.0;") != NULL &&
+	       strstr(sc_text(sc, &e), "layers = 48;") != NULL &&
+	       strstr(sc_text(sc, &e), "layers = 96;") == NULL,
 	       "sc_text holds the overridden values, not the file's");
 	char want[512];
 	e.status = ERR_OK;
