@@ -250,9 +250,70 @@ static void links_that_cannot_fill(void)
 	flow_sys_free(fs);
 }
 
+/* Many flows ending at the same instant (flow_advance takes them in a
+ * batch): deliveries still come in time order, ties in the order the flows
+ * were added.  300 flows, each alone on a link of 1 B/s with 1 byte, end
+ * at 1 s; flow i's latency is (7919 i mod 13) ns, so delivery i is at
+ * 1 s + that, and among equal latencies the lower i first.  A delivery
+ * callback that adds a flow (an empty one, delivered at once) sees it
+ * delivered after every delivery due at the same time and added before. */
+static int order_owner[400], n_order;
+static struct flow_sys *order_fs;
+
+static int on_order(void *ctx, uint64_t owner, struct err *e)
+{
+	(void)ctx;
+	order_owner[n_order++] = (int)owner;
+	if (owner == 0)	/* the first delivery adds flow 1000: nothing, no latency */
+		flow_add(order_fs, NULL, 0, 0, 0, 1000, now, e);
+	return 0;
+}
+
+static void same_instant(void)
+{
+	enum { N = 300 };
+	double cap[N];
+	struct err e = { 0 };
+
+	for (int i = 0; i < N; i++)
+		cap[i] = 1;
+	order_fs = flow_sys_new(N, cap, NULL, 0, &e);
+	for (int i = 0; i < N; i++) {
+		int32_t p[1] = { i };
+		flow_add(order_fs, p, 1, 1, (7919 * i) % 13, (uint64_t)i, 0, &e);
+	}
+	now = 0;
+	n_order = 0;
+	while (flow_count(order_fs) > 0) {
+		flow_solve(order_fs, now);
+		now = flow_next_ns(order_fs);
+		flow_advance(order_fs, now, on_order, NULL, &e);
+	}
+	int ok = n_order == N + 1, seen_extra = 0;
+	for (int k = 1; ok && k < n_order; k++) {
+		int a = order_owner[k - 1], b = order_owner[k];
+		if (b == 1000) {
+			/* the added flow: after every flow with latency 0 */
+			seen_extra = 1;
+			ok = (7919 * a) % 13 == 0;
+			continue;
+		}
+		int lb = (7919 * b) % 13;
+		if (a == 1000) {
+			/* ... and before every flow with more */
+			ok = lb > 0 && (7919 * order_owner[k - 2]) % 13 == 0;
+			a = order_owner[k - 2];
+		}
+		int la = (7919 * a) % 13;
+		ok = ok && (la < lb || (la == lb && a < b));
+	}
+	tap_ok(ok && seen_extra, "300 flows ending at once: delivered by time, then order added");
+	flow_sys_free(order_fs);
+}
+
 int main(void)
 {
-	tap_plan(29);
+	tap_plan(30);
 	two_links_three_flows();
 	shared_bottleneck();
 	ceilings();
@@ -261,5 +322,6 @@ int main(void)
 	zero_bytes();
 	grown();
 	links_that_cannot_fill();
+	same_instant();
 	return tap_done();
 }

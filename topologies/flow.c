@@ -11,7 +11,9 @@
  * While filling, a link's fair share only grows (a flow frozen at the
  * minimum share s leaves rem - s over n - 1 >= rem/n), so a link moves
  * only down the heap.  Links that cannot fill up stay out of it
- * (bound_links).
+ * (bound_links).  A phase's flows tend to end at one instant: when many
+ * entries are due at once they leave the time heap in a batch, sorted,
+ * and the rest is rebuilt (take_due), in the same order as one by one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -59,6 +61,8 @@ struct flow_sys {
 	int32_t n_f, cap_f, *free_ids, n_free;
 	struct t_ent *th;		/* time heap */
 	int32_t n_th, *hpos;		/* its size; each flow's place in it */
+	struct t_ent *due;		/* flow_advance's batch, and its room */
+	int32_t *due_at, cap_due;
 	uint64_t seq;
 	size_t live;
 	int32_t *dirty, n_dirty;	/* links changed since the last solve */
@@ -146,6 +150,56 @@ static void t_heapify(struct flow_sys *fs)
 		fs->th[i].key_ns = fs->f[fs->th[i].id].key_ns;
 	for (int32_t i = fs->n_th / 2; i-- > 0;)
 		t_down(fs, i);
+}
+
+static void t_push(struct flow_sys *fs, int32_t id)
+{
+	const struct flow *f = &fs->f[id];
+
+	t_set(fs, fs->n_th, (struct t_ent){ f->key_ns, f->seq, id });
+	t_up(fs, fs->n_th++);
+}
+
+/* Sort entries by (key, seq): quicksort on the middle of three, small
+ * parts by insertion.  (qsort's indirect compares cost more than the heap
+ * work this replaces.) */
+static void t_sort(struct t_ent *a, int32_t n)
+{
+	while (n > 16) {
+		struct t_ent *m = &a[n / 2], *z = &a[n - 1], pivot, tmp;
+		if (t_less(m, a)) { tmp = *m; *m = *a; *a = tmp; }
+		if (t_less(z, m)) { tmp = *z; *z = *m; *m = tmp; }
+		if (t_less(m, a)) { tmp = *m; *m = *a; *a = tmp; }
+		pivot = *m;
+		int32_t i = 0, j = n - 1;
+		for (;;) {
+			while (t_less(&a[i], &pivot))
+				i++;
+			while (t_less(&pivot, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			tmp = a[i];
+			a[i++] = a[j];
+			a[j--] = tmp;
+		}
+		/* the smaller part by recursion, the larger by the loop */
+		if (j + 1 < n - (j + 1)) {
+			t_sort(a, j + 1);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			t_sort(a + j + 1, n - (j + 1));
+			n = j + 1;
+		}
+	}
+	for (int32_t i = 1; i < n; i++) {
+		struct t_ent x = a[i];
+		int32_t j = i;
+		for (; j > 0 && t_less(&x, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
 }
 
 /* --- the link heap (fair shares during a solve) --------------------------- */
@@ -259,6 +313,8 @@ void flow_sys_free(struct flow_sys *fs)
 	free(fs->free_ids);
 	free(fs->th);
 	free(fs->hpos);
+	free(fs->due);
+	free(fs->due_at);
 	free(fs->dirty);
 	free(fs->is_dirty);
 	free(fs->link_stamp);
@@ -565,7 +621,8 @@ int64_t flow_next_ns(const struct flow_sys *fs)
 	return fs->n_th ? fs->th[0].key_ns : INT64_MAX;
 }
 
-/* A transfer is over: leave the links, count the bytes, start the tail. */
+/* A transfer is over: leave the links, count the bytes, start the tail
+ * (the caller moves the flow in the time heap). */
 static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 {
 	struct flow *f = &fs->f[id];
@@ -582,25 +639,88 @@ static void end_transfer(struct flow_sys *fs, int32_t id, int64_t now_ns)
 	f->rate = 0;
 	f->state = FLOW_DRAIN;
 	f->key_ns = now_ns <= INT64_MAX - f->lat_ns ? now_ns + f->lat_ns : INT64_MAX;
-	t_update(fs, id);
 }
 
+/* Take the entries due at now (key <= now) out of the time heap, into
+ * fs->due in (key, seq) order; returns how many, or 0 (heap untouched)
+ * when they are too few to be worth it or there is no room.  Due entries
+ * form a subtree at the root, found without looking at the rest; the rest
+ * is rebuilt in linear time. */
+static int32_t take_due(struct flow_sys *fs, int64_t now_ns)
+{
+	int32_t k = 0;
+
+	if (fs->n_th == 0 || fs->th[0].key_ns > now_ns)
+		return 0;
+	if (fs->cap_due < fs->n_th) {
+		struct t_ent *d = realloc(fs->due, sizeof *d * (size_t)fs->cap_f);
+		int32_t *a = realloc(fs->due_at, sizeof *a * (size_t)fs->cap_f);
+		if (d)
+			fs->due = d;
+		if (a)
+			fs->due_at = a;
+		if (!d || !a)
+			return 0;	/* the one at a time way needs no room */
+		fs->cap_due = fs->cap_f;
+	}
+	fs->due_at[k++] = 0;
+	for (int32_t h = 0; h < k; h++)
+		for (int32_t c = 2 * fs->due_at[h] + 1, end = c + 2; c < end && c < fs->n_th; c++)
+			if (fs->th[c].key_ns <= now_ns)
+				fs->due_at[k++] = c;
+	if ((int64_t)k * 8 < fs->n_th)
+		return 0;	/* a few: popping them one by one is cheaper */
+	for (int32_t h = 0; h < k; h++) {
+		fs->due[h] = fs->th[fs->due_at[h]];
+		fs->hpos[fs->due[h].id] = -1;
+		fs->th[fs->due_at[h]].id = -1;
+	}
+	int32_t n = 0;
+	for (int32_t i = 0; i < fs->n_th; i++)
+		if (fs->th[i].id >= 0)
+			t_set(fs, n++, fs->th[i]);
+	fs->n_th = n;
+	for (int32_t i = n / 2; i-- > 0;)
+		t_down(fs, i);
+	t_sort(fs->due, k);
+	return k;
+}
+
+/* Ends and deliveries due at now, in (key, seq) order: one at a time off
+ * the heap's top, or, when many are due at once (a phase's flows often
+ * end together), taken out in a batch (take_due) and merged with what the
+ * heap gains meanwhile (tails with no latency, flows the callbacks add):
+ * the same order either way. */
 int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
 		 void *ctx, struct err *e)
 {
-	while (fs->n_th > 0 && fs->th[0].key_ns <= now_ns) {
-		int32_t id = fs->th[0].id;
+	int32_t k = take_due(fs, now_ns), i = 0;
+
+	for (;;) {
+		bool heap_due = fs->n_th > 0 && fs->th[0].key_ns <= now_ns;
+		bool batch = i < k && (!heap_due || t_less(&fs->due[i], &fs->th[0]));
+		if (!batch && !heap_due)
+			break;
+		int32_t id = batch ? fs->due[i++].id : fs->th[0].id;
 		if (fs->f[id].state == FLOW_SEND) {
 			end_transfer(fs, id, now_ns);
+			if (batch)
+				t_push(fs, id);
+			else
+				t_update(fs, id);
 			continue;
 		}
 		uint64_t owner = fs->f[id].owner;
-		t_remove(fs, id);
+		if (!batch)
+			t_remove(fs, id);
 		fs->f[id].state = FLOW_FREE;
 		fs->free_ids[fs->n_free++] = id;
 		fs->live--;
-		if (done && done(ctx, owner, e) < 0)
+		if (done && done(ctx, owner, e) < 0) {
+			for (; i < k; i++)	/* back in the heap, for freeing */
+				t_push(fs, fs->due[i].id);
 			return -1;
+		}
 	}
 	return 0;
 }
