@@ -791,5 +791,9 @@ size_t flow_sys_bytes(const struct flow_sys *fs)
 
 	for (int32_t l = 0; l < fs->n_links; l++)
 		b += (size_t)fs->lf_cap[l] * sizeof(struct lf_ent);
-	return b + (size_t)fs->cap_f * (sizeof(struct flow) + 3 * sizeof(int32_t));
+	/* per flow id: the flow, its time-heap entry, free_ids, hpos, comp_f,
+	 * capped, frozen; then flow_advance's batch room */
+	b += (size_t)fs->cap_f * (sizeof(struct flow) + sizeof(struct t_ent) +
+				  4 * sizeof(int32_t) + 1);
+	return b + (size_t)fs->cap_due * (sizeof(struct t_ent) + sizeof(int32_t));
 }
