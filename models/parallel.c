@@ -57,6 +57,7 @@ void par_defaults(struct par_opts *o)
 	o->virtual_stages = 1;
 	o->recompute = PAR_RECOMPUTE_SELECTIVE;
 	o->overlap_grad_reduce = true;
+	o->fused_kernels = true;
 	o->dtype = PAR_BF16;
 	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
 	o->zero_bucket_bytes = 1000 * MB;

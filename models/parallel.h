@@ -29,6 +29,8 @@ struct par_opts {
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
 	bool flash_attention;
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
+	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
+	bool fp32_logits;		/* the loss upcasts logits to fp32 (eager AMP) */
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */

@@ -56,7 +56,8 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		.b = L->micro_batch, .s = m->seq_len, .h = m->hidden,
 		.a = m->heads, .V = m->vocab, .tp = L->tp,
 		.sp = o->sequence_parallel, .flash = o->flash_attention,
-		.peak_flops = peak,
+		.fused = o->fused_kernels, .fp32_logits = o->fp32_logits,
+		.fp8 = o->dtype == PAR_FP8, .peak_flops = peak,
 	};
 	bool full = o->recompute == PAR_RECOMPUTE_FULL;
 	struct cmp_cost extra;
@@ -162,16 +163,18 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
- * core's forward again, 4 B s^2 h per layer. */
+ * core's forward again, 4 B s^2 h per layer, where it is redone: with
+ * flash attention nothing is (cmp_attn_recompute charges no time), so
+ * nothing is counted. */
 static double iteration_flops(const struct tfm *m, const struct layout *L,
-			      enum par_recompute rc)
+			      enum par_recompute rc, bool flash)
 {
 	double B = L->global_batch;
 
 	if (rc == PAR_RECOMPUTE_FULL)
 		return tfm_flops(m, B, true);
 	double f = tfm_flops(m, B, false);
-	if (rc == PAR_RECOMPUTE_SELECTIVE)
+	if (rc == PAR_RECOMPUTE_SELECTIVE && !flash)
 		f += 4.0 * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
 	return f;
 }
@@ -401,7 +404,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (step_run(&p, out, e) < 0)
 		goto done;
 	out->peak_memory_bytes = mem.total_bytes;
-	out->flops_per_iter = iteration_flops(m, L, o->recompute);
+	out->flops_per_iter = iteration_flops(m, L, o->recompute, o->flash_attention);
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
 		   ((double)ranks * out->iteration_s * peak);
@@ -421,7 +424,7 @@ int step_simulate(const struct scenario *sc, const struct tfm *m,
 	int rc;
 
 	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
-	    gpu_check_curve(sc, g->name, e) < 0 ||
+	    gpu_check(sc, g->name, e) < 0 ||
 	    step_check_memory(sc, m, L, g, NULL, e) < 0)
 		return -1;
 	if (o.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)

@@ -82,7 +82,7 @@ static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 	if (rc == 0)
 		rc = par_from_scenario(x.sc, &x.m, &x.L, &o, &e);
 	if (rc == 0)
-		rc = gpu_check_curve(x.sc, x.L.gpu, &e);
+		rc = gpu_check(x.sc, x.L.gpu, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, key) != NULL,
 	       "%s is a scenario error naming %s", what, key);
 	if (rc == 0 || !strstr(e.msg, key))
@@ -142,8 +142,8 @@ int main(void)
 		    "parallel.distributed_optimizer", "ZeRO and the distributed optimizer");
 	check_error(s, "zero_stage = 2; pp = 2;", NULL,
 		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
-	check_error(s, "", "gpus.a100_80gb.gemm_eff=[0.5]",
-		    "gpus.a100_80gb.gemm_eff", "a curve with mismatched lists");
+	check_error(s, "", "kernels.h200_sxm.gemm_fp8=[1.0,2.0,3.0]",
+		    "kernels.h200_sxm.gemm_fp8", "a kernel table of partial rows");
 	cfg_schema_free(s);
 	return tap_done();
 }
