@@ -227,6 +227,6 @@ void gpu_warn_uncalibrated(const struct gpu_spec *g)
 		return;
 	warned = true;
 	fprintf(stderr, "trainsim: warning: %s is uncalibrated (no kernel measurements "
-		"or validated runs; its kernel laws are assumptions): iteration times "
-		"carry a +-%.0f%% band\n", g->name, 100 * g->band);
+		"or validated runs: its kernel laws are assumptions, +-%.0f%%); "
+		"calibrated = 0\n", g->name, 100 * g->band);
 }

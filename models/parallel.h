@@ -3,7 +3,9 @@
  * layout.h's): pipeline schedule, sequence parallelism, recomputation,
  * ZeRO stage or Megatron's distributed optimizer, bucket sizes, overlap,
  * kernels.  The `parallel.*` settings below are read into struct par_opts,
- * which tests may also fill by hand.
+ * which tests may also fill by hand.  training.stack (stack.h) gives the
+ * defaults of the options a software stack decides; a setting written in
+ * the scenario wins.
  */
 #ifndef MODELS_PARALLEL_H
 #define MODELS_PARALLEL_H
@@ -31,6 +33,7 @@ struct par_opts {
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
 	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;		/* the loss upcasts logits to fp32 (eager AMP) */
+	double stack_band;		/* the stack's relative band (stack.h) */
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */

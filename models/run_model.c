@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/run_int.h"
+#include "models/stack.h"
 #include "topologies/net.h"
 
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
@@ -18,6 +19,8 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
+	gpu_warn_uncalibrated(&md->g);
+	md->band = hypot(md->g.band, stack_find(sc_str(sc, "training.stack"))->band);
 	if (pools_from_scenario(sc, md->L.nodes, &md->pools, e) < 0)
 		return -1;
 	if (failure_from_scenario(sc, md->L.nodes, md->L.gpus_per_node, &md->fl, e) < 0)
