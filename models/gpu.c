@@ -35,7 +35,8 @@ const struct cfg_setting gpu_settings[] = {
 	  "relative uncertainty of an iteration's time from this GPU's kernel "
 	  "laws (combined with the stack's band)" },
 	{ "gpus.*.kernels", CFG_STRING, "", 0, 0, "", NULL,
-	  "measured kernel tables: a name in the kernels group (\"\": none)" },
+	  "folder of measured kernel tables (gemm-bf16.tsv, gemm-fp8.tsv, "
+	  "attention.tsv), relative to the file that names it (\"\": none)" },
 	{ "gpus.*.gemm_tflops", CFG_FLOAT, "TFLOP/s", 1, 1e5, NULL, NULL,
 	  "GEMM law: achievable BF16 rate of all SMs together (fitted)" },
 	{ "gpus.*.gemm_wave_us", CFG_FLOAT, "us", 0, 1e3, NULL, NULL,
@@ -68,57 +69,31 @@ const struct cfg_setting gpu_settings[] = {
 	  "achieved fraction of HBM bandwidth: softmax" },
 	{ "gpus.*.stream.adam", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
 	  "achieved fraction of HBM bandwidth: fused multi-tensor Adam" },
-	{ "kernels.*.gemm_bf16", CFG_FLOAT_LIST, "", 0, 1e9, "[]", NULL,
-	  "measured BF16 GEMMs: M, N, K, seconds per row" },
-	{ "kernels.*.gemm_fp8", CFG_FLOAT_LIST, "", 0, 1e9, "[]", NULL,
-	  "measured FP8 GEMMs: M, N, K, seconds per row" },
-	{ "kernels.*.attention", CFG_FLOAT_LIST, "", 0, 1e9, "[]", NULL,
-	  "measured causal flash attention: batch, heads, seq, head_dim, forward "
-	  "seconds, forward+backward seconds per row" },
 	CFG_END
 };
 
-#define GEMM_COLS 4
-#define ATTN_COLS 6
-
-static void read_gemm(const struct scenario *sc, const char *tab, const char *list,
-		      struct kern_gemm_rows *r, int max)
+/* The entry's kernel folder, resolved against the file naming it; 0 when
+ * it names none. */
+static int kernel_dir(const struct scenario *sc, const char *name, char *dir, size_t n)
 {
-	size_t n = tab[0] ? sc_list_len(sc, "kernels.%s.%s", tab, list) / GEMM_COLS : 0;
+	const char *rel = sc_str(sc, "gpus.%s.kernels", name);
+	char base[4096];
 
-	r->n = n > (size_t)max ? max : (int)n;
-	for (int i = 0; i < r->n; i++) {
-		size_t o = (size_t)i * GEMM_COLS;
-		r->m[i] = sc_list_float(sc, o, "kernels.%s.%s", tab, list);
-		r->nn[i] = sc_list_float(sc, o + 1, "kernels.%s.%s", tab, list);
-		r->k[i] = sc_list_float(sc, o + 2, "kernels.%s.%s", tab, list);
-		r->s[i] = sc_list_float(sc, o + 3, "kernels.%s.%s", tab, list);
+	if (!rel[0])
+		return 0;
+	if (rel[0] == '/') {
+		snprintf(dir, n, "%s", rel);
+		return 1;
 	}
-}
-
-static void read_attn(const struct scenario *sc, const char *tab, struct kern_attn_rows *r)
-{
-	size_t n = tab[0] ? sc_list_len(sc, "kernels.%s.attention", tab) / ATTN_COLS : 0;
-
-	r->n = n > KERN_ATTN_MAX ? KERN_ATTN_MAX : (int)n;
-	for (int i = 0; i < r->n; i++) {
-		double v[ATTN_COLS];
-		for (int c = 0; c < ATTN_COLS; c++)
-			v[c] = sc_list_float(sc, (size_t)i * ATTN_COLS + c,
-					     "kernels.%s.attention", tab);
-		r->bh[i] = v[0] * v[1];
-		r->seq[i] = v[2];
-		r->d[i] = v[3];
-		r->fwd_s[i] = v[4];
-		r->bwd_s[i] = v[5] - v[4];
-	}
+	sc_dir_of(sc, base, sizeof base, "gpus.%s.kernels", name);
+	snprintf(dir, n, "%s/%s", base, rel);
+	return 1;
 }
 
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out)
 {
 	const char *cal = sc_str(sc, "gpus.%s.calibration", name);
-	const char *tab = sc_str(sc, "gpus.%s.kernels", name);
 	struct kern_gpu *k = &out->k;
 
 	out->name = name;
@@ -153,70 +128,32 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	k->attn.bwd_flops = sc_float(sc, "gpus.%s.attn_bwd_tflops", name) * 1e12;
 	k->attn.bwd_block_s = sc_float(sc, "gpus.%s.attn_bwd_block_us", name) * 1e-6;
 	k->attn.launch_s = k->launch_s;
-	read_gemm(sc, tab, "gemm_bf16", &k->gemm_bf16, KERN_GEMM_MAX);
-	read_gemm(sc, tab, "gemm_fp8", &k->gemm_fp8, KERN_GEMM_MAX);
-	read_attn(sc, tab, &k->attn_rows);
+	char dir[8192];
+	struct kern_tables t;
+	struct err e = { 0 };
+	if (kernel_dir(sc, name, dir, sizeof dir) &&
+	    kern_tables_load(dir, &t, &e) == 0) {	/* else gpu_check() says why */
+		k->gemm_bf16 = t.bf16;
+		k->gemm_fp8 = t.fp8;
+		k->attn_rows = t.attn;
+	}
 	kern_residuals(k);
-}
-
-static int check_list(const struct scenario *sc, const char *tab, const char *list,
-		      size_t cols, size_t max_rows, struct err *e)
-{
-	char path[256];
-	size_t n = sc_list_len(sc, "kernels.%s.%s", tab, list);
-
-	snprintf(path, sizeof path, "kernels.%s.%s", tab, list);
-	if (n % cols != 0)
-		return sc_error(sc, e, path, "%zu numbers (expected %zu per row)", n, cols);
-	if (n / cols > max_rows)
-		return sc_error(sc, e, path, "%zu rows (expected at most %zu)",
-				n / cols, max_rows);
-	for (size_t i = 0; i < n; i++)
-		if (!(sc_list_float(sc, i, "%s", path) > 0))
-			return sc_error(sc, e, path, "row %zu: %g (expected sizes and "
-					"times > 0)", i / cols + 1,
-					sc_list_float(sc, i, "%s", path));
-	return 0;
-}
-
-/* One kernels.NAME group: whole rows of positive numbers. */
-static int check_tables(const struct scenario *sc, const char *tab, struct err *e)
-{
-	char path[256];
-
-	if (check_list(sc, tab, "gemm_bf16", GEMM_COLS, KERN_GEMM_MAX, e) < 0 ||
-	    check_list(sc, tab, "gemm_fp8", GEMM_COLS, KERN_GEMM_MAX, e) < 0 ||
-	    check_list(sc, tab, "attention", ATTN_COLS, KERN_ATTN_MAX, e) < 0)
-		return -1;
-	/* forward+backward must outlast the forward */
-	size_t n = sc_list_len(sc, "kernels.%s.attention", tab) / ATTN_COLS;
-	snprintf(path, sizeof path, "kernels.%s.attention", tab);
-	for (size_t i = 0; i < n; i++)
-		if (sc_list_float(sc, i * ATTN_COLS + 5, "%s", path) <=
-		    sc_list_float(sc, i * ATTN_COLS + 4, "%s", path))
-			return sc_error(sc, e, path, "row %zu: forward+backward %g s not "
-					"above forward %g s", i + 1,
-					sc_list_float(sc, i * ATTN_COLS + 5, "%s", path),
-					sc_list_float(sc, i * ATTN_COLS + 4, "%s", path));
-	return 0;
 }
 
 int gpu_check(const struct scenario *sc, const char *name, struct err *e)
 {
-	const char *tab = sc_str(sc, "gpus.%s.kernels", name);
-	const char *const *tabs;
-	size_t n = sc_children(sc, "kernels", &tabs);
-	char path[256];
+	char dir[8192], path[256];
+	struct kern_tables t;
+	struct err te = { 0 };
 
-	for (size_t i = 0; i < n; i++)	/* every table the catalog holds */
-		if (check_tables(sc, tabs[i], e) < 0)
-			return -1;
-	if (tab[0] && !sc_has(sc, "kernels.%s", tab)) {
+	if (!kernel_dir(sc, name, dir, sizeof dir) || kern_tables_load(dir, &t, &te) == 0)
+		return 0;
+	if (strstr(te.msg, ": cannot read: ")) {	/* the folder is wrong */
 		snprintf(path, sizeof path, "gpus.%s.kernels", name);
-		return sc_error(sc, e, path, "no kernel tables named %s (expected a "
-				"group kernels.%s in the catalog)", tab, tab);
+		return sc_error(sc, e, path, "%s (expected a folder of measured "
+				"kernel tables)", te.msg);
 	}
-	return 0;
+	return err_set(e, te.status, "%s", te.msg);	/* FILE:LINE: column: ... */
 }
 
 void gpu_warn_uncalibrated(const struct gpu_spec *g)

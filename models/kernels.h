@@ -35,6 +35,8 @@
 
 #include <stdbool.h>
 
+#include "sim/err.h"
+
 #define KERN_GEMM_MAX 400
 #define KERN_FP8_MAX 16
 #define KERN_ATTN_MAX 32
@@ -92,6 +94,16 @@ struct kern_gpu {
 	struct kern_gemm_rows gemm_bf16, gemm_fp8;
 	struct kern_attn_rows attn_rows;
 };
+
+/* A GPU's measured tables as read from its folder (kernels_tsv.c). */
+struct kern_tables {
+	struct kern_gemm_rows bf16, fp8;
+	struct kern_attn_rows attn;
+};
+/* The tables in folder dir (gemm-bf16.tsv, gemm-fp8.tsv, attention.tsv)
+ * copied into out: read at the first call and kept for the process; a
+ * usage error naming FILE:LINE: column for a malformed file. */
+int kern_tables_load(const char *dir, struct kern_tables *out, struct err *e);
 
 /* GEMM time: the law, times the measured residual where there is one. */
 double kern_gemm_s(const struct kern_gpu *k, bool fp8, double batch,

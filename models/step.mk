@@ -34,5 +34,5 @@ tests_bench_step_b_SOURCES = tests/bench/step-b.c
 check_PROGRAMS += tests/kernels-t
 TESTS += tests/kernels-t
 tests_kernels_t_SOURCES = tests/kernels-t.c
-EXTRA_DIST += tests/bench/measure.py tests/stack-band.sh tests/kernels-table.sh
-TESTS += tests/stack-band.sh tests/kernels-table.sh
+EXTRA_DIST += tests/bench/measure.py tests/stack-band.sh
+TESTS += tests/stack-band.sh
