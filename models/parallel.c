@@ -31,6 +31,9 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch; default: the stack's" },
+	{ "parallel.tp_comm_overlap", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "overlap tensor-parallel all-gathers and reduce-scatters with the GEMMs "
+	  "(Transformer Engine; needs sequence parallelism); default: the stack's" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
@@ -163,6 +166,7 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 				      st->overlap_grad_reduce);
 	o->flash_attention = pick(sc, "parallel.flash_attention", st->flash_attention);
 	o->grad_accum_fusion = pick(sc, "parallel.grad_accum_fusion", st->grad_accum_fusion);
+	o->tp_comm_overlap = pick(sc, "parallel.tp_comm_overlap", st->tp_comm_overlap);
 	o->fused_kernels = st->fused_kernels;
 	o->fp32_logits = st->fp32_logits;
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;

@@ -18,6 +18,8 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	tfm_from_scenario(sc, &md->m);
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
+	if (gpu_check(sc, md->L.gpu, e) < 0)
+		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
 	gpu_warn_uncalibrated(&md->g);
 	md->band = hypot(md->g.band, stack_find(sc_str(sc, "training.stack"))->band);

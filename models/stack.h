@@ -34,8 +34,8 @@ struct stack_spec {
 	/* kernels */
 	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;		/* the loss upcasts logits to fp32 */
-	/* facts recorded, not yet modelled by the step model */
 	bool tp_comm_overlap;		/* TP collectives overlapped with GEMMs */
+	/* recorded, not yet modelled by the step model */
 	bool overlap_param_gather;	/* distributed optimizer's all-gather in forward */
 	double band;			/* relative uncertainty of an iteration's time */
 };

@@ -90,6 +90,15 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, true, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
 		return -1;
+	/* Transformer Engine's TP-communication overlap (Megatron-Core
+	 * --tp-comm-overlap, with sequence parallelism): the all-gathers and
+	 * reduce-scatters are cut into chunks pipelined with the GEMMs they
+	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
+	 * (an upper bound on the overlap: chunking costs are not counted) */
+	if (o->tp_comm_overlap && o->sequence_parallel) {
+		c->tp_fwd_s = fmax(0, c->tp_fwd_s - c->fwd.gemm_s);
+		c->tp_bwd_s = fmax(0, c->tp_bwd_s - c->bwd.gemm_s);
+	}
 	/* vocab-parallel embedding: one all-reduce forward; the column-
 	 * parallel logits: one all-reduce of dX backward */
 	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_REDUCE, x.bytes, &c->tp_emb_s, e) < 0)

@@ -3,7 +3,7 @@
 # scenarios/tiny.cfg (A100 80GB):
 #   - a stack only sets defaults: megatron_core equals megatron_lm_2021 with
 #     its options written out (flash, gradient-accumulation fusion,
-#     distributed optimizer, sequence parallelism), deepspeed_zero equals
+#     distributed optimizer, sequence parallelism, TP overlap), deepspeed_zero equals
 #     pytorch_eager at ZeRO stage 1, to the last digit;
 #   - eager kernels (pytorch_eager) are slower than Megatron's fused ones;
 #   - bands: A100 (5%, gpus.cfg) and megatron_lm_2021 (5%, stack.c) give
@@ -41,7 +41,7 @@ near() {	# GOT WANT: within 1e-9 relative
 
 run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
 	-s parallel.grad_accum_fusion=true -s parallel.distributed_optimizer=true \
-	-s parallel.sequence_parallel=true
+	-s parallel.sequence_parallel=true -s parallel.tp_comm_overlap=true
 run mcore -s training.stack=megatron_core
 check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
 	"megatron_core = megatron_lm_2021 with its options written out"
