@@ -24,6 +24,9 @@
  * predicted throughput over published minus 1: positive = trainsim too
  * fast (optimistic).
  *
+ * `-s KEY=VALUE` (repeatable) overrides a setting in every step-model row of
+ * both tables, for sensitivity studies.
+ *
  * Exit 1 when Table 1 misses the issue's targets (mean <= 5%, every row
  * within 10%) or a runnable row cannot be run; a validation row's error is
  * reported, never a target.  The last lines are for tests/step-validate.sh:
@@ -48,6 +51,11 @@
 #define T1_ROWS 10
 #define VROWS_MAX 64
 #define FIELD 128
+#define OVERRIDES_MAX 32
+
+/* -s KEY=VALUE, applied to every step-model row */
+static const char *overrides[OVERRIDES_MAX];
+static size_t n_overrides;
 
 /* One line of either table. */
 struct line {
@@ -111,7 +119,7 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 	struct layout L;
 	struct gpu_spec g;
 	int rc = -1;
-	struct scenario *sc = sc_load(schema, path, NULL, 0, e);
+	struct scenario *sc = sc_load(schema, path, overrides, n_overrides, e);
 
 	if (!sc)
 		return -1;
@@ -503,11 +511,22 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 
 int main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : "scenarios/validation";
+	const char *dir = "scenarios/validation";
 	struct cfg_schema *schema = step_schema();
 	struct stats t1 = { 0 }, val = { 0 };
 	int status = 0, ran = 0, runnable = 0, pending = 0;
 
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-s") == 0 && i + 1 < argc && n_overrides < OVERRIDES_MAX)
+			overrides[n_overrides++] = argv[++i];
+		else if (argv[i][0] != '-')
+			dir = argv[i];
+		else {
+			fprintf(stderr, "usage: validate-b [-s KEY=VALUE]... [DIR]\n");
+			cfg_schema_free(schema);
+			return 2;
+		}
+	}
 	if (!schema)
 		return 1;
 	printf("CALIBRATION: data a constant was fitted or back-solved to (shows the fit, "
