@@ -30,11 +30,11 @@
 #include <string.h>
 
 #include "sim/cfg.h"
-#include "sim/cmd.h"
 #include "sim/forkjobs.h"
 #include "models/plan_int.h"
 #include "models/run.h"
 #include "topologies/topo.h"
+#include "cli/cmd.h"
 
 static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
 
