@@ -1,9 +1,7 @@
 /*
- * plan.c -- see plan.h.  The command `trainsim plan`: its options, what the
- * search needs from the scenario as given, and the table of results.  The
- * bounds are in plan_bound.c, the candidates and the search in
- * plan_search.c, the helpers that warm paces in plan_warm.c; plan_int.h is
- * what they share.
+ * plan.c -- the command `trainsim plan`: its options, the table of results
+ * and the --tsv log of every configuration evaluated.  The planner itself
+ * (setup, bounds, search) is models/plan*.c, its API models/plan.h.
  *
  * Options:
  *   --deadline-days D      required: the run must complete within D days
@@ -29,11 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cfg.h"
 #include "sim/forkjobs.h"
-#include "models/plan_int.h"
-#include "models/run.h"
-#include "topologies/topo.h"
+#include "models/plan.h"
 #include "cli/cmd.h"
 
 static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
@@ -45,44 +40,6 @@ static const char plan_usage[] =
 	"                     [--jobs N]\n"
 	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
 	"checkpoint interval for the best run that completes by the deadline.\n";
-
-/* --- the scenario and the user's overrides -------------------------------- */
-
-/* Does the user's override apply to candidate c?  With --spot-fractions a
- * candidate may lack the pool "sp" (no node on spot) or "od" (all on spot):
- * the user's settings of that pool (its price, its preemptions) are left
- * out of it, here and in the command printed (and out of the scenario as
- * given, c NULL, which has pools of neither name). */
-bool plan_ov_applies(const struct plan *p, const struct cand *c, const char *ov)
-{
-	if (p->n_spot == 0)
-		return true;
-	if (strncmp(ov, "pools.sp.", 9) == 0)
-		return c && c->spot_nodes > 0;
-	if (strncmp(ov, "pools.od.", 9) == 0)
-		return c && c->spot_nodes < c->gpus / p->gpus_per_node;
-	return true;
-}
-
-/* Load the scenario with the user's overrides (those that apply to c, or
- * all for NULL) and extra ones. */
-struct scenario *plan_load(const struct plan *p, const struct cand *c,
-			   const char *const *extra, size_t n_extra, struct err *e)
-{
-	const char *ov[64];
-	size_t n = 0;
-
-	if (p->n_base + n_extra > sizeof ov / sizeof *ov) {
-		err_set(e, ERR_USAGE, "plan: too many -s overrides");
-		return NULL;
-	}
-	for (size_t i = 0; i < p->n_base; i++)
-		if (plan_ov_applies(p, c, p->base_ov[i]))
-			ov[n++] = p->base_ov[i];
-	for (size_t i = 0; i < n_extra; i++)
-		ov[n++] = extra[i];
-	return sc_load(p->schema, p->file, ov, n, e);
-}
 
 /* --- the results ---------------------------------------------------------- */
 
@@ -111,32 +68,39 @@ static void print_command(const struct plan *p, const struct cand *c)
 
 /* --tsv: the configurations evaluated, as a table plots/plot-sweep reads
  * (the shape of trainsim collect's: run, overrides, figures). */
-void plan_tsv_row(struct plan *p, const struct cand *c)
+struct tsv {
+	FILE *f;
+	bool started;		/* header written */
+};
+
+static void tsv_row(void *ctx, const struct plan *p, const struct cand *c)
 {
-	if (!p->tsv_started) {
+	struct tsv *t = ctx;
+
+	if (!t->started) {
 		fputs("run\tcluster.gpus\tparallel.tp\tparallel.pp\tparallel.micro_batch"
-		      "\tparallel.recompute", p->tsv);
+		      "\tparallel.recompute", t->f);
 		if (p->has_zero)
-			fputs("\tparallel.zero_stage", p->tsv);
+			fputs("\tparallel.zero_stage", t->f);
 		if (p->n_spot)
-			fputs("\tpools.sp.nodes", p->tsv);
+			fputs("\tpools.sp.nodes", t->f);
 		fputs("\ttraining.checkpoint.interval_s\tcost_usd\tcarbon_kg"
-		      "\tembodied_carbon_kg\tduration_s\tcompleted\n", p->tsv);
-		p->tsv_started = true;
+		      "\tembodied_carbon_kg\tduration_s\tcompleted\n", t->f);
+		t->started = true;
 	}
-	fprintf(p->tsv, "gpus%d,tp%d,pp%d,mb%d%s", c->gpus, c->tp, c->pp, c->mb,
+	fprintf(t->f, "gpus%d,tp%d,pp%d,mb%d%s", c->gpus, c->tp, c->pp, c->mb,
 		c->recompute ? ",rec" : "");
 	if (p->has_zero)
-		fprintf(p->tsv, ",z%d", c->zero);
+		fprintf(t->f, ",z%d", c->zero);
 	if (p->n_spot)
-		fprintf(p->tsv, ",spot%d", c->spot_nodes);
-	fprintf(p->tsv, "\t%d\t%d\t%d\t%d\t%s", c->gpus, c->tp, c->pp, c->mb,
+		fprintf(t->f, ",spot%d", c->spot_nodes);
+	fprintf(t->f, "\t%d\t%d\t%d\t%d\t%s", c->gpus, c->tp, c->pp, c->mb,
 		c->recompute ? "full" : "none");
 	if (p->has_zero)
-		fprintf(p->tsv, "\t%d", c->zero);
+		fprintf(t->f, "\t%d", c->zero);
 	if (p->n_spot)
-		fprintf(p->tsv, "\t%d", c->spot_nodes);
-	fprintf(p->tsv, "\t%.0f\t%.17g\t%.17g\t%.17g\t%.17g\t1\n", c->ckpt_s, c->cost_usd,
+		fprintf(t->f, "\t%d", c->spot_nodes);
+	fprintf(t->f, "\t%.0f\t%.17g\t%.17g\t%.17g\t%.17g\t1\n", c->ckpt_s, c->cost_usd,
 		c->op_carbon_kg, c->embodied_kg, c->duration_s);
 }
 
@@ -223,93 +187,6 @@ static int parse_fractions(struct plan *p, const char *text, struct err *e)
 	return 0;
 }
 
-/* Default sizes: the scenario's, scaled, in whole nodes. */
-static int default_gpus(struct plan *p, struct err *e)
-{
-	static const double scale[] = { 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4 };
-	int nodes = p->gpus / p->gpus_per_node;
-
-	if ((p->gpu_list = calloc(8, sizeof *p->gpu_list)) == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	for (size_t i = 0; i < 8; i++) {
-		int g = (int)fmax(1, round(nodes * scale[i])) * p->gpus_per_node;
-
-		if (p->n_gpu_list == 0 || p->gpu_list[p->n_gpu_list - 1] != g)
-			p->gpu_list[p->n_gpu_list++] = g;
-	}
-	return 0;
-}
-
-/* The network figures of the communication bound (comm_lb_s). */
-static int plan_net_setup(struct plan *p, const struct scenario *sc, struct err *e)
-{
-	struct net *net = net_build(sc, e);
-
-	if (!net)
-		return -1;
-	p->nic_Bps = net->p.scale_out.bw_Bps * net->p.scale_out.efficiency *
-		     net->p.nics_per_node / net->p.gpus_per_node;
-	p->domain_gpus = net->p.domain_gpus;
-	p->placed = sc_list_len(sc, "network.placement") > 0;
-	p->dist_opt = sc_bool(sc, "parallel.distributed_optimizer");
-	net_free(net);
-	return 0;
-}
-
-/* What the search needs from the scenario as given. */
-static int plan_setup(struct plan *p, struct err *e)
-{
-	static const char *const zero[] = { "parallel.zero_stage=0" };
-	struct err pe = { 0 };
-	struct scenario *sc = plan_load(p, NULL, zero, 1, &pe);
-
-	struct gpu_spec g;
-	const char *gpu;
-
-	/* Does this trainsim have ZeRO?  Ask the schema. */
-	p->has_zero = sc != NULL;
-	sc_free(sc);
-	if ((sc = plan_load(p, NULL, NULL, 0, e)) == NULL)
-		return -1;
-	if (run_check(sc, p->paces, NULL, e) < 0) {
-		sc_free(sc);
-		return -1;
-	}
-	tfm_from_scenario(sc, &p->m);
-	p->gpus = (int)sc_int(sc, "cluster.gpus");
-	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
-	p->global_batch = (int)sc_int(sc, "parallel.global_batch");
-	gpu = sc_str(sc, "cluster.gpu");
-	p->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", gpu) * 1e9;
-	if (strlen(gpu) >= sizeof p->gpu_name) {
-		sc_free(sc);
-		return err_set(e, ERR_USAGE, "plan: GPU name %s too long", gpu);
-	}
-	strcpy(p->gpu_name, gpu);
-	/* For the analytic bound (see bound_analytic): the peak and the
-	 * kernels' best efficiency the step model can reach. */
-	gpu_from_scenario(sc, gpu, &g);
-	p->peak_tflops = (strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ?
-			  g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
-	p->eff_max = g.flash_eff;
-	for (int k = 0; k < g.gemm_points; k++)
-		p->eff_max = fmax(p->eff_max, g.gemm_eff[k]);
-	p->eff_max = fmin(1, p->eff_max);
-	p->gpu = g;
-	p->gpu.name = p->gpu_name;	/* g's strings die with sc */
-	p->gpu.nvlink = NULL;
-	p->sp = sc_bool(sc, "parallel.sequence_parallel");
-	p->flash = sc_bool(sc, "parallel.flash_attention");
-	p->virtual_stages = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
-			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
-	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
-	p->step_model = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
-	p->formula_eff = sc_float(sc, "training.efficiency");
-	int rc = plan_net_setup(p, sc, e);
-	sc_free(sc);
-	return rc;
-}
-
 static int print_daly(struct plan *p, struct err *e)
 {
 	struct cand c = { .gpus = p->gpus };
@@ -340,6 +217,7 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan p = { .goal = GOAL_COST, .top = 10, .deadline_s = -1 };
+	struct tsv log = { 0 };
 	int cpus = fj_cpus();
 	bool json = false, daly = false;
 	const char *gpus = NULL, *tsv = NULL;
@@ -411,33 +289,30 @@ int cmd_plan(int argc, char **argv, struct err *e)
 	p.file = argv[optind];
 	if (p.jobs == 0)
 		p.jobs = cpus < PLAN_JOBS_MAX ? cpus : PLAN_JOBS_MAX;
-	if ((p.schema = run_schema_new()) == NULL || (p.paces = pace_cache_new()) == NULL) {
-		err_set(e, ERR_RUN, "out of memory");
-		goto out;
-	}
-	if (plan_setup(&p, e) < 0)
+	if (plan_init(&p, e) < 0)
 		goto out;
 	if (daly) {
 		rc = print_daly(&p, e);
 		goto out;
 	}
-	if ((gpus ? parse_gpus(&p, gpus, e) : default_gpus(&p, e)) < 0)
+	if ((gpus ? parse_gpus(&p, gpus, e) : plan_default_gpus(&p, e)) < 0)
 		goto out;
-	if (tsv && (p.tsv = fopen(tsv, "w")) == NULL) {
+	if (tsv && (log.f = fopen(tsv, "w")) == NULL) {
 		err_set(e, ERR_RUN, "plan: --tsv %s: cannot create", tsv);
 		goto out;
 	}
+	if (log.f) {
+		p.on_result = tsv_row;
+		p.on_result_ctx = &log;
+	}
 	rc = search(&p, json, e);
-	if (p.tsv && fclose(p.tsv) != 0 && rc == 0)
+	if (log.f && fclose(log.f) != 0 && rc == 0)
 		rc = err_set(e, ERR_RUN, "plan: --tsv %s: cannot write", tsv);
-	p.tsv = NULL;
+	log.f = NULL;
 out:
-	if (p.tsv)
-		fclose(p.tsv);
-	free(p.spot_fractions);
-	cfg_schema_free(p.schema);
-	pace_cache_free(p.paces);
+	if (log.f)
+		fclose(log.f);
+	plan_free(&p);
 	free(p.base_ov);
-	free(p.gpu_list);
 	return rc;
 }
