@@ -23,3 +23,5 @@ TESTS += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/traces
 EXTRA_DIST += tests/formula-run.h
+TESTS += tests/layering.sh
+EXTRA_DIST += tests/layering.sh
