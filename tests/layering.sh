@@ -12,11 +12,7 @@
 # 3-5 check that each layer has files to scan, so renaming a folder cannot
 # make the test pass on nothing.
 set -u
-cd "$SRCDIR" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
+. "$SRCDIR/tests/tap.sh"
 
 # violations ROOT LAYER FORBIDDEN...: the offending lines, FILE:LINE:TEXT.
 violations() {
