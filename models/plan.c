@@ -243,8 +243,10 @@ static int default_gpus(struct plan *p, struct err *e)
 /* The network figures of the communication bound (comm_lb_s). */
 static int plan_net_setup(struct plan *p, const struct scenario *sc, struct err *e)
 {
-	struct net *net = net_build(sc, e);
+	struct net_cfg *cfg = net_cfg_from_scenario(sc, e);
+	struct net *net = cfg ? net_build(cfg, e) : NULL;
 
+	net_cfg_free(cfg);
 	if (!net)
 		return -1;
 	p->nic_Bps = net->p.scale_out.bw_Bps * net->p.scale_out.efficiency *

@@ -243,14 +243,14 @@ static void start_processes(struct run *r)
 
 static int run_events(struct run *r, struct err *e)
 {
-	int64_t max_ns = run_s_to_ns(sc_float(r->sc, "run.max_days") * 86400.0);
+	int64_t max_ns = run_s_to_ns(r->md.max_s);
 
 	for (int i = 0; i < TS_COUNT; i++)
 		if (rep_series(r->rep, series[i].name, series[i].unit) < 0)
 			return err_set(e, ERR_RUN, "cannot declare series %s", series[i].name);
 	if (acct_series(r->acct, r->rep) < 0 || TS_COUNT + acct_columns(r->acct) > ROW_MAX)
 		return err_set(e, ERR_RUN, "cannot declare the accounting series");
-	r->sample_ns = run_s_to_ns(sc_float(r->sc, "output.sample_interval_s"));
+	r->sample_ns = run_s_to_ns(r->md.sample_interval_s);
 	r->spares_free = r->md.fl.spares;
 	r->dp = r->dp_min = r->md.L.dp;
 	r->pace = &r->md.full;
@@ -281,7 +281,6 @@ int run_simulate(const struct scenario *sc, const struct run_opts *o,
 	int rc = -1;
 
 	memset(&r, 0, sizeof r);
-	r.sc = sc;
 	r.opts = o;
 	r.rep = rep;
 	if (run_model_from_scenario(sc, o->pace_cache, &r.md, e) < 0)

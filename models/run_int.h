@@ -50,7 +50,10 @@ struct model {
 	struct spot spot;
 	struct gc gc;
 	bool full_fidelity;
+	double max_s;			/* run.max_days */
+	double sample_interval_s;	/* output.sample_interval_s */
 	double params;
+	struct step_cfg step;		/* the step model's settings (owned) */
 	struct pace_src src;		/* how paces are computed */
 	struct pace full;		/* the whole cluster's pace */
 	struct mem_breakdown mem;	/* memory per GPU, largest stage */
@@ -75,7 +78,6 @@ struct spot_state {
 };
 
 struct run {
-	const struct scenario *sc;
 	const struct run_opts *opts;
 	struct report *rep;
 	struct ev_sim *sim;

@@ -10,6 +10,29 @@
 #include "models/run_int.h"
 #include "topologies/net.h"
 
+/* The settings the paces read, in the order their problems are reported:
+ * the options and memory at the full layout, then, for the step model, the
+ * GPU and the network's settings (the formula model's come last). */
+static int pace_setup(const struct scenario *sc, struct pace_cache *cache,
+		      struct model *md, struct err *e)
+{
+	step_cfg_from_scenario(sc, &md->step);
+	if (step_check_memory(&md->step, &md->m, &md->L, &md->g, &md->mem, e) < 0)
+		return -1;
+	pace_src_from_scenario(sc, &md->src);
+	md->src.step = &md->step;
+	md->src.m = &md->m;
+	md->src.L = &md->L;
+	md->src.g = &md->g;
+	md->src.gc = &md->gc;
+	md->src.shrink_batch = md->spot.shrink_batch;
+	md->src.cache = cache;
+	if (md->src.use_step && (step_check_gpu(&md->step, &md->g, e) < 0 ||
+				 step_cfg_read_net(sc, &md->step, e) < 0))
+		return -1;
+	return pace_compute(&md->src, md->L.dp, &md->full, e);
+}
+
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e)
 {
@@ -28,24 +51,13 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	}
 	gc_from_scenario(sc, &md->gc);
 	md->full_fidelity = sc_bool(sc, "run.full_fidelity");
+	md->max_s = sc_float(sc, "run.max_days") * 86400.0;
+	md->sample_interval_s = sc_float(sc, "output.sample_interval_s");
 	md->gpus_per_replica = md->L.tp * md->L.pp;
 
 	md->params = tfm_params(&md->m);
-	if (step_check_memory(sc, &md->m, &md->L, &md->g, &md->mem, e) < 0) {
-		spot_free(&md->spot);
-		failure_free(&md->fl);
-		return -1;
-	}
-	pace_src_from_scenario(sc, &md->src);
-	md->src.m = &md->m;
-	md->src.L = &md->L;
-	md->src.g = &md->g;
-	md->src.gc = &md->gc;
-	md->src.shrink_batch = md->spot.shrink_batch;
-	md->src.cache = cache;
-	if (pace_compute(&md->src, md->L.dp, &md->full, e) < 0) {
-		spot_free(&md->spot);
-		failure_free(&md->fl);
+	if (pace_setup(sc, cache, md, e) < 0) {
+		run_model_free(md);
 		return -1;
 	}
 	md->iteration_s = md->full.compute_s;
@@ -55,9 +67,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->tokens_needed = md->total_iters * md->tokens_per_iter;
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
-			       md->mtti_s, &md->ck, e) < 0) {
-		spot_free(&md->spot);
-		failure_free(&md->fl);
+			       md->mtti_s, &md->ck, e) < 0 ||
+	    step_cfg_read_net(sc, &md->step, e) < 0) {
+		run_model_free(md);
 		return -1;
 	}
 	return 0;
@@ -65,6 +77,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 
 void run_model_free(struct model *md)
 {
+	step_cfg_free(&md->step);
 	spot_free(&md->spot);
 	failure_free(&md->fl);
 }
@@ -78,8 +91,8 @@ int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
 
 	if (run_model_from_scenario(sc, cache, &md, e) < 0)
 		return -1;
-	/* The network is built only to check it until the step model uses it. */
-	net = net_build(sc, e);
+	/* Built to check it (the formula model does not use it). */
+	net = net_build(md.step.net, e);
 	if (net == NULL) {
 		run_model_free(&md);
 		return -1;

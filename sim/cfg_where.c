@@ -114,6 +114,27 @@ int sc_error(const struct scenario *sc, struct err *e, const char *path,
 	return cfg_fail(sc, e, path, why);
 }
 
+/* The handle is the scenario itself, under a type that only the two
+ * functions below turn back into one. */
+const struct sc_where *sc_where_of(const struct scenario *sc)
+{
+	return (const struct sc_where *)sc;
+}
+
+int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
+		   const char *fmt, ...)
+{
+	char why[CFG_WHY_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (w == NULL)
+		return err_set(e, ERR_USAGE, "%s: %s", path, why);
+	return cfg_fail((const struct scenario *)w, e, path, why);
+}
+
 /* ---- did you mean ------------------------------------------------------ */
 
 static size_t seg_count(const char *p)

@@ -52,6 +52,7 @@ struct loaded {
 	struct tfm m;
 	struct layout L;
 	struct gpu_spec g;
+	struct step_cfg cfg;	/* the parallel options; no network */
 };
 
 static int load(struct cfg_schema *s, const char *par, const char *ovr,
@@ -68,6 +69,7 @@ static int load(struct cfg_schema *s, const char *par, const char *ovr,
 	if (layout_from_scenario(x->sc, &x->m, &x->L, e) < 0)
 		return -1;
 	gpu_from_scenario(x->sc, x->L.gpu, &x->g);
+	step_cfg_from_scenario(x->sc, &x->cfg);
 	return 0;
 }
 
@@ -76,13 +78,12 @@ static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 {
 	struct loaded x;
 	struct err e;
-	struct par_opts o;
 	int rc = load(s, par, ovr, &x, &e);
 
 	if (rc == 0)
-		rc = par_from_scenario(x.sc, &x.m, &x.L, &o, &e);
+		rc = par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e);
 	if (rc == 0)
-		rc = gpu_check_curve(x.sc, x.L.gpu, &e);
+		rc = gpu_check_curve(&x.g, x.cfg.where, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, key) != NULL,
 	       "%s is a scenario error naming %s", what, key);
 	if (rc == 0 || !strstr(e.msg, key))
@@ -95,7 +96,6 @@ int main(void)
 	struct cfg_schema *s = cfg_schema_new();
 	struct loaded x;
 	struct err e;
-	struct par_opts o;
 	struct mem_breakdown b;
 
 	cfg_schema_add(s, tfm_settings);
@@ -109,10 +109,11 @@ int main(void)
 		cfg_schema_free(s);
 		return tap_done();
 	}
-	tap_ok(par_from_scenario(x.sc, &x.m, &x.L, &o, &e) == 0, "its settings check");
+	tap_ok(par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e) == 0, "its settings check");
 	/* dp = 32: Megatron's bucket max(40M, 1M x 32) = 40M fp16 elements */
-	tap_near(o.dp_bucket_bytes, 80e6, 1e-12, "default bucket: 40M elements, 80 MB");
-	int fits = step_check_memory(x.sc, &x.m, &x.L, &x.g, &b, &e);
+	tap_near(par_dp_bucket_bytes(&x.cfg.par, x.L.dp), 80e6, 1e-12,
+		 "default bucket: 40M elements, 80 MB");
+	int fits = step_check_memory(&x.cfg, &x.m, &x.L, &x.g, &b, &e);
 	tap_ok(fits == 0, "1.7B with full recomputation fits 80 GB (%.1f GB)",
 	       b.total_bytes / 1e9);
 	/* P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) plus the final norm 2h;
@@ -128,7 +129,7 @@ int main(void)
 	int rc = load(s, "recompute = \"none\";", NULL, &x, &e);
 	tap_ok(rc == 0, "loads");
 	if (rc == 0)
-		rc = step_check_memory(x.sc, &x.m, &x.L, &x.g, &b, &e);
+		rc = step_check_memory(&x.cfg, &x.m, &x.L, &x.g, &b, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit") &&
 	       strstr(e.msg, "activations") && strstr(e.msg, "optimizer"),
 	       "too big: scenario error with the breakdown (%s)", e.msg);

@@ -53,6 +53,7 @@ static int run_row(const struct cfg_schema *schema, const char *dir, int row,
 	struct tfm m;
 	struct layout L;
 	struct gpu_spec g;
+	struct step_cfg cfg = { 0 };
 	int rc = -1;
 
 	snprintf(path, sizeof path, "%s/megatron-table1-%d.cfg", dir, row);
@@ -62,8 +63,11 @@ static int run_row(const struct cfg_schema *schema, const char *dir, int row,
 	tfm_from_scenario(sc, &m);
 	if (layout_from_scenario(sc, &m, &L, e) == 0) {
 		gpu_from_scenario(sc, L.gpu, &g);
-		rc = step_simulate(sc, &m, &L, &g, r, e);
+		step_cfg_from_scenario(sc, &cfg);
+		if (step_cfg_read_net(sc, &cfg, e) == 0)
+			rc = step_simulate(&cfg, &m, &L, &g, r, e);
 	}
+	step_cfg_free(&cfg);
 	sc_free(sc);
 	return rc;
 }
