@@ -102,7 +102,7 @@ int main(void)
 	cfg_schema_add(s, layout_settings);
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
-	tap_plan(12);
+	tap_plan(14);
 
 	if (!tap_ok(load(s, "recompute = \"full\";", NULL, &x, &e) == 0, "row 1 loads (%s)", e.msg)) {
 		sc_free(x.sc);
@@ -145,6 +145,28 @@ int main(void)
 		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
 	check_error(s, "", "gpus.a100_80gb.gemm_eff=[0.5]",
 		    "gpus.a100_80gb.gemm_eff", "a curve with mismatched lists");
+
+	/* An error found after the load, as for an elastic job shrunk by
+	 * failures: 512 sequences in microbatches of 16 on dp = 16 make 2
+	 * per pipeline, a multiple of pp = 2; shrunk to dp = 11 they make
+	 * ceil(512 / 176) = 3, which the interleaved schedule refuses.  The
+	 * message names the key's file and line (5: the parallel group, where
+	 * global_batch is set) from the typed settings. */
+	rc = load(s, "pp = 2; schedule = \"interleaved\"; virtual_stages = 2;", NULL, &x, &e);
+	tap_ok(rc == 0 && par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e) == 0,
+	       "interleaved, pp 2, dp 16: 2 microbatches per pipeline (%s)", e.msg);
+	if (rc == 0) {
+		struct layout shrunk = x.L;
+		char want[4200];
+		shrunk.dp = 11;
+		shrunk.gpus = 22;
+		shrunk.microbatches = 3;
+		snprintf(want, sizeof want, "%s:5: parallel.global_batch: 3 microbatches", path);
+		rc = par_check(x.cfg.where, &x.m, &shrunk, &x.cfg.par, &e);
+		tap_ok(rc < 0 && strncmp(e.msg, want, strlen(want)) == 0,
+		       "shrunk to dp 11: FILE:5: parallel.global_batch (%s)", e.msg);
+	}
+	sc_free(x.sc);
 	cfg_schema_free(s);
 	return tap_done();
 }
