@@ -67,6 +67,13 @@ struct model {
 	double mtti_s;
 };
 
+/* What every run of the job reads: the model and the accounting, whose
+ * settings and traces each run's books copy (acct_new_like). */
+struct run_job {
+	struct model md;
+	struct acct *acct;
+};
+
 /* --- the run ------------------------------------------------------------ */
 
 struct spot_state {
@@ -81,7 +88,8 @@ struct run {
 	const struct run_opts *opts;
 	struct report *rep;
 	struct ev_sim *sim;
-	struct model md;
+	const struct model *md;
+	struct pace_src src;		/* md's, with the run's pace cache */
 	struct acct *acct;
 	gsl_rng *rng_fail[FK_COUNT], *rng_where, *rng_spot;
 
