@@ -418,7 +418,7 @@ static void describe_trace(FILE *out, const char *what, const struct trace *t)
 			    "change points, the last holds");
 }
 
-static void describe(const struct acct *a, FILE *out)
+void acct_describe(const struct acct *a, FILE *out)
 {
 	fprintf(out, "# accounting\n");
 	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
@@ -457,20 +457,6 @@ static void describe(const struct acct *a, FILE *out)
 		if (a->bud.limit[k] > 0)
 			fprintf(out, "%-22s %.6g%s\n", budget_kind_name(k), a->bud.limit[k],
 				a->bud.stop ? ", stop when reached" : "");
-}
-
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e)
-{
-	struct acct *a = acct_build(sc, g, L, pools, e);
-
-	if (a == NULL)
-		return -1;
-	if (out)
-		describe(a, out);
-	acct_free(a);
-	return 0;
 }
 
 void acct_free(struct acct *a)

@@ -91,7 +91,7 @@ static void encode(struct buf *b, int32_t idx, const struct report *rep, const s
 
 /* What every worker is given (its copy, after the fork). */
 struct job {
-	const struct run_job *run;	/* read once, before the fork */
+	const struct run_job *run;	/* read once per load */
 	uint64_t seed;
 	int n, W;
 	struct pace_cache *paces;	/* the caller's; may be NULL */
@@ -263,21 +263,17 @@ static int take(struct gather *g, int w, const void *data, size_t len, int st,
 	return 0;
 }
 
-int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
+int replicas_run(const struct run_job *job, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e)
 {
-	struct job j = { NULL, seed, n, workers > 0 ? workers : fj_cpus(), paces };
+	struct job j = { job, seed, n, workers > 0 ? workers : fj_cpus(), paces };
 	struct gather g = { .seed = seed, .bad = INT_MAX };
 	struct fj_pool *pool = NULL;
-	struct run_job *rj;
 	int rc = -1;
 
 	*out = NULL;
 	if (n < 1)
 		return err_set(e, ERR_RUN, "replicas: %d replicas", n);
-	if ((rj = run_job_from_scenario(sc, paces, e)) == NULL)
-		return -1;
-	j.run = rj;
 	if (j.W > n)
 		j.W = n;
 	g.W = j.W;
@@ -312,7 +308,6 @@ int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
 		rc = 0;
 out:
 	fj_pool_free(pool);	/* on failure, stops the workers still running */
-	run_job_free(rj);
 	free(g.got);
 	if (rc < 0)
 		replicas_free(g.rs);

@@ -274,36 +274,6 @@ static int run_events(struct run *r, struct err *e)
 	return run_sample(r, e);
 }
 
-struct run_job *run_job_from_scenario(const struct scenario *sc,
-				      struct pace_cache *cache, struct err *e)
-{
-	struct run_job *j = calloc(1, sizeof *j);
-
-	if (j == NULL) {
-		err_set(e, ERR_RUN, "out of memory");
-		return NULL;
-	}
-	if (run_model_from_scenario(sc, cache, &j->md, e) < 0) {
-		free(j);
-		return NULL;
-	}
-	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, e);
-	if (j->acct == NULL) {
-		run_job_free(j);
-		return NULL;
-	}
-	return j;
-}
-
-void run_job_free(struct run_job *j)
-{
-	if (j == NULL)
-		return;
-	acct_free(j->acct);
-	run_model_free(&j->md);
-	free(j);
-}
-
 int run_simulate(const struct scenario *sc, const struct run_opts *o,
 		 struct report *rep, struct err *e)
 {

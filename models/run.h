@@ -75,5 +75,8 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 void run_job_free(struct run_job *j);
 int run_simulate_job(const struct run_job *j, const struct run_opts *o,
 		     struct report *rep, struct err *e);
+/* run_check() for a job read already: the network built to check it; with
+ * out, the derived figures and what accounting will use. */
+int run_job_check(const struct run_job *j, FILE *out, struct err *e);
 
 #endif

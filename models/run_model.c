@@ -1,10 +1,12 @@
 /*
  * run_model.c -- the run model's figures, derived once from the scenario:
  * model, layout, GPU, pools, failures, spot, GC, the full-cluster pace and
- * the checkpoint plan; and run_check(), which prints them without running.
+ * the checkpoint plan; the job (with the accounting) that every run of the
+ * load reads; and run_check(), which prints them without running.
  * Part of the run model (see run.c, run_int.h).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/run_int.h"
@@ -82,41 +84,77 @@ void run_model_free(struct model *md)
 	failure_free(&md->fl);
 }
 
+struct run_job *run_job_from_scenario(const struct scenario *sc,
+				      struct pace_cache *cache, struct err *e)
+{
+	struct run_job *j = calloc(1, sizeof *j);
+
+	if (j == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		return NULL;
+	}
+	if (run_model_from_scenario(sc, cache, &j->md, e) < 0) {
+		free(j);
+		return NULL;
+	}
+	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, e);
+	if (j->acct == NULL) {
+		run_job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void run_job_free(struct run_job *j)
+{
+	if (j == NULL)
+		return;
+	acct_free(j->acct);
+	run_model_free(&j->md);
+	free(j);
+}
+
+static void print_derived(const struct model *md, FILE *out)
+{
+	fprintf(out, "# derived\n");
+	fprintf(out, "parameters            %.4g\n", md->params);
+	fprintf(out, "flops_per_token       %.4g  (model, no recomputation)\n",
+		tfm_model_flops_per_token(&md->m));
+	fprintf(out, "gpus                  %d  (%d nodes of %d)\n", md->L.gpus,
+		md->L.nodes, md->L.gpus_per_node);
+	fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
+		md->L.tp, md->L.pp, md->L.dp, md->L.microbatches);
+	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);
+	fprintf(out, "iterations            %lld\n", (long long)md->total_iters);
+	fprintf(out, "checkpoint            %.4g bytes, write %.1f s, stall %.2f s, "
+		"every %lld iterations\n", md->ck.size_bytes, md->ck.write_s,
+		md->ck.stall_s, (long long)md->ck.interval_iters);
+	fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
+		md->mtti_s, md->ck.young_s, md->ck.daly_s);
+	step_print_memory(out, &md->mem, md->g.hbm_bytes);
+}
+
+int run_job_check(const struct run_job *j, FILE *out, struct err *e)
+{
+	/* Built to check it (the formula model does not use it). */
+	struct net *net = net_build(j->md.step.net, e);
+
+	if (net == NULL)
+		return -1;
+	net_free(net);
+	if (out != NULL) {
+		print_derived(&j->md, out);
+		acct_describe(j->acct, out);
+	}
+	return 0;
+}
+
 int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
 	      struct err *e)
 {
-	struct model md;
-	struct net *net;
-	int rc;
+	struct run_job *j = run_job_from_scenario(sc, cache, e);
+	int rc = j ? run_job_check(j, out, e) : -1;
 
-	if (run_model_from_scenario(sc, cache, &md, e) < 0)
-		return -1;
-	/* Built to check it (the formula model does not use it). */
-	net = net_build(md.step.net, e);
-	if (net == NULL) {
-		run_model_free(&md);
-		return -1;
-	}
-	net_free(net);
-	if (out != NULL) {
-		fprintf(out, "# derived\n");
-		fprintf(out, "parameters            %.4g\n", md.params);
-		fprintf(out, "flops_per_token       %.4g  (model, no recomputation)\n",
-			tfm_model_flops_per_token(&md.m));
-		fprintf(out, "gpus                  %d  (%d nodes of %d)\n", md.L.gpus,
-			md.L.nodes, md.L.gpus_per_node);
-		fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
-			md.L.tp, md.L.pp, md.L.dp, md.L.microbatches);
-		fprintf(out, "iteration_time_s      %.4f\n", md.iteration_s);
-		fprintf(out, "iterations            %lld\n", (long long)md.total_iters);
-		fprintf(out, "checkpoint            %.4g bytes, write %.1f s, stall %.2f s, "
-			"every %lld iterations\n", md.ck.size_bytes, md.ck.write_s,
-			md.ck.stall_s, (long long)md.ck.interval_iters);
-		fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
-			md.mtti_s, md.ck.young_s, md.ck.daly_s);
-		step_print_memory(out, &md.mem, md.g.hbm_bytes);
-	}
-	rc = acct_check(sc, &md.g, &md.L, &md.pools, out, e);
-	run_model_free(&md);
+	run_job_free(j);
 	return rc;
 }
