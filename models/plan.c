@@ -306,7 +306,7 @@ static int plan_setup(struct plan *p, struct err *e)
 			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
 	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
 	p->ckpt_bytes_per_param = sc_float(sc, "training.checkpoint.bytes_per_param");
-	p->ckpt_write_Bps = sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9;
+	p->ckpt_write_Bps = sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9;
 	p->fail_per_node_per_s = sc_bool(sc, "failures.enabled") ?
 		sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 : 0;
 	p->step_model = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;

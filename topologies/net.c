@@ -29,12 +29,12 @@ struct net_time_cache {
 	uint8_t used[TIME_CACHE];
 };
 
-static void spec(struct link_spec *s, const char *name, double gbps,
+static void spec(struct link_spec *s, const char *name, double gbit_s,
 		 double eff, double lat_ns)
 {
 	memset(s, 0, sizeof *s);
 	snprintf(s->name, sizeof s->name, "%s", name);
-	s->bw_Bps = gbps * 1e9 / 8;
+	s->bw_Bps = gbit_s * 1e9 / 8;
 	s->efficiency = eff;
 	s->latency_ns = lat_ns;
 }
@@ -70,7 +70,7 @@ static int check_link(const struct link_spec *s, const char **bad_key,
 	static char key[96];
 
 	if (!(s->bw_Bps > 0) || !isfinite(s->bw_Bps)) {
-		snprintf(key, sizeof key, "links.%s.bw_gbps", s->name);
+		snprintf(key, sizeof key, "links.%s.bw_gbit_s", s->name);
 		*bad_key = key;
 		return err_set(e, ERR_USAGE, "link '%s' has bandwidth %g B/s "
 			       "(expected more than zero)", s->name, s->bw_Bps);
