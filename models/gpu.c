@@ -18,8 +18,9 @@ const struct cfg_setting gpu_settings[] = {
 	  "dense TF32 tensor-core peak (0: no TF32)" },
 	{ "gpus.*.hbm_gb", CFG_FLOAT, "GB", 1, 1e4, NULL, NULL,
 	  "HBM capacity (10^9 bytes)" },
-	{ "gpus.*.hbm_bw_gbps", CFG_FLOAT, "GB/s", 1, 1e6, NULL, NULL,
+	{ "gpus.*.hbm_bw_gbyte_s", CFG_FLOAT, "GB/s", 1, 1e6, NULL, NULL,
 	  "HBM bandwidth (10^9 bytes/s)" },
+	CFG_RENAMED_TO("gpus.*.hbm_bw_gbps", "gpus.*.hbm_bw_gbyte_s"),
 	{ "gpus.*.tdp_w", CFG_FLOAT, "W", 1, 1e4, NULL, NULL,
 	  "board power limit" },
 	{ "gpus.*.idle_w", CFG_FLOAT, "W", 0, 1e4, NULL, NULL,
@@ -101,7 +102,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->peak_fp8_flops = sc_float(sc, "gpus.%s.peak_fp8_tflops", name) * 1e12;
 	out->peak_tf32_flops = sc_float(sc, "gpus.%s.peak_tf32_tflops", name) * 1e12;
 	out->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", name) * 1e9;
-	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbps", name) * 1e9;
+	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbyte_s", name) * 1e9;
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);
 	out->idle_w = sc_float(sc, "gpus.%s.idle_w", name);
 	out->nvlink = sc_str(sc, "gpus.%s.nvlink", name);
@@ -131,29 +132,31 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	char dir[8192];
 	struct kern_tables t;
 	struct err e = { 0 };
+	out->kernels_error[0] = 0;
 	if (kernel_dir(sc, name, dir, sizeof dir) &&
-	    kern_tables_load(dir, &t, &e) == 0) {	/* else gpu_check() says why */
+	    kern_tables_load(dir, &t, &e) == 0) {
 		k->gemm_bf16 = t.bf16;
 		k->gemm_fp8 = t.fp8;
 		k->attn_rows = t.attn;
+	} else if (e.msg[0]) {	/* gpu_check() reports it */
+		snprintf(out->kernels_error, sizeof out->kernels_error, "%s", e.msg);
+		out->kernels_error_at_key = strstr(e.msg, ": cannot read: ") != NULL;
 	}
 	kern_residuals(k);
 }
 
-int gpu_check(const struct scenario *sc, const char *name, struct err *e)
+int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e)
 {
-	char dir[8192], path[256];
-	struct kern_tables t;
-	struct err te = { 0 };
+	char path[256];
 
-	if (!kernel_dir(sc, name, dir, sizeof dir) || kern_tables_load(dir, &t, &te) == 0)
+	if (!g->kernels_error[0])
 		return 0;
-	if (strstr(te.msg, ": cannot read: ")) {	/* the folder is wrong */
-		snprintf(path, sizeof path, "gpus.%s.kernels", name);
-		return sc_error(sc, e, path, "%s (expected a folder of measured "
-				"kernel tables)", te.msg);
+	if (g->kernels_error_at_key) {	/* the folder is wrong */
+		snprintf(path, sizeof path, "gpus.%s.kernels", g->name);
+		return sc_where_error(w, e, path, "%s (expected a folder of measured "
+				      "kernel tables)", g->kernels_error);
 	}
-	return err_set(e, te.status, "%s", te.msg);	/* FILE:LINE: column: ... */
+	return err_set(e, ERR_USAGE, "%s", g->kernels_error);	/* FILE:LINE: column */
 }
 
 void gpu_warn_uncalibrated(const struct gpu_spec *g)

@@ -36,6 +36,8 @@ struct gpu_spec {
 	double band;		/* relative uncertainty of an iteration's time
 				 * from this GPU's kernel laws */
 	struct kern_gpu k;	/* kernel laws and tables (kernels.h) */
+	char kernels_error[1024];	/* why the kernel folder did not load ("") */
+	bool kernels_error_at_key;	/* the folder itself is wrong (else a file) */
 };
 
 extern const struct cfg_setting gpu_settings[];
@@ -44,9 +46,9 @@ extern const struct cfg_setting gpu_settings[];
  * malformed kernel table is gpu_check()'s error). */
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out);
-/* The catalog's kernel tables are well formed and the entry's exists;
- * else a scenario error. */
-int gpu_check(const struct scenario *sc, const char *name, struct err *e);
+/* The kernel folder loaded (else an error: at the entry's kernels key
+ * for a missing folder, at FILE:LINE of a malformed table; w: sim/cfg.h). */
+int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e);
 /* One line on stderr, once per process, for a GPU without calibration. */
 void gpu_warn_uncalibrated(const struct gpu_spec *g);
 

@@ -20,7 +20,7 @@ int run_sample(struct run *r, struct err *e)
 	run_io_set_rate(r, r->io_rate_Bps);
 	row[TS_TOKENS] = r->tokens + (done - r->iters) * (run_working(r) ? r->pace->tokens_per_iter : 0);
 	row[TS_STATE] = r->state;
-	row[TS_ACTIVE_GPUS] = run_working(r) ? r->dp * r->md.gpus_per_replica : 0;
+	row[TS_ACTIVE_GPUS] = run_working(r) ? r->dp * r->md->gpus_per_replica : 0;
 	row[TS_NODES] = r->state == RS_DONE ? 0 : run_nodes_held(r, per_pool);
 	row[TS_DP] = r->dp;
 	row[TS_IO_BPS] = dt_s > 0 ? (r->io_bytes - r->io_bytes_at_sample) / dt_s : 0;
@@ -33,7 +33,7 @@ int run_sample(struct run *r, struct err *e)
 	acct_sample(r->acct, now, row + TS_COUNT);
 	if (r->opts->progress)
 		r->opts->progress(r->opts->progress_ctx,
-				  row[TS_TOKENS] / (double)r->md.tokens_needed, now * 1e-9);
+				  row[TS_TOKENS] / (double)r->md->tokens_needed, now * 1e-9);
 	return rep_sample(r->rep, now / 1e9, row, e);
 }
 
@@ -88,11 +88,11 @@ static void summarize_band(struct run *r, double iter_s, double dur_s)
 	static const char *const scaled[][2] = {
 		{ "cost_usd", "USD" }, { "energy_kwh", "kWh" }, { "carbon_kg", "kgCO2e" },
 	};
-	double b = r->md.band;
+	double b = r->md->band;
 	double share = dur_s > 0 ? (r->state_s[RS_TRAIN] + r->state_s[RS_REDO]) / dur_s : 0;
 	char name[64];
 
-	rep_summary(r->rep, "calibrated", r->md.g.calibration != GPU_CAL_NONE, "");
+	rep_summary(r->rep, "calibrated", r->md->g.calibration != GPU_CAL_NONE, "");
 	rep_summary(r->rep, "band", b, "");
 	rep_summary(r->rep, "iteration_time_s_lo", iter_s * (1 - b), "s");
 	rep_summary(r->rep, "iteration_time_s_hi", iter_s * (1 + b), "s");
@@ -109,7 +109,7 @@ static void summarize_band(struct run *r, double iter_s, double dur_s)
 
 void run_summarize(struct run *r)
 {
-	const struct model *md = &r->md;
+	const struct model *md = r->md;
 	struct report *rep = r->rep;
 	const struct pace *full = &md->full;
 	double dur_s = r->end_ns * 1e-9;
@@ -174,7 +174,7 @@ void run_summarize(struct run *r)
  * formula model knows only the total), then what the run adds to it. */
 int run_write_step(struct run *r, struct err *e)
 {
-	const struct model *md = &r->md;
+	const struct model *md = r->md;
 	struct report *rep = r->rep;
 
 	if (md->src.use_step) {

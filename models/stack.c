@@ -23,7 +23,7 @@ const struct stack_spec stack_table[] = {
 	 * overlap, which its scenarios set explicitly. */
 	{ "megatron_lm_2021", "Megatron-LM 2021 (SC'21): fused kernels, no flash",
 	  false, false, false, true, false, 0, 0,
-	  true, false, false, false, 0.05 },
+	  true, false, false, false, true, false, 0.05 },
 	/* Megatron-Core 0.5+ / Megatron-LM core_r0.5.0 (2024) as NeMo and its
 	 * example scripts run GPT: Transformer Engine fused LayerNorm+GEMM and
 	 * flash attention (cuDNN/FA2 backends), --sequence-parallel,
@@ -31,10 +31,11 @@ const struct stack_spec stack_table[] = {
 	 * --overlap-param-gather (Megatron-LM README "Distributed optimizer"),
 	 * gradient_accumulation_fusion on by default (arguments.py),
 	 * --tp-comm-overlap (Transformer Engine userbuffers; Megatron-Core
-	 * docs, "Communication overlap").  Bucket: Megatron's rule. */
+	 * docs, "Communication overlap"), --overlap-p2p-communication with the
+	 * interleaved schedule, scatter-gather p2p.  Bucket: Megatron's rule. */
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
-	  true, false, true, true, 0.10 },
+	  true, false, true, true, true, true, 0.10 },
 	/* DeepSpeed ZeRO (Rajbhandari et al. SC'20; deepspeed.ai ZeRO docs)
 	 * training a Hugging Face Transformers GPT: eager PyTorch kernels
 	 * (GeLU, dropout, add apart; HF's eager attention: scale, mask,
@@ -42,11 +43,12 @@ const struct stack_spec stack_table[] = {
 	 * LlamaForCausalLM/GPT2LMHeadModel: logits.float()), DeepSpeed's fused
 	 * Adam (FusedAdam, multi-tensor), overlap_comm on (the ZeRO-2/3
 	 * config examples), ZeRO stage 1 unless the scenario says (stage 2/3
-	 * refuse pipelines), no tensor-parallel overlap.  Buckets: ZeRO's
-	 * own (parallel.zero_bucket_mb). */
+	 * refuse pipelines), no tensor-parallel overlap; its pipeline engine
+	 * sends whole activations from every TP rank and waits on each p2p.
+	 * Buckets: ZeRO's own (parallel.zero_bucket_mb). */
 	{ "deepspeed_zero", "DeepSpeed ZeRO with a Hugging Face model: eager kernels",
 	  false, false, false, true, false, 1, 0,
-	  false, true, false, false, 0.10 },
+	  false, true, false, false, false, false, 0.10 },
 	/* PyTorch eager with DDP or FSDP under AMP (torch.autocast; PyTorch
 	 * AMP docs): fp32 master weights, eager LayerNorm/GeLU/dropout kernels
 	 * at their measured rates, logits upcast to fp32 for cross-entropy
@@ -57,8 +59,9 @@ const struct stack_spec stack_table[] = {
 	 * FSDP full sharding is ZeRO-3 (parallel.zero_stage = 3). */
 	{ "pytorch_eager", "PyTorch eager DDP/FSDP with AMP: unfused kernels",
 	  false, false, false, true, false, 0, 25,
-	  false, true, false, false, 0.10 },
-	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false, 0 },
+	  false, true, false, false, true, false, 0.10 },
+	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false,
+	  false, false, 0 },
 };
 
 const struct stack_spec *stack_find(const char *name)

@@ -35,6 +35,8 @@ struct stack_spec {
 	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;		/* the loss upcasts logits to fp32 */
 	bool tp_comm_overlap;		/* TP collectives overlapped with GEMMs */
+	bool overlap_p2p_comm;		/* pipeline p2p beside the compute */
+	bool p2p_scatter_gather;	/* each TP rank sends 1/tp of an activation */
 	/* recorded, not yet modelled by the step model */
 	bool overlap_param_gather;	/* distributed optimizer's all-gather in forward */
 	double band;			/* relative uncertainty of an iteration's time */

@@ -50,10 +50,9 @@ static int load_gpu(const char *name)
 		cfg_schema_free(s);
 		return -1;
 	}
-	int rc = gpu_check(sc, name, &e);
-	if (rc == 0)
-		gpu_from_scenario(sc, name, &g);
-	else
+	gpu_from_scenario(sc, name, &g);
+	int rc = gpu_check(&g, sc_where_of(sc), &e);
+	if (rc < 0)
 		tap_diag("%s", e.msg);
 	g.name = NULL;
 	g.nvlink = NULL;	/* strings die with sc */
