@@ -32,10 +32,9 @@ for k in $keys; do
 	ok $? "$k: /summary = --json ($v)"
 done
 
-# s(KEY): a summary figure; st(KEY): a /step attribute; calc EXPR: awk.
+# s KEY: a summary figure; st KEY: a /step attribute.
 s() { json "$tmp/a.json" "$1"; }
 st() { h5attr "$tmp/a.h5" "/step/$1"; }
-calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
 dur=$(s duration_s); it=$(s iterations); tok=$(s tokens); itt=$(s iteration_time_s)
 P=$(s params); gh=$(s gpu_hours)
 

@@ -16,11 +16,14 @@ series_len() {
 	h5dump -H -d "/timeseries/$2" "$1" | sed -n 's/.*DATASPACE.*( \([0-9]*\) ).*/\1/p' | head -1
 }
 
-# series FILE NAME: the samples of /timeseries/NAME, one a line.
-series() {
-	h5dump -y -w 0 -m %.17g -d "/timeseries/$2" "$1" | sed -n '/DATA {/,/}/p' |
+# dataset FILE PATH: the numbers of a one-column dataset, one a line.
+dataset() {
+	h5dump -y -w 0 -m %.17g -d "$2" "$1" | sed -n '/DATA {/,/}/p' |
 		tr -d ' ' | tr ',' '\n' | grep -E '^[-0-9.e+]+$'
 }
+
+# series FILE NAME: the samples of /timeseries/NAME, one a line.
+series() { dataset "$1" "/timeseries/$2"; }
 
 # events FILE: the rows of /events as "time kind" lines.
 events() {

@@ -59,5 +59,22 @@ ok_eq() {
 	ok $? "$3" || diag "got '$1', want '$2'"
 }
 
+# ok_pinned NAME GOT: a fitted model's figure within 0.5% of its value in
+# tests/fitted.tsv, the one table a refit updates (`make pin`).  A row whose
+# value is "-" is not pinned yet: the check is skipped.  With TAP_PIN_OUT set
+# (make pin), "NAME<TAB>GOT" is also appended to that file.
+ok_pinned() {
+	[ -z "${TAP_PIN_OUT:-}" ] || printf '%s\t%s\n' "$1" "$2" >>"$TAP_PIN_OUT"
+	tap_want=$(awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$SRCDIR/tests/fitted.tsv")
+	case $tap_want in
+	'') ok 1 "$1 pinned"; diag "tests/fitted.tsv has no row $1" ;;
+	-) skip "$1 = $2 as pinned" "not pinned yet in tests/fitted.tsv (make pin)" ;;
+	*) ok_near "$2" "$tap_want" 0.005 "$1 = $2 within 0.5% of $tap_want (tests/fitted.tsv)" ;;
+	esac
+}
+
+# calc EXPR: an awk expression's value with 17 digits, e.g. calc "1024 * $d / 3600".
+calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
+
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
