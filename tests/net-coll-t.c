@@ -220,31 +220,28 @@ static void table(void)
 {
 	struct net_params p;
 	struct err e = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
+	struct tap_capture c;
 
 	net_params_default(&p);
 	struct net *net = make(&p);
-	FILE *out = open_memstream(&buf, &len);
 	int rc = coll_table_print(net, COLL_ALL_REDUCE, COLL_AUTO, 1 << 20,
-				  1 << 30, 4, 8, out, &e);
-	fclose(out);
+				  1 << 30, 4, 8, tap_capture_start(&c), &e);
+	char *buf = tap_capture_end(&c);
 	int lines = 0;
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < c.len; i++)
 		lines += buf[i] == '\n';
 	/* 1 MiB, 4, 16, 64, 256 MiB, 1 GiB: 6 rows after 4 header lines. */
 	tap_ok(rc == 0 && lines == 10, "table: 6 sizes from 1 MiB to 1 GiB by 4 (%d lines)", lines);
 	tap_ok(strstr(buf, "1073741824") != NULL, "table lists 1073741824 bytes");
 	fputs(buf, stdout);
 	free(buf);
-	out = open_memstream(&buf, &len);
+	FILE *out = tap_capture_start(&c);
 	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 2, 9, out, &e) < 0 &&
 	       e.status == ERR_USAGE, "table: 9 ranks on 8 GPUs is a usage error");
 	e.status = 0;
 	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 1, 8, out, &e) < 0 &&
 	       e.status == ERR_USAGE, "table: a factor of 1 is a usage error");
-	fclose(out);
-	free(buf);
+	free(tap_capture_end(&c));
 	net_free(net);
 }
 
