@@ -1,5 +1,6 @@
 # tests/local.mk -- end-to-end tests of the trainsim command.
-EXTRA_DIST += tests/tap.h tests/tap.sh tests/outputs.sh tests/fitted.tsv tests/bench/bench.h
+EXTRA_DIST += tests/tap.h tests/tap.sh tests/outputs.sh tests/fitted.tsv tests/bench/bench.h \
+	tests/step-load.h
 # make pin: after a refit, write the fitted figures the tests now compute into
 # tests/fitted.tsv (the one table of pinned results); read the diff, commit.
 pin: tests/bench/step-table1-b

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
+#include "tests/step-load.h"
 #include "sim/cfg.h"
 #include "sim/report.h"
 #include "models/gpu.h"
@@ -16,30 +17,14 @@
 #include "models/transformer.h"
 #include "topologies/net.h"
 
-struct job {
-	struct scenario *sc;
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	struct step_result r;
-};
-
+/* One iteration of the scenario file rel (in the source tree). */
 static int run(struct cfg_schema *s, const char *rel, const char *const *ov,
-	       size_t n_ov, struct job *j, struct err *e)
+	       size_t n_ov, struct step_job *j, struct err *e)
 {
 	char file[4096];
 
-	memset(j, 0, sizeof *j);
-	memset(e, 0, sizeof *e);
 	snprintf(file, sizeof file, "%s/%s", tap_srcdir(), rel);
-	j->sc = sc_load(s, file, ov, n_ov, e);
-	if (!j->sc)
-		return -1;
-	tfm_from_scenario(j->sc, &j->m);
-	if (layout_from_scenario(j->sc, &j->m, &j->L, e) < 0)
-		return -1;
-	gpu_from_scenario(j->sc, j->L.gpu, &j->g);
-	return step_simulate(j->sc, &j->m, &j->L, &j->g, &j->r, e);
+	return step_job_run(s, file, ov, n_ov, j, e);
 }
 
 static double parts(const struct step_result *r)
@@ -50,16 +35,11 @@ static double parts(const struct step_result *r)
 
 int main(void)
 {
-	struct cfg_schema *s = cfg_schema_new();
-	struct job j, k;
+	struct cfg_schema *s = step_schema_new();
+	struct step_job j, k;
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	cfg_schema_add(s, tfm_settings);
-	cfg_schema_add(s, layout_settings);
-	cfg_schema_add(s, gpu_settings);
-	cfg_schema_add(s, par_settings);
-	cfg_schema_add(s, net_settings);
 	tap_plan(38);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
@@ -133,7 +113,7 @@ int main(void)
 	const char *no[] = { "parallel.overlap_grad_reduce=false" };
 	rc = run(s, bench, no, 1, &k, &e);
 	tap_ok(rc == 0, "no overlap (%s)", e.msg);
-	struct job j2;
+	struct step_job j2;
 	run(s, bench, NULL, 0, &j2, &e);
 	tap_ok(k.r.dp_exposed_s > j2.r.dp_exposed_s,
 	       "overlap hides gradient traffic (%.3f s exposed vs %.3f s)",
@@ -150,7 +130,7 @@ int main(void)
 	sc_free(k.sc);
 
 	/* determinism: the same scenario twice gives the same bits */
-	struct job a, b;
+	struct step_job a, b;
 	run(s, bench, NULL, 0, &a, &e);
 	run(s, bench, NULL, 0, &b, &e);
 	tap_ok(memcmp(&a.r.iteration_s, &b.r.iteration_s, sizeof(double)) == 0 &&

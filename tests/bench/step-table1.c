@@ -12,13 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cfg.h"
-#include "models/gpu.h"
-#include "models/layout.h"
-#include "models/parallel.h"
-#include "models/step.h"
-#include "models/transformer.h"
-#include "topologies/net.h"
+#include "tests/step-load.h"
 
 #define ROWS 10
 
@@ -50,21 +44,12 @@ static int run_row(const struct cfg_schema *schema, const char *dir, int row,
 		   struct step_result *r, struct err *e)
 {
 	char path[4096];
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	int rc = -1;
+	struct step_job j;
 
 	snprintf(path, sizeof path, "%s/megatron-table1-%d.cfg", dir, row);
-	struct scenario *sc = sc_load(schema, path, NULL, 0, e);
-	if (!sc)
-		return -1;
-	tfm_from_scenario(sc, &m);
-	if (layout_from_scenario(sc, &m, &L, e) == 0) {
-		gpu_from_scenario(sc, L.gpu, &g);
-		rc = step_simulate(sc, &m, &L, &g, r, e);
-	}
-	sc_free(sc);
+	int rc = step_job_run(schema, path, NULL, 0, &j, e);
+	*r = j.r;
+	step_job_free(&j);
 	return rc;
 }
 
@@ -72,7 +57,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "scenarios/validation";
 	double pub[ROWS], params_b[ROWS], sum = 0, worst = 0;
-	struct cfg_schema *schema = cfg_schema_new();
+	struct cfg_schema *schema = step_schema_new();
 	int status = 0;
 
 	if (!schema || read_published(dir, pub, params_b) < 0) {
@@ -80,11 +65,6 @@ int main(int argc, char **argv)
 		cfg_schema_free(schema);
 		return 1;
 	}
-	cfg_schema_add(schema, tfm_settings);
-	cfg_schema_add(schema, layout_settings);
-	cfg_schema_add(schema, gpu_settings);
-	cfg_schema_add(schema, par_settings);
-	cfg_schema_add(schema, net_settings);
 	printf("Megatron-LM Table 1 (Narayanan et al. SC'21), TFLOP/s per GPU\n");
 	printf("%3s %8s %9s %9s %7s %9s %8s %8s %8s %8s\n", "row", "params", "published",
 	       "predicted", "error", "iter_s", "bubble", "tp_exp", "dp_exp", "pp_exp");
