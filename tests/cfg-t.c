@@ -114,6 +114,31 @@ static struct scenario *load_ok(const char *text, const char *const *ov, size_t 
 	return sc;
 }
 
+/* msg with its "@" (if any) replaced by the temp dir, into want. */
+static void at_dir(const char *msg, char *want, size_t size)
+{
+	const char *at = strchr(msg, '@');
+
+	if (at)
+		snprintf(want, size, "%.*s%s%s", (int)(at - msg), msg, dir, at + 1);
+	else
+		snprintf(want, size, "%s", msg);
+}
+
+/* sc_error(sc, key, what) says exactly msg ("@" for the temp dir). */
+static void says(struct scenario *sc, const char *key, const char *what,
+		 const char *msg, const char *name)
+{
+	struct err e = { 0 };
+	char want[1024];
+
+	sc_error(sc, &e, key, "%s", what);
+	at_dir(msg, want, sizeof want);
+	tap_ok(e.status == ERR_USAGE && strcmp(e.msg, want) == 0, "%s", name);
+	if (strcmp(e.msg, want) != 0)
+		tap_diag("got \"%s\", want \"%s\"", e.msg, want);
+}
+
 /* Load text expecting failure with exactly msg (where "@" stands for the
  * temp dir). */
 static void bad(const char *text, const char *const *ov, size_t n,
@@ -122,13 +147,8 @@ static void bad(const char *text, const char *const *ov, size_t n,
 	struct err e;
 	char want[1024];
 	struct scenario *sc = load(text, ov, n, &e);
-	const char *at = strchr(msg, '@');
 
-	if (at)
-		snprintf(want, sizeof want, "%.*s%s%s", (int)(at - msg), msg, dir,
-			 at + 1);
-	else
-		snprintf(want, sizeof want, "%s", msg);
+	at_dir(msg, want, sizeof want);
 	tap_ok(sc == NULL && e.status == ERR_USAGE && strcmp(e.msg, want) == 0,
 	       "%s", name);
 	if (sc != NULL || strcmp(e.msg, want) != 0)
@@ -198,20 +218,13 @@ static void test_good(void)
 	snprintf(want, sizeof want, "%s/x.cfg:4: model.hidden: not divisible by 7", dir);
 	tap_ok(e.status == ERR_USAGE && strcmp(e.msg, want) == 0,
 	       "sc_error points at the setting's line (4)");
-	e.status = ERR_OK;
-	sc_error(sc, &e, "model.dropout", "too high");
-	snprintf(want, sizeof want, "%s/x.cfg:2: model.dropout: too high", dir);
-	tap_ok(strcmp(e.msg, want) == 0, "sc_error on an absent setting: group line 2");
-	e.status = ERR_OK;
-	sc_error(sc, &e, "gpus.a100_80gb.memory_bytes", "too small");
-	snprintf(want, sizeof want, "%s/catalog/gpus.cfg:3: "
-		 "gpus.a100_80gb.memory_bytes: too small", dir);
-	tap_ok(strcmp(e.msg, want) == 0,
-	       "sc_error in an included group names the included file, line 3");
-	e.status = ERR_OK;
-	sc_error(sc, &e, "train.interval_s", "too short");
-	snprintf(want, sizeof want, "%s/x.cfg: train.interval_s: too short", dir);
-	tap_ok(strcmp(e.msg, want) == 0, "sc_error with no group: just the file");
+	says(sc, "model.dropout", "too high", "@/x.cfg:2: model.dropout: too high",
+	     "sc_error on an absent setting: group line 2");
+	says(sc, "gpus.a100_80gb.memory_bytes", "too small",
+	     "@/catalog/gpus.cfg:3: gpus.a100_80gb.memory_bytes: too small",
+	     "sc_error in an included group names the included file, line 3");
+	says(sc, "train.interval_s", "too short", "@/x.cfg: train.interval_s: too short",
+	     "sc_error with no group: just the file");
 	sc_free(sc);
 }
 
@@ -457,20 +470,14 @@ static void test_overrides(void)
 	       strstr(sc_text(sc, &e), "layers = 48;") != NULL &&
 	       strstr(sc_text(sc, &e), "layers = 96;") == NULL,
 	       "sc_text holds the overridden values, not the file's");
-	char want[512];
-	e.status = ERR_OK;
-	sc_error(sc, &e, "model.layers", "not divisible by 5");
-	tap_ok(strcmp(e.msg, "-s model.layers=48: model.layers: not divisible by 5")
-	       == 0, "sc_error on an overridden setting names the override");
-	e.status = ERR_OK;
-	sc_error(sc, &e, "gpus.b200.memory_bytes", "too small");
-	tap_ok(strcmp(e.msg, "-s gpus.b200.tdp_w=1000: gpus.b200.memory_bytes: "
-		      "too small") == 0,
-	       "sc_error in a group an override created names that override");
-	e.status = ERR_OK;
-	sc_error(sc, &e, "model.hidden", "odd");
-	snprintf(want, sizeof want, "%s/x.cfg:4: model.hidden: odd", dir);
-	tap_ok(strcmp(e.msg, want) == 0, "a setting not overridden keeps its line");
+	says(sc, "model.layers", "not divisible by 5",
+	     "-s model.layers=48: model.layers: not divisible by 5",
+	     "sc_error on an overridden setting names the override");
+	says(sc, "gpus.b200.memory_bytes", "too small",
+	     "-s gpus.b200.tdp_w=1000: gpus.b200.memory_bytes: too small",
+	     "sc_error in a group an override created names that override");
+	says(sc, "model.hidden", "odd", "@/x.cfg:4: model.hidden: odd",
+	     "a setting not overridden keeps its line");
 	sc_free(sc);
 
 	/* A later override of the same key wins. */
