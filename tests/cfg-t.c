@@ -126,17 +126,22 @@ static void at_dir(const char *msg, char *want, size_t size)
 }
 
 /* sc_error(sc, key, what) says exactly msg ("@" for the temp dir). */
-static void says(struct scenario *sc, const char *key, const char *what,
-		 const char *msg, const char *name)
-{
-	struct err e = { 0 };
-	char want[1024];
+struct said {
+	const char *key, *what, *msg, *name;
+};
 
-	sc_error(sc, &e, key, "%s", what);
-	at_dir(msg, want, sizeof want);
-	tap_ok(e.status == ERR_USAGE && strcmp(e.msg, want) == 0, "%s", name);
-	if (strcmp(e.msg, want) != 0)
-		tap_diag("got \"%s\", want \"%s\"", e.msg, want);
+static void says(struct scenario *sc, const struct said *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct err e = { 0 };
+		char want[1024];
+
+		sc_error(sc, &e, t[i].key, "%s", t[i].what);
+		at_dir(t[i].msg, want, sizeof want);
+		tap_ok(e.status == ERR_USAGE && strcmp(e.msg, want) == 0, "%s", t[i].name);
+		if (strcmp(e.msg, want) != 0)
+			tap_diag("got \"%s\", want \"%s\"", e.msg, want);
+	}
 }
 
 /* Load text expecting failure with exactly msg (where "@" stands for the
@@ -218,13 +223,16 @@ static void test_good(void)
 	snprintf(want, sizeof want, "%s/x.cfg:4: model.hidden: not divisible by 7", dir);
 	tap_ok(e.status == ERR_USAGE && strcmp(e.msg, want) == 0,
 	       "sc_error points at the setting's line (4)");
-	says(sc, "model.dropout", "too high", "@/x.cfg:2: model.dropout: too high",
-	     "sc_error on an absent setting: group line 2");
-	says(sc, "gpus.a100_80gb.memory_bytes", "too small",
-	     "@/catalog/gpus.cfg:3: gpus.a100_80gb.memory_bytes: too small",
-	     "sc_error in an included group names the included file, line 3");
-	says(sc, "train.interval_s", "too short", "@/x.cfg: train.interval_s: too short",
-	     "sc_error with no group: just the file");
+	static const struct said where[] = {
+		{ "model.dropout", "too high", "@/x.cfg:2: model.dropout: too high",
+		  "sc_error on an absent setting: group line 2" },
+		{ "gpus.a100_80gb.memory_bytes", "too small",
+		  "@/catalog/gpus.cfg:3: gpus.a100_80gb.memory_bytes: too small",
+		  "sc_error in an included group names the included file, line 3" },
+		{ "train.interval_s", "too short", "@/x.cfg: train.interval_s: too short",
+		  "sc_error with no group: just the file" },
+	};
+	says(sc, where, sizeof where / sizeof *where);
 	sc_free(sc);
 }
 
@@ -470,14 +478,17 @@ static void test_overrides(void)
 	       strstr(sc_text(sc, &e), "layers = 48;") != NULL &&
 	       strstr(sc_text(sc, &e), "layers = 96;") == NULL,
 	       "sc_text holds the overridden values, not the file's");
-	says(sc, "model.layers", "not divisible by 5",
-	     "-s model.layers=48: model.layers: not divisible by 5",
-	     "sc_error on an overridden setting names the override");
-	says(sc, "gpus.b200.memory_bytes", "too small",
-	     "-s gpus.b200.tdp_w=1000: gpus.b200.memory_bytes: too small",
-	     "sc_error in a group an override created names that override");
-	says(sc, "model.hidden", "odd", "@/x.cfg:4: model.hidden: odd",
-	     "a setting not overridden keeps its line");
+	static const struct said where[] = {
+		{ "model.layers", "not divisible by 5",
+		  "-s model.layers=48: model.layers: not divisible by 5",
+		  "sc_error on an overridden setting names the override" },
+		{ "gpus.b200.memory_bytes", "too small",
+		  "-s gpus.b200.tdp_w=1000: gpus.b200.memory_bytes: too small",
+		  "sc_error in a group an override created names that override" },
+		{ "model.hidden", "odd", "@/x.cfg:4: model.hidden: odd",
+		  "a setting not overridden keeps its line" },
+	};
+	says(sc, where, sizeof where / sizeof *where);
 	sc_free(sc);
 
 	/* A later override of the same key wins. */
