@@ -59,6 +59,7 @@ struct acct {
 	int gpus, nodes, gpus_per_node;
 
 	struct trace tr[TR_N];
+	bool traces_shared;	/* tr belongs to the acct this one copies */
 	struct trace_cur cur[TR_N];
 	bool has[TR_N];
 	/* values of traced quantities in force */
@@ -75,8 +76,7 @@ struct acct {
 	struct acct_totals tot;
 	double pool_gpu_j[POOLS_MAX];
 
-	struct budget_alert *alerts;
-	int n_alerts, cap_alerts;
+	int n_alerts;		/* raised so far (the summary's budget_alerts) */
 };
 
 /* --- traces ---------------------------------------------------------------- */
@@ -393,6 +393,22 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 	return acct_build(sc, g, L, pools, e);
 }
 
+struct acct *acct_new_like(const struct acct *proto, struct err *e)
+{
+	struct acct *a = malloc(sizeof *a);
+
+	if (a == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		return NULL;
+	}
+	*a = *proto;	/* the cursors keep pointing at proto's traces */
+	a->traces_shared = true;
+	for (int i = 0; i < POOLS_MAX; i++)
+		a->bill[i] = (struct billing){ 0 };
+	a->n_alerts = 0;
+	return a;
+}
+
 static void describe_trace(FILE *out, const char *what, const struct trace *t)
 {
 	fprintf(out, "%-22s trace %s: %zu rows, %s\n", what, t->file, t->n,
@@ -400,7 +416,7 @@ static void describe_trace(FILE *out, const char *what, const struct trace *t)
 			    "change points, the last holds");
 }
 
-static void describe(const struct acct *a, FILE *out)
+void acct_describe(const struct acct *a, FILE *out)
 {
 	fprintf(out, "# accounting\n");
 	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
@@ -441,29 +457,14 @@ static void describe(const struct acct *a, FILE *out)
 				a->bud.stop ? ", stop when reached" : "");
 }
 
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e)
-{
-	struct acct *a = acct_build(sc, g, L, pools, e);
-
-	if (a == NULL)
-		return -1;
-	if (out)
-		describe(a, out);
-	acct_free(a);
-	return 0;
-}
-
 void acct_free(struct acct *a)
 {
 	if (a == NULL)
 		return;
-	for (int k = 0; k < TR_N; k++)
+	for (int k = 0; k < TR_N && !a->traces_shared; k++)
 		trace_free(&a->tr[k]);
 	for (int i = 0; i < POOLS_MAX; i++)
 		free(a->bill[i].s);
-	free(a->alerts);
 	free(a);
 }
 
@@ -498,26 +499,12 @@ int acct_poll(struct acct *a, int64_t now_ns, struct report *rep, struct err *e)
 	acct_projection(a, now_ns, proj);
 	n = budget_check(&a->bud, now_ns, proj, fresh);
 	for (int i = 0; i < n; i++) {
-		if (a->n_alerts == a->cap_alerts) {
-			int nc = a->cap_alerts ? a->cap_alerts * 2 : 8;
-			struct budget_alert *na = realloc(a->alerts, (size_t)nc * sizeof *na);
-			if (na == NULL)
-				return err_set(e, ERR_RUN, "out of memory");
-			a->alerts = na;
-			a->cap_alerts = nc;
-		}
-		a->alerts[a->n_alerts++] = fresh[i];
+		a->n_alerts++;
 		if (rep && rep_event(rep, now_ns * 1e-9, budget_kind_name(fresh[i].kind),
 				     llround(fresh[i].fraction * 100), fresh[i].projected, e) < 0)
 			return -1;
 	}
 	return a->bud.stop_requested ? 1 : 0;
-}
-
-int acct_alerts(const struct acct *a, const struct budget_alert **out)
-{
-	*out = a->alerts;
-	return a->n_alerts;
 }
 
 /* --- outputs --------------------------------------------------------------------- */

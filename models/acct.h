@@ -73,11 +73,12 @@ extern const struct cfg_setting *const acct_setting_tables[];
  * and line (status ERR_USAGE). */
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct layout *L, const struct pools *pools, struct err *e);
-/* Validate accounting's settings and traces without running; with out,
- * print what accounting will use (prices, PUE, grid, traces, budgets). */
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e);
+/* Another run's books for the same job (replicas, read once per load):
+ * proto's settings and traces, which it shares, so proto must outlive the
+ * copy; proto is an acct no run has used. */
+struct acct *acct_new_like(const struct acct *proto, struct err *e);
+/* Print what accounting will use (prices, PUE, grid, traces, budgets). */
+void acct_describe(const struct acct *a, FILE *out);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */
@@ -94,8 +95,6 @@ void acct_sample(struct acct *a, int64_t now_ns, double *values);
  * projected total) into rep (may be NULL).  Returns 1 when the run should
  * stop (budget.stop and a budget reached), 0 otherwise, -1 on error. */
 int acct_poll(struct acct *a, int64_t now_ns, struct report *rep, struct err *e);
-/* Alerts raised so far (for tests and tools). */
-int acct_alerts(const struct acct *a, const struct budget_alert **out);
 /* Projected totals now: [BUDGET_COST] in USD, [BUDGET_CARBON] in kg. */
 void acct_projection(struct acct *a, int64_t now_ns, double out[BUDGET_KINDS]);
 

@@ -38,12 +38,14 @@ void pace_cache_free(struct pace_cache *c)
 	free(c);
 }
 
+/* The key: typed values only (the layout's counts, the enums as numbers,
+ * the efficiency's bits). */
 static void cache_key(const struct pace_src *src, const struct layout *L, int64_t *k)
 {
 	int64_t key[KEY_LEN] = {
 		src->L->gpus, L->tp, L->pp, L->dp, L->micro_batch, L->microbatches,
-		L->global_batch, src->recompute, src->zero_stage, src->use_step,
-		src->shrink_batch, 0,
+		L->global_batch, (int64_t)src->step->par.recompute,
+		src->step->par.zero_stage, src->use_step, src->shrink_batch, 0,
 	};
 
 	memcpy(&key[KEY_LEN - 1], &src->efficiency, sizeof src->efficiency);
@@ -105,14 +107,8 @@ int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
 
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)
 {
-	const char *rc = sc_str(sc, "parallel.recompute");
-
-	src->sc = sc;
 	src->use_step = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
 	src->efficiency = sc_float(sc, "training.efficiency");
-	src->recompute_full = strcmp(rc, "full") == 0;
-	src->recompute = rc[0];		/* none, selective, full differ in the first letter */
-	src->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
 }
 
 /* The layout of the job shrunk (or not) to dp replicas. */
@@ -138,13 +134,14 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 	double sequences = (double)L->microbatches * L->micro_batch * L->dp;
 
 	if (src->use_step) {
-		if (step_simulate(src->sc, src->m, L, src->g, &p->step, e) < 0)
+		if (step_simulate(src->step, src->m, L, src->g, &p->step, e) < 0)
 			return -1;
 		p->compute_s = p->step.iteration_s;
 		p->flops_per_iter = p->step.flops_per_iter;
 		return 0;
 	}
-	p->flops_per_iter = tfm_flops(src->m, sequences, src->recompute_full);
+	p->flops_per_iter = tfm_flops(src->m, sequences,
+				      src->step->par.recompute == PAR_RECOMPUTE_FULL);
 	p->compute_s = p->flops_per_iter /
 		       (L->gpus * src->g->peak_bf16_flops * src->efficiency);
 	return 0;

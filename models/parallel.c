@@ -1,5 +1,4 @@
 /* parallel.c -- see parallel.h. */
-#include <stdio.h>
 #include <string.h>
 
 #include "models/parallel.h"
@@ -27,6 +26,16 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch" },
+	{ "parallel.overlap_p2p_comm", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "pipeline sends and receives run beside the compute (Megatron-Core's "
+	  "--overlap-p2p-communication, interleaved schedule); false: a stage waits "
+	  "for its send before its next pass (Megatron-LM's 1F1B and DeepSpeed's "
+	  "pipeline engine wait on each p2p)" },
+	{ "parallel.p2p_scatter_gather", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "each TP rank sends 1/tp of a pipeline activation and the receivers "
+	  "all-gather it on NVLink (Megatron-LM --scatter-gather-tensors-in-pipeline, "
+	  "the default since 2021); false: every TP rank sends all of it (DeepSpeed's "
+	  "pipeline engine).  Sequence parallelism splits it anyway" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
@@ -58,79 +67,58 @@ void par_defaults(struct par_opts *o)
 	o->recompute = PAR_RECOMPUTE_SELECTIVE;
 	o->overlap_grad_reduce = true;
 	o->dtype = PAR_BF16;
+	o->p2p_scatter_gather = true;
 	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
 	o->zero_bucket_bytes = 1000 * MB;
 	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
 }
 
-/* The checks, reporting through `fail` so both entry points share them. */
-struct par_fail {
-	const struct scenario *sc;
-	struct err *e;
-};
-
-static int fail(const struct par_fail *f, const char *path, const char *msg)
+double par_dp_bucket_bytes(const struct par_opts *o, int dp)
 {
-	if (f->sc)
-		return sc_error(f->sc, f->e, path, "%s", msg);
-	return err_set(f->e, ERR_USAGE, "%s: %s", path, msg);
+	return o->dp_bucket_bytes > 0 ? o->dp_bucket_bytes : par_megatron_bucket_bytes(dp);
 }
 
-static int check(const struct tfm *m, const struct layout *L,
-		 const struct par_opts *o, const struct par_fail *f)
+int par_check(const struct sc_where *w, const struct tfm *m,
+	      const struct layout *L, const struct par_opts *o, struct err *e)
 {
-	char msg[256];
 	int v = o->virtual_stages;
 
 	if (o->schedule == PAR_INTERLEAVED) {
 		if (L->pp < 2)
-			return fail(f, "parallel.schedule", "interleaved needs pp >= 2 "
-				    "(expected 1f1b for a single stage)");
+			return sc_where_error(w, e, "parallel.schedule", "interleaved "
+					      "needs pp >= 2 (expected 1f1b for a single stage)");
 		if (v < 2)
-			return fail(f, "parallel.virtual_stages", "interleaved needs at "
-				    "least 2 virtual stages (expected >= 2)");
-		if (m->layers % (L->pp * v) != 0) {
-			snprintf(msg, sizeof msg, "%d layers do not split into pp x v = "
-				 "%d x %d chunks (expected a divisor of layers/pp = %d)",
-				 m->layers, L->pp, v, m->layers / L->pp);
-			return fail(f, "parallel.virtual_stages", msg);
-		}
-		if (L->microbatches % L->pp != 0) {
-			snprintf(msg, sizeof msg, "%d microbatches per pipeline are not a "
-				 "multiple of pp = %d (Megatron's interleaved schedule "
-				 "needs one)", L->microbatches, L->pp);
-			return fail(f, "parallel.global_batch", msg);
-		}
+			return sc_where_error(w, e, "parallel.virtual_stages", "interleaved "
+					      "needs at least 2 virtual stages (expected >= 2)");
+		if (m->layers % (L->pp * v) != 0)
+			return sc_where_error(w, e, "parallel.virtual_stages", "%d layers "
+					      "do not split into pp x v = %d x %d chunks "
+					      "(expected a divisor of layers/pp = %d)",
+					      m->layers, L->pp, v, m->layers / L->pp);
+		if (L->microbatches % L->pp != 0)
+			return sc_where_error(w, e, "parallel.global_batch", "%d "
+					      "microbatches per pipeline are not a multiple "
+					      "of pp = %d (Megatron's interleaved schedule "
+					      "needs one)", L->microbatches, L->pp);
 	} else if (v != 1) {
-		return fail(f, "parallel.virtual_stages", "virtual stages need the "
-			    "interleaved schedule (expected 1 with 1f1b)");
+		return sc_where_error(w, e, "parallel.virtual_stages", "virtual stages "
+				      "need the interleaved schedule (expected 1 with 1f1b)");
 	}
 	if (o->zero_stage >= 2 && L->pp > 1)
-		return fail(f, "parallel.zero_stage", "ZeRO-2/3 split gradients or "
-			    "weights that pipeline stages accumulate over microbatches; "
-			    "DeepSpeed allows them only without pipeline parallelism "
-			    "(expected pp = 1 or zero_stage <= 1)");
+		return sc_where_error(w, e, "parallel.zero_stage", "ZeRO-2/3 split "
+				      "gradients or weights that pipeline stages accumulate "
+				      "over microbatches; DeepSpeed allows them only without "
+				      "pipeline parallelism (expected pp = 1 or zero_stage <= 1)");
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
-		return fail(f, "parallel.distributed_optimizer", "the distributed "
-			    "optimizer and ZeRO both shard the optimizer (expected one "
-			    "of them)");
+		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
+				      "distributed optimizer and ZeRO both shard the "
+				      "optimizer (expected one of them)");
 	return 0;
 }
 
-int par_check(const struct tfm *m, const struct layout *L,
-	      const struct par_opts *o, struct err *e)
+void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 {
-	struct par_fail f = { NULL, e };
-
-	return check(m, L, o, &f);
-}
-
-int par_from_scenario(const struct scenario *sc, const struct tfm *m,
-		      const struct layout *L, struct par_opts *o, struct err *e)
-{
-	struct par_fail f = { sc, e };
-
 	par_defaults(o);
 	o->schedule = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 		      PAR_INTERLEAVED : PAR_1F1B;
@@ -145,12 +133,11 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 	o->overlap_grad_reduce = sc_bool(sc, "parallel.overlap_grad_reduce");
 	o->flash_attention = sc_bool(sc, "parallel.flash_attention");
 	o->grad_accum_fusion = sc_bool(sc, "parallel.grad_accum_fusion");
+	o->overlap_p2p_comm = sc_bool(sc, "parallel.overlap_p2p_comm");
+	o->p2p_scatter_gather = sc_bool(sc, "parallel.p2p_scatter_gather");
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
-	if (o->dp_bucket_bytes <= 0)
-		o->dp_bucket_bytes = par_megatron_bucket_bytes(L->dp);
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
-	return check(m, L, o, &f);
 }

@@ -352,10 +352,13 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 
 	double p2p_s = 0;
 	if (L->pp > 1) {
-		/* scatter-gather: each TP rank sends its 1/t slice to its peer */
+		/* Each TP rank sends to its peer in the next stage: its 1/t
+		 * slice with scatter-gather or sequence parallelism, else the
+		 * whole activation (all t ranks at once, on their own NICs) */
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
+		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
 		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
-				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / L->tp };
+				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;
@@ -383,6 +386,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
 		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
+		.p2p_blocking = !o->overlap_p2p_comm,
 		.tp = L->tp, .dp = L->dp,
 		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
 			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
@@ -412,24 +416,56 @@ done:
 	return rc;
 }
 
-int step_simulate(const struct scenario *sc, const struct tfm *m,
+void step_cfg_from_scenario(const struct scenario *sc, struct step_cfg *c)
+{
+	par_from_scenario(sc, &c->par);
+	c->net = NULL;
+	c->where = sc_where_of(sc);
+}
+
+int step_cfg_read_net(const struct scenario *sc, struct step_cfg *c, struct err *e)
+{
+	if (c->net == NULL && (c->net = net_cfg_from_scenario(sc, e)) == NULL)
+		return -1;
+	return 0;
+}
+
+void step_cfg_free(struct step_cfg *c)
+{
+	net_cfg_free(c->net);
+	c->net = NULL;
+}
+
+int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e)
+{
+	if (gpu_check_curve(g, c->where, e) < 0)
+		return -1;
+	if (c->par.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
+		return sc_where_error(c->where, e, "parallel.dtype", "%s has no FP8 "
+				      "tensor cores (expected bf16)", g->name);
+	return 0;
+}
+
+int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e)
 {
-	struct par_opts o;
+	struct par_opts o = c->par;
 	struct net *net;
 	int rc;
 
-	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
-	    gpu_check_curve(sc, g->name, e) < 0 ||
-	    step_check_memory(sc, m, L, g, NULL, e) < 0)
+	/* in the order the scenario's problems are best reported in */
+	if (par_check(c->where, m, L, &o, e) < 0 ||
+	    gpu_check_curve(g, c->where, e) < 0 ||
+	    step_check_memory(c, m, L, g, NULL, e) < 0 ||
+	    step_check_gpu(c, g, e) < 0)
 		return -1;
-	if (o.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
-		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor "
-				"cores (expected bf16)", g->name);
-	net = net_build(sc, e);
+	if (c->net == NULL)
+		return err_set(e, ERR_RUN, "step: the network's settings were not read");
+	net = net_build(c->net, e);
 	if (!net)
 		return -1;
+	o.dp_bucket_bytes = par_dp_bucket_bytes(&c->par, L->dp);
 	rc = step_simulate_net(m, L, &o, g, net, out, e);
 	net_free(net);
 	return rc;

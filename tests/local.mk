@@ -3,7 +3,7 @@ EXTRA_DIST += tests/tap.h tests/tap.sh tests/outputs.sh tests/fitted.tsv tests/b
 	tests/step-load.h
 # make pin: after a refit, write the fitted figures the tests now compute into
 # tests/fitted.tsv (the one table of pinned results); read the diff, commit.
-pin: tests/bench/step-table1-b
+pin: tests/bench/validate-b
 	rm -f tests/fitted.new
 	TAP_PIN_OUT='$(abs_top_builddir)/tests/fitted.new' SRCDIR='$(abs_top_srcdir)' \
 	  BUILDDIR='$(abs_top_builddir)' $(SHELL) $(srcdir)/tests/step-validate.sh >/dev/null
@@ -36,3 +36,5 @@ TESTS += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/traces
 EXTRA_DIST += tests/formula-run.h
+TESTS += tests/layering.sh
+EXTRA_DIST += tests/layering.sh

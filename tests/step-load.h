@@ -1,7 +1,8 @@
 /*
  * step-load.h -- for the step model's tests and benchmarks: the schema of
  * the settings one iteration reads, and a scenario loaded with the model,
- * layout and GPU derived from it (and, run, its simulated iteration).
+ * layout, GPU and step settings read from it (and, run, its simulated
+ * iteration).
  *
  *   struct cfg_schema *s = step_schema_new();
  *   struct step_job j;
@@ -27,6 +28,7 @@ struct step_job {
 	struct tfm m;
 	struct layout L;
 	struct gpu_spec g;
+	struct step_cfg cfg;	/* the network only after step_job_run */
 	struct step_result r;
 };
 
@@ -45,8 +47,8 @@ static inline struct cfg_schema *step_schema_new(void)
 	return s;
 }
 
-/* Load path with its overrides and derive model, layout and GPU: 0, or -1
- * with e set. */
+/* Load path with its overrides; read model, layout, GPU and the step
+ * settings but the network: 0, or -1 with e set. */
 static inline int step_job_load(const struct cfg_schema *s, const char *path,
 				const char *const *ov, size_t n_ov, struct step_job *j,
 				struct err *e)
@@ -60,21 +62,25 @@ static inline int step_job_load(const struct cfg_schema *s, const char *path,
 	if (layout_from_scenario(j->sc, &j->m, &j->L, e) < 0)
 		return -1;
 	gpu_from_scenario(j->sc, j->L.gpu, &j->g);
+	step_cfg_from_scenario(j->sc, &j->cfg);
 	return 0;
 }
 
-/* step_job_load, then one simulated iteration into j->r. */
+/* step_job_load, the network's settings, then one simulated iteration
+ * into j->r. */
 static inline int step_job_run(const struct cfg_schema *s, const char *path,
 			       const char *const *ov, size_t n_ov, struct step_job *j,
 			       struct err *e)
 {
-	if (step_job_load(s, path, ov, n_ov, j, e) < 0)
+	if (step_job_load(s, path, ov, n_ov, j, e) < 0 ||
+	    step_cfg_read_net(j->sc, &j->cfg, e) < 0)
 		return -1;
-	return step_simulate(j->sc, &j->m, &j->L, &j->g, &j->r, e);
+	return step_simulate(&j->cfg, &j->m, &j->L, &j->g, &j->r, e);
 }
 
 static inline void step_job_free(struct step_job *j)
 {
+	step_cfg_free(&j->cfg);
 	sc_free(j->sc);
 	j->sc = NULL;
 }

@@ -1,17 +1,51 @@
 #!/bin/sh
-# Megatron-LM Table 1 (Narayanan et al. SC'21, 10 rows): the step model's
-# TFLOP/s per GPU within the issue's targets (mean |error| <= 5%, every row
-# within 10% of the published figure), and each row's prediction -- a fitted
-# result -- within 0.5% of its pinned value in tests/fitted.tsv, so that a
-# change of the kernel or network model shows here and a refit updates that
-# one table (`make pin`).  The table itself is what `make validate` prints.
-cd "$SRCDIR" || exit 1
-. tests/tap.sh
-plan 11
-"$BUILDDIR/tests/bench/step-table1-b" scenarios/validation >"$tmp/t" 2>&1
-ok $? "Megatron Table 1: mean |error| <= 5%, every row within 10%"
-sed 's/^/# /' "$tmp/t"
-for r in 1 2 3 4 5 6 7 8 9 10; do
-	# row params published predicted error ...
-	ok_pinned "step.megatron-table1.$r.tflops_per_gpu" "$(awk -v r=$r '$1 == r { print $4 }' "$tmp/t")"
+# `make validate` as a test (tests/bench/validate-b):
+# 1. Megatron-LM Table 1 (Narayanan et al. SC'21, 10 rows, the calibration
+#    data): the step model's TFLOP/s per GPU within the issue's targets,
+#    mean |error| <= 5%, every row within 10%.
+# 2. The validation harness runs every runnable row of
+#    scenarios/validation/independent.tsv (counted here from the file
+#    itself, at least the issue's four), and lists the pending ones.  Their
+#    errors are reported in the table, not asserted: nothing was fitted to
+#    them.
+# 3. It exits 0 (every row it was asked to run ran).
+# 4. Each CALIBRATION row's prediction -- a fitted result -- within 0.5% of
+#    its pinned value in tests/fitted.tsv, so that a change of the kernel or
+#    network model shows here and a refit updates that one table (`make
+#    pin`); rows not pinned yet are skipped.
+set -u
+. "$SRCDIR/tests/tap.sh"
+pinned=$(grep -c '^validate\.' tests/fitted.tsv)
+plan $((3 + pinned))
+dir=scenarios/validation
+out=$("$BUILDDIR/tests/bench/validate-b" "$dir" 2>&1)
+status=$?
+echo "$out" | sed 's/^/# /'
+
+echo "$out" | awk '/^table1: mean/ { found = 1; bad = !($3 <= 5.0 && $5 <= 10.0) }
+	END { exit !found || bad }'
+ok $? "Megatron Table 1: mean <= 5%, max <= 10%"
+
+# Rows of the TSV by status (comments skipped; the first line is the header).
+count() {
+	awk -F'\t' -v want="$1" '/^#/ { next }
+		!hd { for (i = 1; i <= NF; i++) if ($i == "status") c = i; hd = 1; next }
+		(want == "runnable") == ($c == "runnable") { n++ } END { print n + 0 }' \
+		"$dir/independent.tsv"
+}
+runnable=$(count runnable)
+pending=$(count pending)
+want="validation: ran $runnable of $runnable runnable rows, $pending pending"
+[ "$runnable" -ge 4 ] && echo "$out" | grep -qx "$want"
+ok $? "every runnable validation row runs ($runnable rows, $pending pending)"
+
+ok $status "validate-b exits 0"
+
+# CALIBRATION rows as "ID PREDICTED": the prediction stands two fields
+# before the signed error ("+4.0%").
+echo "$out" | awk '/^CALIBRATION/ { on = 1; next } on && /^$/ { exit }
+	on && $1 != "row" && $1 !~ /^ / { for (k = 3; k <= NF; k++)
+		if ($k ~ /^[-+][0-9.]+%$/) { print $1, $(k - 2); break } }' >"$tmp/calib"
+for name in $(sed -n 's/^validate\.\([^	]*\)	.*/\1/p' tests/fitted.tsv); do
+	ok_pinned "validate.$name" "$(awk -v id="$name" '$1 == id { print $2 }' "$tmp/calib")"
 done

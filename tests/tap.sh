@@ -8,8 +8,10 @@
 #   ok_eq "$rows" 28 "8 B to 1 GiB by 2: 28 rows"
 #
 # Each check says in its name where its expected number comes from.  Sourcing
-# also sets -u and gives the test a scratch folder, $tmp, removed on exit.
+# also sets -u, moves to the source tree ($SRCDIR) and gives the test a
+# scratch folder, $tmp, removed on exit.
 set -u
+cd "$SRCDIR" || exit 1
 tap_n=0
 
 # plan N: the number of checks to come.

@@ -17,7 +17,8 @@ static int bench(const struct cfg_schema *schema, const char *file, const char *
 	struct err e;
 	struct step_job j;
 
-	if (step_job_load(schema, file, ov, n_ov, &j, &e) < 0) {
+	if (step_job_load(schema, file, ov, n_ov, &j, &e) < 0 ||
+	    step_cfg_read_net(j.sc, &j.cfg, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		step_job_free(&j);
 		return 1;
@@ -25,7 +26,7 @@ static int bench(const struct cfg_schema *schema, const char *file, const char *
 	/* CPU time is held to the limit: the machine is shared, and wall
 	 * time then measures the neighbours too */
 	double w0 = bench_now_s(), c0 = bench_cpu_s();
-	int rc = step_simulate(j.sc, &j.m, &j.L, &j.g, &j.r, &e);
+	int rc = step_simulate(&j.cfg, &j.m, &j.L, &j.g, &j.r, &e);
 	double cpu = bench_cpu_s() - c0;
 	double wall = bench_now_s() - w0;
 	step_job_free(&j);
