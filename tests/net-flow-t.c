@@ -80,56 +80,54 @@ static int64_t run(struct flow_sys *fs)
 	return now;
 }
 
-static void two_links_three_flows(void)
-{
+/*
+ * Max-min rates by hand: flows along paths over links of these capacities,
+ * solved at time 0, each flow's rate as derived in the row's comment.
+ */
+struct rates {
+	int32_t n_links;
+	double cap_Bps[3];
+	int n_flows;
+	int32_t path[4][2];
+	int len[4];
+	double want_Bps[4];
+	const char *name[4];
+};
+
+static const struct rates rate_cases[] = {
 	/* Link 0: 1 B/s, link 1: 2 B/s.  Flow a uses both, b link 0, c link 1.
 	 * Link 0's fair share 1/2 is the smallest (link 1: 2/2 = 1), so a and b
 	 * get 0.5; link 1 then has 1.5 left for c alone. */
-	double cap[2] = { 1, 2 };
-	struct flow_sys *fs = fresh(2, cap, 0);
-	int32_t p01[2] = { 0, 1 }, p0[1] = { 0 }, p1[1] = { 1 };
-	int32_t a = add(fs, p01, 2, 10, 0, 0, 0);
-	int32_t b = add(fs, p0, 1, 10, 0, 1, 0);
-	int32_t c = add(fs, p1, 1, 10, 0, 2, 0);
-
-	flow_solve(fs, 0);
-	tap_near(flow_rate_Bps(fs, a), 0.5, 1e-12, "two links, three flows: a = 1/2");
-	tap_near(flow_rate_Bps(fs, b), 0.5, 1e-12, "two links, three flows: b = 1/2");
-	tap_near(flow_rate_Bps(fs, c), 1.5, 1e-12, "two links, three flows: c = 2 - 1/2");
-	flow_sys_free(fs);
-
+	{ 2, { 1, 2 }, 3, { { 0, 1 }, { 0 }, { 1 } }, { 2, 1, 1 }, { 0.5, 0.5, 1.5 },
+	  { "two links, three flows: a = 1/2", "two links, three flows: b = 1/2",
+	    "two links, three flows: c = 2 - 1/2" } },
 	/* Equal capacities 1 and 1: every link has two flows, all rates 1/2. */
-	double cap1[2] = { 1, 1 };
-	fs = fresh(2, cap1, 0);
-	a = add(fs, p01, 2, 10, 0, 0, 0);
-	b = add(fs, p0, 1, 10, 0, 1, 0);
-	c = add(fs, p1, 1, 10, 0, 2, 0);
-	flow_solve(fs, 0);
-	tap_ok(flow_rate_Bps(fs, a) == 0.5 && flow_rate_Bps(fs, b) == 0.5 &&
-	       flow_rate_Bps(fs, c) == 0.5, "equal links: all three flows at 1/2");
-	flow_sys_free(fs);
-}
-
-static void shared_bottleneck(void)
-{
+	{ 2, { 1, 1 }, 3, { { 0, 1 }, { 0 }, { 1 } }, { 2, 1, 1 }, { 0.5, 0.5, 0.5 },
+	  { "equal links: a at 1/2", "equal links: b at 1/2", "equal links: c at 1/2" } },
 	/* Links L0 = 10, L1 = 4 (the bottleneck), L2 = 10.  Flow a: L0 L1,
 	 * b: L1 L2, c: L0, d: L2 L0 -- unequal paths through one bottleneck.
 	 * Shares: L0 10/3, L1 4/2 = 2, L2 10/2 = 5: L1 first, a = b = 2.
 	 * Then L0 has 8 for c and d: 4 each; L2 has 8 for d (already 4). */
-	double cap[3] = { 10, 4, 10 };
-	struct flow_sys *fs = fresh(3, cap, 0);
-	int32_t pa[2] = { 0, 1 }, pb[2] = { 1, 2 }, pc[1] = { 0 }, pd[2] = { 2, 0 };
-	int32_t a = add(fs, pa, 2, 1, 0, 0, 0);
-	int32_t b = add(fs, pb, 2, 1, 0, 0, 0);
-	int32_t c = add(fs, pc, 1, 1, 0, 0, 0);
-	int32_t d = add(fs, pd, 2, 1, 0, 0, 0);
+	{ 3, { 10, 4, 10 }, 4, { { 0, 1 }, { 1, 2 }, { 0 }, { 2, 0 } }, { 2, 2, 1, 2 },
+	  { 2, 2, 4, 4 },
+	  { "bottleneck: a = 4/2", "bottleneck: b = 4/2", "bottleneck: c = (10-2)/2",
+	    "bottleneck: d = (10-2)/2" } },
+};
 
-	flow_solve(fs, 0);
-	tap_near(flow_rate_Bps(fs, a), 2, 1e-12, "bottleneck: a = 4/2");
-	tap_near(flow_rate_Bps(fs, b), 2, 1e-12, "bottleneck: b = 4/2");
-	tap_near(flow_rate_Bps(fs, c), 4, 1e-12, "bottleneck: c = (10-2)/2");
-	tap_near(flow_rate_Bps(fs, d), 4, 1e-12, "bottleneck: d = (10-2)/2");
-	flow_sys_free(fs);
+static void max_min_rates(void)
+{
+	for (size_t k = 0; k < sizeof rate_cases / sizeof *rate_cases; k++) {
+		const struct rates *c = &rate_cases[k];
+		struct flow_sys *fs = fresh(c->n_links, c->cap_Bps, 0);
+		int32_t id[4];
+
+		for (int i = 0; i < c->n_flows; i++)
+			id[i] = add(fs, c->path[i], c->len[i], 10, 0, (uint64_t)i, 0);
+		flow_solve(fs, 0);
+		for (int i = 0; i < c->n_flows; i++)
+			tap_near(flow_rate_Bps(fs, id[i]), c->want_Bps[i], 1e-12, c->name[i]);
+		flow_sys_free(fs);
+	}
 }
 
 static void ceilings(void)
@@ -336,9 +334,8 @@ static void same_instant(void)
 
 int main(void)
 {
-	tap_plan(30);
-	two_links_three_flows();
-	shared_bottleneck();
+	tap_plan(32);
+	max_min_rates();
 	ceilings();
 	timing();
 	components();
