@@ -127,36 +127,29 @@ static void gemm_error(const struct kern_gpu *k, const struct kern_gemm_rows *r,
 
 static void test_fit(void)
 {
-	struct kern_gemm_law law = g.k.bf16;
+	struct kern_gemm_law law = g.k.bf16, f8 = g.k.fp8;
 	struct kern_attn_law a = g.k.attn;
-	struct kern_gemm_law f8 = g.k.fp8;
 
 	kern_fit_gemm(&g.k, &g.k.gemm_bf16, NULL, 3, &law);
-	tap_diag("fitted GEMM law: gemm_tflops = %.1f; gemm_wave_us = %.3f; "
-		 "gemm_launch_us = %.3f", law.sm_flops * g.k.sms / 1e12,
-		 law.wave_s * 1e6, law.launch_s * 1e6);
-	tap_near(g.k.bf16.sm_flops, law.sm_flops, 0.005,
-		 "catalog gemm_tflops is the fit's (0.5%)");
-	tap_near(g.k.bf16.wave_s, law.wave_s, 0.005,
-		 "catalog gemm_wave_us is the fit's (0.5%)");
-	tap_near(g.k.bf16.launch_s, law.launch_s, 0.005,
-		 "catalog gemm_launch_us is the fit's (0.5%)");
 	kern_fit_gemm(&g.k, &g.k.gemm_fp8, NULL, 1, &f8);
-	tap_diag("fitted FP8 law: gemm_fp8_tflops = %.1f", f8.sm_flops * g.k.sms / 1e12);
-	tap_near(g.k.fp8.sm_flops, f8.sm_flops, 0.005,
-		 "catalog gemm_fp8_tflops is the fit's (0.5%)");
 	kern_fit_attn(&g.k, &g.k.attn_rows, &a);
-	tap_diag("fitted attention law: attn_fwd_tflops = %.1f; attn_fwd_block_us = %.3f; "
-		 "attn_bwd_tflops = %.1f; attn_bwd_block_us = %.3f", a.fwd_flops / 1e12,
-		 a.fwd_block_s * 1e6, a.bwd_flops / 1e12, a.bwd_block_s * 1e6);
-	tap_near(g.k.attn.fwd_flops, a.fwd_flops, 0.005,
-		 "catalog attn_fwd_tflops is the fit's (0.5%)");
-	tap_near(g.k.attn.bwd_flops, a.bwd_flops, 0.005,
-		 "catalog attn_bwd_tflops is the fit's (0.5%)");
-	tap_near(g.k.attn.fwd_block_s, a.fwd_block_s, 0.005,
-		 "catalog attn_fwd_block_us is the fit's (0.5%)");
-	tap_near(g.k.attn.bwd_block_s, a.bwd_block_s, 0.005,
-		 "catalog attn_bwd_block_us is the fit's (0.5%)");
+	/* the catalog's figure, the fit's, in the catalog's unit */
+	const struct { const char *key; double catalog, fit, unit; } pin[] = {
+		{ "gemm_tflops", g.k.bf16.sm_flops, law.sm_flops, 1e12 / g.k.sms },
+		{ "gemm_wave_us", g.k.bf16.wave_s, law.wave_s, 1e-6 },
+		{ "gemm_launch_us", g.k.bf16.launch_s, law.launch_s, 1e-6 },
+		{ "gemm_fp8_tflops", g.k.fp8.sm_flops, f8.sm_flops, 1e12 / g.k.sms },
+		{ "attn_fwd_tflops", g.k.attn.fwd_flops, a.fwd_flops, 1e12 },
+		{ "attn_fwd_block_us", g.k.attn.fwd_block_s, a.fwd_block_s, 1e-6 },
+		{ "attn_bwd_tflops", g.k.attn.bwd_flops, a.bwd_flops, 1e12 },
+		{ "attn_bwd_block_us", g.k.attn.bwd_block_s, a.bwd_block_s, 1e-6 },
+	};
+	for (size_t i = 0; i < sizeof pin / sizeof pin[0]; i++) {
+		char name[128];
+		snprintf(name, sizeof name, "catalog %s = %.4g is the fit's %.4g (0.5%%)",
+			 pin[i].key, pin[i].catalog / pin[i].unit, pin[i].fit / pin[i].unit);
+		tap_near(pin[i].catalog, pin[i].fit, 0.005, name);
+	}
 }
 
 static struct kern_gemm_rows rows;
