@@ -286,7 +286,7 @@ int run_simulate(const struct scenario *sc, const struct run_opts *o,
 	r.rep = rep;
 	if (run_model_from_scenario(sc, o->pace_cache, &r.md, e) < 0)
 		return -1;
-	r.acct = acct_new(sc, &r.md.g, &r.md.L, &r.md.pools, e);
+	r.acct = acct_new(sc, &r.md.g, &r.md.L, &r.md.pools, &r.md.pf, e);
 	if (r.acct == NULL) {
 		run_model_free(&r.md);
 		return -1;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "models/run_int.h"
-#include "topologies/net.h"
+#include "topologies/platform.h"
 
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e)
@@ -55,7 +55,8 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->tokens_needed = md->total_iters * md->tokens_per_iter;
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
-			       md->mtti_s, &md->ck, e) < 0) {
+			       md->mtti_s, &md->ck, e) < 0 ||
+	    platform_from_scenario(sc, &md->pf, e) < 0) {
 		spot_free(&md->spot);
 		failure_free(&md->fl);
 		return -1;
@@ -73,18 +74,10 @@ int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
 	      struct err *e)
 {
 	struct model md;
-	struct net *net;
 	int rc;
 
 	if (run_model_from_scenario(sc, cache, &md, e) < 0)
 		return -1;
-	/* The network is built only to check it until the step model uses it. */
-	net = net_build(sc, e);
-	if (net == NULL) {
-		run_model_free(&md);
-		return -1;
-	}
-	net_free(net);
 	if (out != NULL) {
 		fprintf(out, "# derived\n");
 		fprintf(out, "parameters            %.4g\n", md.params);
@@ -103,7 +96,7 @@ int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
 			md.mtti_s, md.ck.young_s, md.ck.daly_s);
 		step_print_memory(out, &md.mem, md.g.hbm_bytes);
 	}
-	rc = acct_check(sc, &md.g, &md.L, &md.pools, out, e);
+	rc = acct_check(sc, &md.g, &md.L, &md.pools, &md.pf, out, e);
 	run_model_free(&md);
 	return rc;
 }
