@@ -269,7 +269,7 @@ int plan_daly_for(struct plan *p, const struct cand *c, double *tau_s,
 	if ((sc = plan_load(p, c, ov, (size_t)c->n_ov, e)) == NULL)
 		return -1;
 	*write_s = tfm_params(&p->m) * sc_float(sc, "training.checkpoint.bytes_per_param") /
-		   (sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9);
+		   (sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9);
 	rate = sc_bool(sc, "failures.enabled") ?
 	       sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 *
 	       (c->gpus / p->gpus_per_node) : 0;

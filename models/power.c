@@ -17,6 +17,10 @@ const struct cfg_setting power_settings[] = {
 	{ "power.node_overhead_w", CFG_FLOAT, "W", 0, 1e6, "0", NULL,
 	  "per-node power besides the GPUs and the fabric's NICs (CPUs, memory, "
 	  "fans); the network's NICs and switches come from the links catalog" },
+	/* The network's NICs, ports and switches are counted from the
+	 * platform as built; power.nic_w, switch_ports_per_nic, switch_port_w
+	 * and switch_radix are gone (links.*.nic_w, switch_w, switch_radix). */
+	CFG_RENAMED_TO("power.nics_per_node", "network.nics_per_node"),
 	{ "power.pue", CFG_FLOAT, "", 1, 5, "1.1", NULL,
 	  "power usage effectiveness: facility / IT power (Google fleet 1.10, "
 	  "CNBC 2022-04-13)" },

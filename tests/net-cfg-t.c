@@ -203,8 +203,8 @@ int main(void)
 	bad("network.fat_tree.oversubscription=[1.37]", "network.fat_tree.oversubscription",
 	    "ratio that does not split the ports");
 	bad("cluster.gpus=16384", "cluster.gpus", "more nodes than a three-tier radix-40 tree has ports");
-	bad("links.ib_hdr.bw_gbps=0", "links.ib_hdr.bw_gbps", "zero bandwidth");
-	bad("links.ib_hdr.bw_gbps=-200", "links.ib_hdr.bw_gbps", "negative bandwidth");
+	bad("links.ib_hdr.bw_gbit_s=0", "links.ib_hdr.bw_gbit_s", "zero bandwidth");
+	bad("links.ib_hdr.bw_gbit_s=-200", "links.ib_hdr.bw_gbit_s", "negative bandwidth");
 	bad("network.placement=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,99]", "network.placement",
 	    "placement names a missing GPU");
 	bad("network.topology=none", "network.topology", "disconnected graph (two nodes, no fabric)");
@@ -225,7 +225,7 @@ int main(void)
 		 "parallel = { global_batch = 16; };\n"
 		 "network = { scale_out_link = \"myib\"; };\n"
 		 "links = {\n\tnvlink3 = { bw_Bps = 300e9; }; pcie_gen4 = { bw_Bps = 31.5e9; };\n"
-		 "\tmyib = { bw_gbps = 200.0; switch_radix = 40; nic_w = 15.0; };\n};\n",
+		 "\tmyib = { bw_gbit_s = 200.0; switch_radix = 40; nic_w = 15.0; };\n};\n",
 		 false, "links.myib", 7, "scale-out link without switch_w");
 	defaults_match();
 	cfg_schema_free(schema);

@@ -61,7 +61,7 @@ static int check_link(const struct link_spec *s, const char **bad_key,
 	static char key[96];
 
 	if (!(s->bw_Bps > 0) || !isfinite(s->bw_Bps)) {
-		snprintf(key, sizeof key, "links.%s.bw_gbps", s->name);
+		snprintf(key, sizeof key, "links.%s.bw_gbit_s", s->name);
 		*bad_key = key;
 		return err_set(e, ERR_USAGE, "link '%s' has bandwidth %g B/s "
 			       "(expected more than zero)", s->name, s->bw_Bps);
