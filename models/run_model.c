@@ -56,7 +56,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
 			       md->mtti_s, &md->ck, e) < 0 ||
-	    platform_from_scenario(sc, &md->pf, e) < 0) {
+	    pace_cache_platform(cache, sc, &md->pf, e) < 0) {
 		spot_free(&md->spot);
 		failure_free(&md->fl);
 		return -1;
