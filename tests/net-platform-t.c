@@ -111,6 +111,12 @@ static void small(void)
 	count(&p, &pf);
 	tap_near(pf.idle_w, 12 * QM8700_W / 2 + 16 * CX6_W, 1e-12,
 		 "radix 20 from a 40-port switch: 12 x 126.5 W + 16 x 15 W");
+	/* One node: every GPU in one NVLink domain, nothing crosses the
+	 * fabric built beside it; only the node's 8 NICs draw. */
+	net_params_default(&p);
+	count(&p, &pf);
+	tap_ok(pf.switches == 0 && pf.idle_w == 8 * CX6_W,
+	       "one node: no switch counts, 8 NICs x 15 W");
 	/* One NVLink domain and no fabric: no NIC, no switch power. */
 	net_params_default(&p);
 	p.topology = TOPO_NONE;
@@ -141,7 +147,7 @@ static void scenario_175b(void)
 
 int main(void)
 {
-	tap_plan(18);
+	tap_plan(19);
 	fat_tree_175b();
 	dragonfly_175b();
 	small();

@@ -1,4 +1,5 @@
 /* platform.c -- see platform.h. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "topologies/platform.h"
@@ -72,7 +73,15 @@ void platform_of_net(const struct net *net, struct platform *pf)
 		pf->tier[TIER_NVLINK].switches = p->gpus / p->domain_gpus;
 		pf->tier[TIER_NVLINK].switch_ports = p->gpus;
 	}
-	if (net->ft) {
+	/* One scale-up domain holding every GPU: no route leaves it, so the
+	 * fabric the builder attached carries nothing and no switch of it is
+	 * bought (its NICs, in the nodes, still count). */
+	bool fabric_used = p->gpus > p->domain_gpus;
+	for (int t = TIER_LEAF; !fabric_used && t < TIER_COUNT; t++)
+		pf->tier[t].transceiver_w = 0;
+	if (!fabric_used) {
+		/* nothing */
+	} else if (net->ft) {
 		/* A fat tree of another radix than the catalog's switch: that
 		 * switch's power per port times the ports built. */
 		double w = p->scale_out.switch_w;
@@ -129,15 +138,20 @@ double platform_traffic_w(const struct platform *pf,
 
 void platform_print(const struct platform *pf, FILE *out)
 {
-	fprintf(out, "network_idle_w         %.0f  (%lld switches of %d ports, %d NICs "
-		"x %.4g W)\n", pf->idle_w, (long long)pf->switches, pf->switch_radix,
-		pf->nics, pf->nic_w);
+	fprintf(out, "network_idle_w         %.0f  (", pf->idle_w);
+	if (pf->switches > 0)
+		fprintf(out, "%lld switches of %d ports, ", (long long)pf->switches,
+			pf->switch_radix);
+	fprintf(out, "%d NICs x %.4g W)\n", pf->nics, pf->nic_w);
 	for (int t = 0; t < TIER_COUNT; t++) {
 		const struct platform_tier *pt = &pf->tier[t];
 		if (pt->cables == 0)
 			continue;
-		fprintf(out, "  %-20s %s: %lld cables, %lld switches x %.4g W, "
-			"%.4g pJ/bit\n", pt->name, pt->link, (long long)pt->cables,
-			(long long)pt->switches, pt->switch_w, pt->pj_per_bit);
+		fprintf(out, "  %-20s %s: %lld cables, %.4g pJ/bit", pt->name, pt->link,
+			(long long)pt->cables, pt->pj_per_bit);
+		if (pt->switches > 0)
+			fprintf(out, "; %lld switches above, %.4g W each", (long long)pt->switches,
+				pt->switch_w);
+		fputc('\n', out);
 	}
 }

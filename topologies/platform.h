@@ -22,7 +22,9 @@
  * The spines of a two-tier tree and the cores of a three-tier tree each
  * take one port per leaf or pod, so with fewer leaves or pods than ports
  * several of them fit one physical crossbar of the same capacity: they
- * count as ceil(ports in use / radix), as a fabric would be bought.
+ * count as ceil(ports in use / radix), as a fabric would be bought.  A
+ * cluster that is one scale-up domain (one node, or one NVL72 rack) sends
+ * nothing over its fabric: no switch of it counts, only its NICs.
  *
  * Idle power = switches x switch_w + NICs x nic_w + cable ends x
  * transceiver_w (0 with passive copper); traffic power = bytes/s crossing
