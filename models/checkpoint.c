@@ -77,13 +77,6 @@ double ckpt_daly_s(double delta_s, double mtti_s)
 	return sqrt(2.0 * delta_s * mtti_s) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - delta_s;
 }
 
-double ckpt_daly_wall_s(double solve_s, double tau_s, double delta_s, double restart_s,
-			double mtti_s)
-{
-	return mtti_s * exp(restart_s / mtti_s) * expm1((tau_s + delta_s) / mtti_s) *
-	       solve_s / tau_s;
-}
-
 static int find_policy(const char *s)
 {
 	for (int i = 0; policy_names[i]; i++)

@@ -71,9 +71,5 @@ double ckpt_young_s(double delta_s, double mtti_s);
 /* Daly 2006 eq. 37: sqrt(2 delta M) (1 + sqrt(delta/2M)/3 + (delta/2M)/9) - delta
  * for delta < 2M, else M. */
 double ckpt_daly_s(double delta_s, double mtti_s);
-/* Daly's expected wall-clock time for solve time T_s with restart R:
- * M e^{R/M} (e^{(tau+delta)/M} - 1) T_s / tau (exponential failures). */
-double ckpt_daly_wall_s(double solve_s, double tau_s, double delta_s, double restart_s,
-			double mtti_s);
 
 #endif

@@ -409,8 +409,8 @@ int plan_search(struct plan *p, struct cands *done, struct err *e)
 		c->level = LB_DONE;
 		if (evaluate_full(p, &full, e) < 0)
 			goto out;
-		if (full.feasible && p->tsv)
-			plan_tsv_row(p, &full);
+		if (full.feasible && p->on_result)
+			p->on_result(p->on_result_ctx, p, &full);
 		if (full.feasible && cands_push(done, &full) < 0) {
 			free(full.json);
 			goto oom;

@@ -109,14 +109,17 @@ static void sweep_point(long k, const char *key, double *mean, double *se, doubl
 	*se = sqrt(fmax(0, s2 / SEEDS - *mean * *mean) / (SEEDS - 1));
 }
 
-/* Daly's expected wall-clock time, segment by segment: full segments of
- * tau + delta and a last one of the remaining training without a checkpoint. */
+/* Daly's expected wall-clock time, segment by segment (Daly 2006, FGCS
+ * 22(3), the complete model with exponential failures): a segment of w
+ * seconds of work and checkpoint, restart R, takes M e^{R/M} (e^{w/M} - 1)
+ * on average.  Full segments are tau + delta, the last the remaining
+ * training without a checkpoint. */
 static double daly_expected(double it_s, double iters, long k, double delta, double R,
 			    double M)
 {
 	double segs = floor((iters - 1) / k), last = (iters - segs * k) * it_s;
 
-	return segs * ckpt_daly_wall_s(k * it_s, k * it_s, delta, R, M) +
+	return segs * M * exp(R / M) * expm1((k * it_s + delta) / M) +
 	       M * exp(R / M) * expm1(last / M);
 }
 

@@ -211,8 +211,6 @@ struct net *net_new(const struct net_params *p_in, const char **bad_key,
 		*bad_key = "network.placement";
 		goto fail;
 	}
-	for (int32_t l = 0; l < net->g.n_links; l++)
-		net->tier_cap_Bps[net->g.tier[l]] += net->g.bw_Bps[l];
 	net->time_cache = calloc(1, sizeof *net->time_cache);
 	if (net->time_cache == NULL) {
 		err_set(e, ERR_RUN, "out of memory for the network");
@@ -239,14 +237,6 @@ int net_rank_gpu(const struct net *net, int rank)
 	if (rank < 0 || rank >= net->p.gpus)
 		return -1;
 	return net->rank_gpu[rank];
-}
-
-size_t net_tier_capacity(const struct net *net, const char *const **names,
-			 const double **capacity_Bps)
-{
-	*names = graph_tier_names;
-	*capacity_Bps = net->tier_cap_Bps;
-	return TIER_COUNT;
 }
 
 /* The catalog entry a link of this tier was built from. */

@@ -67,11 +67,6 @@ size_t netsim_tiers(const struct netsim *ns, const char *const **names,
 
 /* Flows not yet delivered (for tests and progress). */
 size_t netsim_active_flows(const struct netsim *ns);
-/* The same tiers' total link capacity (sum over the tier's directed links),
- * so that utilization = bytes / (capacity * time): names and values owned
- * by net. */
-size_t net_tier_capacity(const struct net *net, const char *const **names,
-			 const double **capacity_Bps);
 
 /* The nccl-tests-style table of `trainsim collective`: sizes min_bytes,
  * min_bytes*factor, ... up to max_bytes, on ranks 0..n_ranks-1 (0: all
