@@ -62,6 +62,24 @@ static void fat_tree_175b(void)
 		 "... idle 136 x 253 W + 1,024 x 15 W = 49,768 W");
 }
 
+/* Patterson et al.'s 10,000 V100 on the default fabric (what the links
+ * catalog's HDR would add to scenarios/validation/gpt3-patterson.cfg). */
+static void fat_tree_10000(void)
+{
+	struct net_params p;
+	struct platform pf;
+
+	net_params_default(&p);
+	p.gpus = 10000;
+	count(&p, &pf);
+	/* 1,250 nodes fill 62 units of 20 and half a 63rd: 504 rail leaves;
+	 * pods of 20 leaves: 26 (ceil 25.2), 520 aggregation switches; 400
+	 * cores of one port per pod: 10,400 ports, 260 switches of 40. */
+	tap_int(pf.switches, 504 + 520 + 260, "10,000 GPUs: 1,284 switches");
+	tap_near(pf.idle_w, 1284 * QM8700_W + 10000 * CX6_W, 1e-12,
+		 "... idle 1,284 x 253 W + 10,000 x 15 W = 474,852 W");
+}
+
 /* 175b-dragonfly.cfg: balanced dragonfly for 1,024 endpoints. */
 static void dragonfly_175b(void)
 {
@@ -147,8 +165,9 @@ static void scenario_175b(void)
 
 int main(void)
 {
-	tap_plan(19);
+	tap_plan(21);
 	fat_tree_175b();
+	fat_tree_10000();
 	dragonfly_175b();
 	small();
 	scenario_175b();
