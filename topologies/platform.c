@@ -1,5 +1,6 @@
 /* platform.c -- see platform.h. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "topologies/platform.h"
@@ -65,7 +66,8 @@ void platform_of_net(const struct net *net, struct platform *pf)
 	for (int t = 0; t < TIER_COUNT; t++) {
 		struct platform_tier *pt = &pf->tier[t];
 		const struct link_spec *s = net_tier_spec(net, t);
-		pt->link = pt->cables > 0 ? s->name : "";
+		if (pt->cables > 0)
+			snprintf(pt->link, sizeof pt->link, "%s", s->name);
 		pt->transceiver_w = s->transceiver_w;
 		pt->pj_per_bit = s->pj_per_bit;
 	}

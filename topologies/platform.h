@@ -43,7 +43,7 @@
 
 struct platform_tier {
 	const char *name;	/* graph_tier_names[tier] */
-	const char *link;	/* links catalog entry ("" if the tier is empty) */
+	char link[48];		/* links catalog entry ("" if the tier is empty) */
 	int64_t cables;		/* duplex links */
 	int64_t switches;	/* physical switches at the upper end */
 	int64_t switch_ports;	/* of theirs, ports in use */
