@@ -80,12 +80,13 @@ extern const struct cfg_setting *const acct_setting_tables[];
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct layout *L, const struct pools *pools,
 		      const struct platform *pf, struct err *e);
-/* Validate accounting's settings and traces without running; with out,
- * print what accounting will use (prices, PUE, grid, network, traces,
+/* Another run's books for the same job (replicas, read once per load):
+ * proto's settings and traces, which it shares, so proto must outlive the
+ * copy; proto is an acct no run has used. */
+struct acct *acct_new_like(const struct acct *proto, struct err *e);
+/* Print what accounting will use (prices, PUE, grid, network, traces,
  * budgets). */
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools,
-	       const struct platform *pf, FILE *out, struct err *e);
+void acct_describe(const struct acct *a, FILE *out);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */

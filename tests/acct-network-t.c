@@ -65,6 +65,7 @@ static void run_on_step_model(void)
 	struct layout L;
 	struct gpu_spec g;
 	struct step_result st;
+	struct step_cfg cfg = { 0 };
 	struct scenario *sc;
 
 	snprintf(path, sizeof path, "%s/scenarios/tiny.cfg", tap_srcdir());
@@ -74,8 +75,10 @@ static void run_on_step_model(void)
 		if (layout_from_scenario(sc, &m, &L, &e) == 0)
 			gpu_from_scenario(sc, L.gpu, &g);
 	}
-	if (sc == NULL || e.status != 0 || step_simulate(sc, &m, &L, &g, &st, &e) < 0 ||
-	    run_simulate(sc, &o, rep, &e) < 0) {
+	if (sc != NULL)
+		step_cfg_from_scenario(sc, &cfg);
+	if (sc == NULL || e.status != 0 || step_cfg_read_net(sc, &cfg, &e) < 0 ||
+	    step_simulate(&cfg, &m, &L, &g, &st, &e) < 0 || run_simulate(sc, &o, rep, &e) < 0) {
 		tap_ok(0, "tiny.cfg on the step model: %s", e.msg);
 	} else {
 		double fabric_bytes = 0;
@@ -89,6 +92,7 @@ static void run_on_step_model(void)
 			 fabric_bytes * 8 * HDR_J_PER_BIT * rep_summary_get(rep, "iterations"),
 			 1e-9, "tiny: 3,276 W x duration + fabric bytes x 8 x 1.58 pJ x iterations");
 	}
+	step_cfg_free(&cfg);
 	rep_free(rep);
 	sc_free(sc);
 	cfg_schema_free(schema);

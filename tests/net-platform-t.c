@@ -149,12 +149,14 @@ static void scenario_175b(void)
 
 	snprintf(path, sizeof path, "%s/scenarios/175b.cfg", tap_srcdir());
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
-	if (sc == NULL || platform_from_scenario(sc, &pf, &e) < 0) {
+	struct net_cfg *net = sc ? net_cfg_from_scenario(sc, &e) : NULL;
+	if (net == NULL || platform_from_cfg(net, &pf, &e) < 0) {
 		tap_ok(0, "175b.cfg's platform: %s", e.msg);
 	} else {
 		tap_near(pf.idle_w, 146 * QM8700_W + 1024 * CX6_W, 1e-12,
 			 "scenarios/175b.cfg: 52,298 W of network idle power");
 	}
+	net_cfg_free(net);
 	sc_free(sc);
 	cfg_schema_free(schema);
 }

@@ -108,10 +108,9 @@ void platform_of_net(const struct net *net, struct platform *pf)
 	}
 }
 
-int platform_from_scenario(const struct scenario *sc, struct platform *pf,
-			   struct err *e)
+int platform_from_cfg(const struct net_cfg *c, struct platform *pf, struct err *e)
 {
-	struct net *net = net_build(sc, e);
+	struct net *net = net_build(c, e);
 
 	if (net == NULL)
 		return -1;

@@ -5,7 +5,7 @@
  * the one description of the hardware: nothing else re-describes it.
  *
  *   struct platform pf;
- *   platform_from_scenario(sc, &pf, e);       // builds the network once
+ *   platform_from_cfg(net_cfg, &pf, e);       // builds the network once
  *   platform_idle_w(&pf);                     // W, whether busy or not
  *   platform_traffic_w(&pf, bytes_per_s);     // W on top, per tier's load
  *
@@ -36,7 +36,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/cfg.h"
 #include "sim/err.h"
 #include "topologies/graph.h"
 #include "topologies/net.h"
@@ -65,9 +64,8 @@ struct platform {
 
 /* Count what net holds. */
 void platform_of_net(const struct net *net, struct platform *pf);
-/* Build the scenario's network (net_build), count it and let it go. */
-int platform_from_scenario(const struct scenario *sc, struct platform *pf,
-			   struct err *e);
+/* Build the network of settings c (net_build), count it and let it go. */
+int platform_from_cfg(const struct net_cfg *c, struct platform *pf, struct err *e);
 /* The tier of a graph tier name ("leaf", ...), or -1. */
 int platform_tier_index(const char *name);
 /* Power of the traffic: bytes_per_s[t] crossing tier t's links. */

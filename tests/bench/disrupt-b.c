@@ -75,7 +75,8 @@ int main(void)
 	rmdir(tmpl);
 
 	t0 = now_s();
-	if (replicas_run(sc, 1, 100, 2, NULL, &rs, &e) < 0) {
+	struct run_job *job = run_job_from_scenario(sc, NULL, &e);
+	if (job == NULL || replicas_run(job, 1, 100, 2, NULL, &rs, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
@@ -83,6 +84,7 @@ int main(void)
 	printf("100 replicas on 2 workers: %.2f s (target < 10 s)\n", reps_s);
 	fail |= reps_s >= 10;
 	replicas_free(rs);
+	run_job_free(job);
 	sc_free(sc);
 
 	sc = load(schema, "run.tokens=1200e9", &e);

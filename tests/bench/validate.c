@@ -118,6 +118,7 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 	struct tfm m;
 	struct layout L;
 	struct gpu_spec g;
+	struct step_cfg cfg = { 0 };
 	int rc = -1;
 	struct scenario *sc = sc_load(schema, path, overrides, n_overrides, e);
 
@@ -126,10 +127,13 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 	tfm_from_scenario(sc, &m);
 	if (layout_from_scenario(sc, &m, &L, e) == 0) {
 		gpu_from_scenario(sc, L.gpu, &g);
-		rc = step_simulate(sc, &m, &L, &g, r, e);
+		step_cfg_from_scenario(sc, &cfg);
+		if (step_cfg_read_net(sc, &cfg, e) == 0)
+			rc = step_simulate(&cfg, &m, &L, &g, r, e);
 		if (L_out)
 			*L_out = L;
 	}
+	step_cfg_free(&cfg);
 	sc_free(sc);
 	return rc;
 }
@@ -209,7 +213,8 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 	/* Table 1 row 1's cluster: DGX A100, 8 x HDR per node, 32 GPUs. */
 	snprintf(path, sizeof path, "%s/megatron-table1-1.cfg", dir);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
-	struct net *net = sc ? net_build(sc, &e) : NULL;
+	struct net_cfg *ncfg = sc ? net_cfg_from_scenario(sc, &e) : NULL;
+	struct net *net = ncfg ? net_build(ncfg, &e) : NULL;
 	double t = -1;
 	if (net) {
 		for (int i = 0; i < n; i++)
@@ -218,6 +223,7 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 		t = net_coll_time_s(net, &c, &e);
 	}
 	net_free(net);
+	net_cfg_free(ncfg);
 	sc_free(sc);
 	if (t <= 0) {
 		fprintf(stderr, "busbw on %d GPUs: %s\n", n, e.msg);
