@@ -8,36 +8,13 @@
 #include <math.h>
 
 #include "tap.h"
-#include "sim/cfg.h"
-#include "sim/report.h"
-#include "models/run.h"
-
-static int run(const char *const *ov, size_t n_ov, struct report *rep)
-{
-	char path[4096];
-	struct err e = { 0 };
-	struct cfg_schema *schema = run_schema_new();
-	struct run_opts o = { .seed = 1 };
-	struct scenario *sc;
-	int rc = -1;
-
-	snprintf(path, sizeof path, "%s/scenarios/validation/gpt3-patterson.cfg",
-		 tap_srcdir());
-	sc = sc_load(schema, path, ov, n_ov, &e);
-	if (sc != NULL && run_simulate(sc, &o, rep, &e) == 0)
-		rc = 0;
-	else
-		tap_diag("gpt3-patterson.cfg: %s", e.msg);
-	sc_free(sc);
-	cfg_schema_free(schema);
-	return rc;
-}
+#include "formula-run.h"
 
 int main(void)
 {
 	struct report *rep = rep_new();
 
-	if (run(NULL, 0, rep) < 0) {
+	if (scenario_run("scenarios/validation/gpt3-patterson.cfg", NULL, 0, 1, rep) < 0) {
 		tap_ok(0, "gpt3-patterson.cfg runs");
 	} else {
 		double dur_s = rep_summary_get(rep, "duration_s");
