@@ -67,6 +67,7 @@ struct model {
 	double mtti_s;
 	double band;			/* relative uncertainty of iteration_s: the
 					 * GPU's and the stack's in quadrature */
+	struct platform pf;		/* the hardware as built, for accounting */
 };
 
 /* What every run of the job reads: the model and the accounting, whose
