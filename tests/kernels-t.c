@@ -69,8 +69,9 @@ static FILE *open_tsv(const char *file)
 	return fopen(path, "r");
 }
 
-/* gemm-bf16.tsv with its tokens column (0 for the square GEMMs). */
-static int read_gemm(struct kern_gemm_rows *r, double *tokens)
+/* gemm-bf16.tsv with its tokens and hidden columns (0 for the square
+ * GEMMs). */
+static int read_gemm(struct kern_gemm_rows *r, double *tokens, double *hidden)
 {
 	FILE *f = open_tsv("gemm-bf16.tsv");
 	char line[512];
@@ -95,6 +96,7 @@ static int read_gemm(struct kern_gemm_rows *r, double *tokens)
 		if (n < 9)
 			continue;
 		tokens[r->n] = atof(fld[0]);
+		hidden[r->n] = atof(fld[1]);
 		r->m[r->n] = atof(fld[5]);
 		r->nn[r->n] = atof(fld[6]);
 		r->k[r->n] = atof(fld[7]);
@@ -153,7 +155,7 @@ static void test_fit(void)
 }
 
 static struct kern_gemm_rows rows;
-static double tokens[KERN_GEMM_MAX];
+static double tokens[KERN_GEMM_MAX], hidden[KERN_GEMM_MAX];
 
 /* Fit on tokens = 4096, check tokens = 16384. */
 static void test_held_out(void)
@@ -192,6 +194,18 @@ static void test_held_out(void)
 	tap_diag("held out, law with the training rows' residual: mean %.2f%%, max %.2f%%",
 		 100 * mean, 100 * max);
 	tap_ok(mean < 0.05, "held-out GEMM with residual: mean error under 5%%");
+
+	/* the other cut: fit on hidden 2048, 8192, 16384; check 4096, 12288 */
+	k = g.k;
+	for (int i = 0; i < rows.n; i++) {
+		train[i] = hidden[i] == 2048 || hidden[i] == 8192 || hidden[i] == 16384;
+		test[i] = hidden[i] == 4096 || hidden[i] == 12288;
+	}
+	kern_fit_gemm(&k, &rows, train, 3, &k.bf16);
+	gemm_error(&k, &rows, test, true, &mean, &max);
+	tap_diag("held out (144 rows at hidden 4096 and 12288, law fitted on 2048, "
+		 "8192, 16384), law alone: mean %.2f%%, max %.2f%%", 100 * mean, 100 * max);
+	tap_ok(mean < 0.05, "held-out hidden sizes: mean error under 5%% (%.2f%%)", 100 * mean);
 }
 
 static void test_rows(void)
@@ -280,8 +294,8 @@ static void test_streams(void)
 
 int main(void)
 {
-	tap_plan(20);
-	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens) < 0) {
+	tap_plan(21);
+	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden) < 0) {
 		tap_ok(0, "catalog and tables load");
 		return tap_done();
 	}
