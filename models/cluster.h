@@ -9,8 +9,9 @@
  * nodes come back after fleet.repair_s; the autoscaler (models/autoscale.h)
  * grows and shrinks the elastic pools.  A job runs at the pace it was
  * given (fixed time, or the run model's undisturbed pace): jobs do not
- * slow each other on the fabric (see doc/cluster.txt for what sharing it
- * would take).
+ * yet slow each other on the fabric (sharing it would route each running
+ * job's collectives as flows on one topologies/ network and recompute
+ * paces when the set of neighbours changes).
  *
  * Accounting integrates piecewise-constant rates between events: each
  * pool bills its held nodes (booting, free, busy and down alike); a job
