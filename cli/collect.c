@@ -162,7 +162,8 @@ static int read_row(const char *path, struct row *r, struct err *e)
 	r->seed = NAN;
 	if (f == NULL)
 		return -1;
-	if (h5in_float_attrs(f, "/summary", &r->sum, e) < 0)
+	if (h5in_check_run(f, e) < 0 ||
+	    h5in_float_attrs(f, "/summary", &r->sum, e) < 0)
 		goto out;
 	ov = h5in_attr_str(f, "/", "overrides", e);
 	if (ov == NULL && e->status)

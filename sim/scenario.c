@@ -323,6 +323,16 @@ bool sc_has(const struct scenario *sc, const char *fmt, ...)
 	return config_lookup(&sc->cfg, path) != NULL;
 }
 
+bool sc_has_child(const struct scenario *sc, const char *group, const char *name)
+{
+	const config_setting_t *g = config_lookup(&sc->cfg, group);
+
+	/* By member name, never by a path built from it: a user's name may
+	 * hold dots ("p4de.24xlarge"), which a path would split. */
+	return g != NULL && config_setting_is_group(g) &&
+	       config_setting_get_member(g, name) != NULL;
+}
+
 size_t sc_children(const struct scenario *sc, const char *group,
 		   const char *const **names)
 {
