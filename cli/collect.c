@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sim/h5in.h"
+#include "sim/outpath.h"
 #include "sim/h5out.h"
 #include "cli/cmd.h"
 
@@ -328,6 +329,9 @@ int cmd_collect(int argc, char **argv, struct err *e)
 	}
 	if (optind >= argc)
 		return err_set(e, ERR_USAGE, "%s", collect_usage);
+	if (h5_path && outp_check(h5_path, (const char *const *)argv + optind,
+				  (size_t)(argc - optind), e) < 0)
+		return -1;
 	rows = calloc((size_t)(argc - optind), sizeof *rows);
 	if (rows == NULL)
 		return err_set(e, ERR_RUN, "out of memory");

@@ -135,6 +135,11 @@ int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 const char *sc_file(const struct scenario *sc);
+/* Every file the scenario was read from (the file, its @includes) and
+ * every string setting as a path beside the file that set it (so every
+ * trace it names, and words that name no file): what an output must
+ * never replace.  A malloc'd array of malloc'd paths; the count. */
+size_t sc_input_files(const struct scenario *sc, char ***paths);
 /* The full scenario text after includes and overrides (owned by sc,
  * written at the first call); NULL with e filled when it cannot be. */
 const char *sc_text(const struct scenario *sc, struct err *e);

@@ -323,6 +323,56 @@ bool sc_has(const struct scenario *sc, const char *fmt, ...)
 	return config_lookup(&sc->cfg, path) != NULL;
 }
 
+/* Append "DIR/VALUE" (or VALUE when absolute) for every string leaf
+ * under s, DIR the directory of the file that set it. */
+static void input_strings(const struct scenario *sc, const config_setting_t *s,
+			  char ***paths, size_t *n)
+{
+	if (config_setting_is_aggregate(s)) {
+		for (int i = 0; i < config_setting_length(s); i++)
+			input_strings(sc, config_setting_get_elem(s, (unsigned)i), paths, n);
+		return;
+	}
+	const char *v = config_setting_type(s) == CONFIG_TYPE_STRING ?
+			config_setting_get_string(s) : NULL;
+	char file[CFG_PATH_MAX], *p;
+
+	if (v == NULL || v[0] == '\0')
+		return;
+	if (v[0] == '/' || config_setting_source_line(s) == 0) {
+		snprintf(file, sizeof file, "%s%s%s", v[0] == '/' || !sc->incdir ? "" :
+			 sc->incdir, v[0] == '/' || !sc->incdir ? "" : "/", v);
+	} else {
+		cfg_file_words(sc, config_setting_source_file(s), file, sizeof file);
+		char *slash = strrchr(file, '/');
+		int dir_len = slash ? (int)(slash - file) : 1;
+		char dir[CFG_PATH_MAX];
+
+		memcpy(dir, slash ? file : ".", (size_t)dir_len);
+		dir[dir_len] = '\0';
+		if (snprintf(file, sizeof file, "%s/%s", dir, v) >= (int)sizeof file)
+			return;	/* no file has so long a name */
+	}
+	p = cfg_xstrndup(file, strlen(file));
+	*paths = cfg_xrealloc(*paths, (*n + 1) * sizeof **paths);
+	(*paths)[(*n)++] = p;
+}
+
+size_t sc_input_files(const struct scenario *sc, char ***paths)
+{
+	char file[CFG_PATH_MAX];
+	size_t n = 0;
+
+	*paths = NULL;
+	for (unsigned i = 0; i < sc->cfg.num_filenames; i++) {
+		cfg_file_words(sc, sc->cfg.filenames[i], file, sizeof file);
+		*paths = cfg_xrealloc(*paths, (n + 1) * sizeof **paths);
+		(*paths)[n++] = cfg_xstrndup(file, strlen(file));
+	}
+	input_strings(sc, config_root_setting(&sc->cfg), paths, &n);
+	return n;
+}
+
 bool sc_has_child(const struct scenario *sc, const char *group, const char *name)
 {
 	const config_setting_t *g = config_lookup(&sc->cfg, group);

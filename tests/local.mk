@@ -13,8 +13,8 @@ pin: tests/bench/validate-b
 	mv tests/fitted.tmp $(srcdir)/tests/fitted.tsv
 	rm -f tests/fitted.new
 .PHONY: pin
-TESTS += tests/bad-input.sh
-EXTRA_DIST += tests/bad-input.sh tests/bad
+TESTS += tests/bad-input.sh tests/output-path.sh
+EXTRA_DIST += tests/bad-input.sh tests/bad tests/output-path.sh
 check_PROGRAMS += tests/run-model-t
 TESTS += tests/run-model-t
 tests_run_model_t_SOURCES = tests/run-model-t.c
