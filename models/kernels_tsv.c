@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/infile.h"
 #include "models/kernels.h"
 
 #define TSV_COLS_MAX 32
@@ -60,6 +61,8 @@ static int tsv_open(struct tsv *t, const char *dir, const char *name, bool requi
 {
 	memset(t, 0, sizeof *t);
 	snprintf(t->path, sizeof t->path, "%s/%s", dir, name);
+	if (infile_check(t->path, e) < 0)
+		return -1;
 	t->f = fopen(t->path, "r");
 	if (!t->f)
 		return required || errno != ENOENT ?

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/infile.h"
 #include "models/replay.h"
 
 const char *const fail_kind_names[FK_COUNT] = { "gpu", "node", "nic", "software" };
@@ -14,10 +15,12 @@ const char *const fail_kind_names[FK_COUNT] = { "gpu", "node", "nic", "software"
 
 static char *slurp(const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = infile_check(path, e) < 0 ? NULL : fopen(path, "rb");
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 
+	if (f == NULL && e->status)
+		return NULL;
 	if (f == NULL) {
 		err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(errno));
 		return NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/infile.h"
 #include "models/swf.h"
 
 #define SWF_FIELDS 18
@@ -106,9 +107,11 @@ long swf_read(const char *path, int gpus_per_node, int klass, struct cjobs *js,
 	char buf[LINE_MAX_BYTES];
 	double v[SWF_FIELDS];
 	long line = 0, jobs = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_check(path, e) < 0 ? NULL : fopen(path, "r");
 	int rc;
 
+	if (f == NULL && e->status)
+		return -1;
 	if (f == NULL)
 		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
 	while ((rc = read_line(f, buf, path, ++line, e)) > 0) {
@@ -268,8 +271,10 @@ long swf_read_csv(const char *path, int gpus_per_node, int klass, struct cjobs *
 	int col[C_COUNT], rc;
 	long line = 1, jobs = 0;
 	struct csv_ctx x = { path, col, gpus_per_node, klass, -1, js };
-	FILE *fp = fopen(path, "r");
+	FILE *fp = infile_check(path, e) < 0 ? NULL : fopen(path, "r");
 
+	if (fp == NULL && e->status)
+		return -1;
 	if (fp == NULL)
 		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
 	rc = read_line(fp, buf, path, 1, e);

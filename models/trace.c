@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sim/infile.h"
 #include "models/trace.h"
 
 #define LB_PER_MWH_TO_G_PER_KWH 0.45359237	/* 1 lb = 453.59237 g; /1000 kWh */
@@ -376,6 +377,8 @@ int trace_load_csv(struct trace *t, const char *path, enum trace_qty q,
 	t->file = dup_str(path);
 	if (t->file == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
+	if (infile_check(path, e) < 0)
+		return -1;
 	fp = fopen(path, "r");
 	if (fp == NULL)
 		return err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
@@ -654,10 +657,12 @@ static int spot_parse(struct json *j, struct spot_rec **recs, size_t *n)
 
 static char *slurp(const char *path, struct err *e)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = infile_check(path, e) < 0 ? NULL : fopen(path, "rb");
 	char *buf = NULL;
 	size_t len = 0, cap = 0, got;
 
+	if (fp == NULL && e->status)
+		return NULL;
 	if (fp == NULL) {
 		err_set(e, ERR_USAGE, "%s: %s", path, strerror(errno));
 		return NULL;
