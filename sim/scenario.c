@@ -95,6 +95,54 @@ bad:
 
 /* ---- sc_load ----------------------------------------------------------- */
 
+/* libconfig's "duplicate setting name" does not say which: of the names
+ * set on the error's line (NAME = or NAME :), one set twice there, else
+ * the last (one setting a line is the usual layout), into name[n]. */
+static bool name_char(char c)
+{
+	return c == '_' || c == '-' || c == '*' || (c >= '0' && c <= '9') ||
+	       ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+static void duplicate_name(const char *file, int line, char *name, size_t n)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL, names[16][64];
+	size_t cap = 0, len, nn = 0;
+	int at = 0;
+
+	name[0] = '\0';
+	if (f == NULL)
+		return;
+	while (at < line && getline(&buf, &cap, f) >= 0)
+		at++;
+	fclose(f);
+	len = at == line && buf ? strlen(buf) : 0;
+	for (size_t i = 0; i < len && nn < 16; i++) {
+		size_t j = i, k;
+
+		if (!((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') ||
+		    (i > 0 && name_char(buf[i - 1])))
+			continue;
+		while (j < len && name_char(buf[j]))
+			j++;
+		for (k = j; k < len && (buf[k] == ' ' || buf[k] == '\t'); k++)
+			;
+		if (k < len && (buf[k] == '=' || buf[k] == ':'))
+			snprintf(names[nn++], sizeof names[0], "%.*s", (int)(j - i), buf + i);
+		i = j;
+	}
+	free(buf);
+	if (nn > 0)
+		snprintf(name, n, "%.63s", names[nn - 1]);
+	for (size_t i = 0; i < nn; i++)
+		for (size_t j = i + 1; j < nn; j++)
+			if (strcmp(names[i], names[j]) == 0) {
+				snprintf(name, n, "%.63s", names[i]);
+				return;
+			}
+}
+
 static int read_file(struct scenario *sc, struct err *e)
 {
 	struct stat st;
@@ -116,6 +164,15 @@ static int read_file(struct scenario *sc, struct err *e)
 		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
 			       config_error_text(&sc->cfg));
 	cfg_file_words(sc, config_error_file(&sc->cfg), fw, sizeof fw);
+	if (strcmp(config_error_text(&sc->cfg), "duplicate setting name") == 0) {
+		char name[128];
+
+		duplicate_name(fw, config_error_line(&sc->cfg), name, sizeof name);
+		if (name[0])
+			return err_set(e, ERR_USAGE, "%s:%d: %s: duplicate setting name "
+				       "(set twice in one group)", fw,
+				       config_error_line(&sc->cfg), name);
+	}
 	return err_set(e, ERR_USAGE, "%s:%d: %s", fw, config_error_line(&sc->cfg),
 		       config_error_text(&sc->cfg));
 }
