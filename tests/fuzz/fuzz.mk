@@ -24,14 +24,16 @@ fuzz/fuzz-trace: $(FUZZ_DEPS)
 fuzz/fuzz-h5: $(FUZZ_DEPS)
 	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_h5
 fuzz: fuzz/fuzz-scenario fuzz/fuzz-trace fuzz/fuzz-h5
-	@for t in $(FUZZ_TARGETS); do \
+	@st=0; for t in $(FUZZ_TARGETS); do \
 		mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
 		$(SHELL) $(srcdir)/tests/fuzz/seed.sh $(srcdir) $$t fuzz-corpus/$$t || exit 1; \
 		echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
-		SRCDIR=$(abs_top_srcdir) ./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
+		SRCDIR=$(abs_top_srcdir) \
+		LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0 \
+		./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
 			-timeout=20 -rss_limit_mb=2048 -max_len=65536 \
-			-artifact_prefix=fuzz-out/$$t/ fuzz-corpus/$$t || exit 1; \
-	done
+			-artifact_prefix=fuzz-out/$$t/ fuzz-corpus/$$t || st=1; \
+	done; exit $$st
 else
 fuzz:
 	@echo "make fuzz needs ./configure --enable-fuzz CC=clang (libFuzzer)"; exit 1
