@@ -5,7 +5,7 @@
  * GPU, and the whole system with its GPUs at TDP under the user guide's
  * maximum (DGX A100 6.5 kW, DGX H100/H200 10.2 kW, DGX B200 14.3 kW).
  * Also the GPU catalog's H200 power levels against the measurement they
- * come from (scenarios/catalog/kernels/h200-power.tsv).
+ * come from (scenarios/catalog/kernels/h200_sxm/power.tsv).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +155,7 @@ static double measured_w(const char *phase)
 	double w = -1, v;
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/scenarios/catalog/kernels/h200-power.tsv",
+	snprintf(path, sizeof path, "%s/scenarios/catalog/kernels/h200_sxm/power.tsv",
 		 tap_srcdir());
 	f = fopen(path, "r");
 	if (f == NULL)
