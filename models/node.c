@@ -18,9 +18,6 @@ const char *const node_part_names[HOST_PARTS] = {
 	  what ", whole system, while its GPUs train" }
 
 const struct cfg_setting node_settings[] = {
-	{ "cluster.node", CFG_STRING, "", 0, 0, "", NULL,
-	  "server type, a nodes catalog entry (empty: the first entry whose gpu is "
-	  "cluster.gpu, else \"generic\")" },
 	{ "nodes.*.gpu", CFG_STRING, "", 0, 0, "", NULL,
 	  "GPU the system ships with, a gpus catalog name (empty: any)" },
 	{ "nodes.*.gpus", CFG_INT, "", 1, 1024, NULL, NULL,
@@ -37,12 +34,11 @@ const struct cfg_setting node_settings[] = {
 	CFG_END
 };
 
-/* The default entry: the first for the GPU, else "generic", else NULL. */
-static const char *node_default(const struct scenario *sc)
+/* The default entry for gpu: the first for it, else "generic", else NULL. */
+static const char *node_default(const struct scenario *sc, const char *gpu)
 {
 	const char *const *names;
 	size_t n = sc_children(sc, "nodes", &names);
-	const char *gpu = sc_str(sc, "cluster.gpu");
 
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(sc_str(sc, "nodes.%s.gpu", names[i]), gpu) == 0)
@@ -53,20 +49,21 @@ static const char *node_default(const struct scenario *sc)
 	return NULL;
 }
 
-int node_from_scenario(const struct scenario *sc, struct node_spec *out, struct err *e)
+int node_lookup(const struct scenario *sc, const char *key, const char *gpu,
+		struct node_spec *out, struct err *e)
 {
-	const char *name = sc_str(sc, "cluster.node");
+	const char *name = sc_str(sc, "%s", key);
 
 	if (name[0] == '\0') {
-		name = node_default(sc);
+		name = node_default(sc, gpu);
 		if (name == NULL)
-			return sc_error(sc, e, "cluster.node", "no node for GPU \"%s\": the "
-					"nodes catalog has no entry with that gpu and no "
-					"\"generic\" one (expected @include of catalog/nodes.cfg, "
-					"or a nodes entry named here)", sc_str(sc, "cluster.gpu"));
+			return sc_error(sc, e, key, "no node for GPU \"%s\": the nodes "
+					"catalog has no entry with that gpu and no \"generic\" "
+					"one (expected @include of catalog/nodes.cfg, or a nodes "
+					"entry named here)", gpu);
 	} else if (!sc_has(sc, "nodes.%s", name)) {
-		return sc_error(sc, e, "cluster.node", "\"%s\" is not in the nodes "
-				"catalog (expected a name in nodes)", name);
+		return sc_error(sc, e, key, "\"%s\" is not in the nodes catalog "
+				"(expected a name in nodes)", name);
 	}
 	memset(out, 0, sizeof *out);
 	out->name = name;
@@ -75,16 +72,21 @@ int node_from_scenario(const struct scenario *sc, struct node_spec *out, struct 
 		out->idle_w[p] = sc_float(sc, "nodes.%s.%s_idle_w", name, node_part_names[p]);
 		out->busy_w[p] = sc_float(sc, "nodes.%s.%s_busy_w", name, node_part_names[p]);
 		if (out->busy_w[p] < out->idle_w[p]) {
-			char key[256];
-			snprintf(key, sizeof key, "nodes.%s.%s_busy_w", name,
+			char path[256];
+			snprintf(path, sizeof path, "nodes.%s.%s_busy_w", name,
 				 node_part_names[p]);
-			return sc_error(sc, e, key, "%g W busy is below %g W idle "
+			return sc_error(sc, e, path, "%g W busy is below %g W idle "
 					"(expected busy >= idle)", out->busy_w[p],
 					out->idle_w[p]);
 		}
 	}
 	out->psu_efficiency = sc_float(sc, "nodes.%s.psu_efficiency", name);
 	return 0;
+}
+
+int node_from_scenario(const struct scenario *sc, struct node_spec *out, struct err *e)
+{
+	return node_lookup(sc, "cluster.node", sc_str(sc, "cluster.gpu"), out, e);
 }
 
 double node_host_w(const struct node_spec *n, int gpus_per_node, bool busy)

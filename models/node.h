@@ -12,8 +12,9 @@
  * efficiency.  Every figure is required: nothing that draws power
  * defaults to 0 W.
  *
- * The scenario picks one with cluster.node = "NAME"; without it, the first
- * entry whose gpu is cluster.gpu, else the entry "generic".  An entry
+ * A training job picks one with cluster.node = "NAME" (a shared cluster
+ * with fleet.node); without it, the first entry whose gpu is its GPU, else
+ * the entry "generic".  An entry
  * describes a system of `gpus` GPUs; a job node of cluster.gpus_per_node
  * GPUs draws the entry's host power x gpus_per_node / gpus (the per-GPU
  * share: an NVL72 compute tray, a 4-GPU node on an 8-GPU system's host).
@@ -44,8 +45,11 @@ struct node_spec {
 
 extern const struct cfg_setting node_settings[];
 
-/* The node of the scenario (cluster.node, or the default for cluster.gpu);
- * an error at cluster.node when there is none. */
+/* The node the setting key names (empty: the default for gpu); an error
+ * at key when there is none. */
+int node_lookup(const struct scenario *sc, const char *key, const char *gpu,
+		struct node_spec *out, struct err *e);
+/* The training job's: cluster.node for cluster.gpu. */
 int node_from_scenario(const struct scenario *sc, struct node_spec *out, struct err *e);
 /* Host power (DC, no GPUs) of one job node of gpus_per_node GPUs. */
 double node_host_w(const struct node_spec *n, int gpus_per_node, bool busy);
