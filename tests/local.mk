@@ -38,3 +38,7 @@ EXTRA_DIST += tests/traces
 EXTRA_DIST += tests/formula-run.h
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
+TESTS += tests/example-h5py.sh
+EXTRA_DIST += tests/example-h5py.sh doc/examples/read-run.py
+TESTS += tests/h5-layouts.sh
+EXTRA_DIST += tests/h5-layouts.sh tests/h5
