@@ -24,6 +24,7 @@
 #include "models/replicas.h"
 #include "models/run.h"
 #include "cli/cmd.h"
+#include "cli/human.h"
 #include "cli/progress.h"
 
 struct cli {
@@ -32,7 +33,7 @@ struct cli {
 	const char **overrides;		/* -s KEY=VALUE, then --seed as run.seed=N */
 	size_t n_overrides;
 	char seed_override[64];
-	bool json, quiet, check, schema;
+	bool json, quiet, verbose, check, schema;
 	int replicas;			/* --replicas N; 0 = one run */
 };
 
@@ -45,7 +46,9 @@ static const char usage_text[] =
 	"  -s KEY=VALUE      override a setting by its path (repeatable)\n"
 	"      --seed N      seed of every random stream (same as -s run.seed=N)\n"
 	"      --replicas N  run N seeds (seed, seed+1, ...) in parallel; add KEY_mean\n"
-	"                    and KEY_ci95 (95% t interval) per summary figure\n"
+	"                    and KEY_ci95 (95% t interval) per summary figure; the\n"
+	"                    summary shows mean ± interval\n"
+	"  -v                with --replicas, also the first seed's own values\n"
 	"      --json        print the summary as one JSON object on stdout\n"
 	"  -q                no human summary, no progress line\n"
 	"      --check       validate, print the resolved scenario and derived figures\n"
@@ -109,11 +112,12 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 	if (c->overrides == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:s:qhV", longs, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":o:s:qvhV", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'o': c->out_path = optarg; break;
 		case 's': c->overrides[c->n_overrides++] = optarg; break;
 		case 'q': c->quiet = true; break;
+		case 'v': c->verbose = true; break;
 		case OPT_SEED:
 			if (parse_seed(optarg, c, e) < 0)
 				return -1;
@@ -249,7 +253,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	if (c->json)
 		rep_print_json(rep, stdout);
 	else if (!c->quiet)
-		rep_print_human(rep, stdout);
+		human_print(rep, c->verbose, stdout);
 out:
 	replicas_free(reps);
 	run_job_free(job);

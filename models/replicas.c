@@ -316,6 +316,16 @@ out:
 	return rc;
 }
 
+/* The unit the run gave figure name ("" when it has none): its mean and
+ * interval are in the same unit. */
+static const char *replicas_unit(const struct report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep_summary_count(rep); i++)
+		if (strcmp(rep_summary_name(rep, i), name) == 0)
+			return rep_summary_unit(rep, i);
+	return "";
+}
+
 void replicas_add(const struct replicas *rs, struct report *rep)
 {
 	double t = rs->n > 1 ? gsl_cdf_tdist_Pinv(0.975, rs->n - 1) : NAN;
@@ -324,6 +334,7 @@ void replicas_add(const struct replicas *rs, struct report *rep)
 	for (int k = 0; k < rs->keys; k++) {
 		double sum = 0, sq = 0, mean, sd;
 		char name[NAME_MAX_LEN + 8];
+		const char *unit = replicas_unit(rep, rs->names[k]);
 
 		for (int i = 0; i < rs->n; i++)
 			sum += rs->v[(size_t)i * rs->keys + k];
@@ -334,9 +345,9 @@ void replicas_add(const struct replicas *rs, struct report *rep)
 		}
 		sd = rs->n > 1 ? sqrt(sq / (rs->n - 1)) : NAN;
 		snprintf(name, sizeof name, "%s_mean", rs->names[k]);
-		rep_summary(rep, name, mean, "");
+		rep_summary(rep, name, mean, unit);
 		snprintf(name, sizeof name, "%s_ci95", rs->names[k]);
-		rep_summary(rep, name, t * sd / sqrt(rs->n), "");
+		rep_summary(rep, name, t * sd / sqrt(rs->n), unit);
 	}
 }
 

@@ -248,6 +248,11 @@ double rep_summary_value(const struct report *r, size_t i)
 	return i < r->summary.n ? r->summary.v[i].value : NAN;
 }
 
+const char *rep_summary_unit(const struct report *r, size_t i)
+{
+	return i < r->summary.n ? r->summary.v[i].unit : NULL;
+}
+
 void rep_step_scalar(struct report *r, const char *name, double value, const char *unit)
 {
 	rep_nums_set(r, &r->step_scalars, "step scalar", name, value, unit);
@@ -736,57 +741,4 @@ void rep_print_json(const struct report *r, FILE *out)
 			fputs("null", out);
 	}
 	fputs("}\n", out);
-}
-
-/* A value as a person reads it: integers whole, others to ~4 digits. */
-static void rep_human_value(double v, char *buf, size_t len)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else if (isinf(v))
-		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
-	else if (v == floor(v) && a < 1e9)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 1e9 || a < 1e-3)
-		snprintf(buf, len, "%.4e", v);
-	else if (a >= 1000)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.4g", v);
-}
-
-/* Long durations in hours or days as well as seconds. */
-static void rep_human_hint(double v, const char *unit, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (strcmp(unit, "s") != 0 || !isfinite(v))
-		return;
-	if (fabs(v) >= 2 * 86400.0)
-		snprintf(buf, len, "  (%.2f days)", v / 86400.0);
-	else if (fabs(v) >= 2 * 3600.0)
-		snprintf(buf, len, "  (%.2f hours)", v / 3600.0);
-}
-
-void rep_print_human(const struct report *r, FILE *out)
-{
-	size_t i, name_w = 0, value_w = 0;
-	char value[64], hint[64];
-
-	for (i = 0; i < r->summary.n; i++) {
-		rep_human_value(r->summary.v[i].value, value, sizeof value);
-		if (strlen(r->summary.v[i].name) > name_w)
-			name_w = strlen(r->summary.v[i].name);
-		if (strlen(value) > value_w)
-			value_w = strlen(value);
-	}
-	for (i = 0; i < r->summary.n; i++) {
-		const struct rep_num *x = &r->summary.v[i];
-
-		rep_human_value(x->value, value, sizeof value);
-		rep_human_hint(x->value, x->unit, hint, sizeof hint);
-		fprintf(out, "%-*s  %*s%s%s%s\n", (int)name_w, x->name, (int)value_w, value,
-			x->unit[0] ? " " : "", x->unit, hint);
-	}
 }

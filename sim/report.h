@@ -2,7 +2,7 @@
  * report.h -- what a run tells the world: summary figures, time series,
  * events, the iteration breakdown.  Models write here without knowing the
  * format; the report streams to HDF5 (the contract in README) and prints
- * the summary as JSON or as a short human summary.
+ * the summary as JSON (cli/human.c prints it for people).
  *
  * HDF5 layout written (layout_version 2; strings are variable-length UTF-8;
  * groups keep the creation order of links and attributes, so a reader
@@ -79,6 +79,7 @@ double rep_summary_get(const struct report *r, const char *name); /* NaN if unse
 size_t rep_summary_count(const struct report *r);
 const char *rep_summary_name(const struct report *r, size_t i);
 double rep_summary_value(const struct report *r, size_t i);
+const char *rep_summary_unit(const struct report *r, size_t i);	/* "" when none */
 
 /* Time series: declare all before the first sample; time_s is implicit.
  * rep_series() returns -1 for a late, repeated or bad name ("time_s" too);
@@ -109,7 +110,5 @@ int rep_step_labels(struct report *r, const char *name, const char *const *label
 
 /* Summary as one JSON object on a line (keys in first-set order; NaN as null). */
 void rep_print_json(const struct report *r, FILE *out);
-/* A short human summary. */
-void rep_print_human(const struct report *r, FILE *out);
 
 #endif

@@ -42,3 +42,5 @@ TESTS += tests/example-h5py.sh
 EXTRA_DIST += tests/example-h5py.sh doc/examples/read-run.py
 TESTS += tests/h5-layouts.sh
 EXTRA_DIST += tests/h5-layouts.sh tests/h5
+TESTS += tests/human-summary.sh
+EXTRA_DIST += tests/human-summary.sh
