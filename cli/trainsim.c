@@ -233,9 +233,14 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	    run_job_check(job, NULL, e) < 0)
 		goto out;
 	/* Replicas run in forked workers before any file is open. */
-	if (c->replicas > 1 && replicas_run(job, (uint64_t)sc_int(sc, "run.seed"),
-					    c->replicas, 0, paces, &reps, e) < 0)
+	progress_init(&prog, c->quiet);
+	rc = c->replicas > 1 ? replicas_run_with(job, (uint64_t)sc_int(sc, "run.seed"),
+						  c->replicas, 0, paces, progress_replicas,
+						  &prog, &reps, e) : 0;
+	progress_end(&prog);
+	if (rc < 0)
 		goto out;
+	rc = -1;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
 	    write_root_attrs(rep, c, sc, e) < 0)
 		goto out;

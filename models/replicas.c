@@ -138,6 +138,9 @@ struct gather {
 	bool *got;		/* got[i]: replica i's figures are in */
 	int bad;		/* the least failed replica (INT_MAX: none) ... */
 	struct err why;		/* ... and why */
+	replicas_progress_fn *progress;	/* told of each replica in (may be NULL) */
+	void *progress_ctx;
+	int done;
 };
 
 static void failed(struct gather *g, int idx, const char *fmt, ...)
@@ -226,6 +229,8 @@ static int take_records(struct gather *g, int w, struct rd *r, struct err *e)
 		if (got <= 0)
 			return got;
 		g->got[idx] = true;
+		if (g->progress)
+			g->progress(g->progress_ctx, ++g->done, g->rs->n);
 	}
 	return 0;
 }
@@ -266,8 +271,16 @@ static int take(struct gather *g, int w, const void *data, size_t len, int st,
 int replicas_run(const struct run_job *job, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e)
 {
+	return replicas_run_with(job, seed, n, workers, paces, NULL, NULL, out, e);
+}
+
+int replicas_run_with(const struct run_job *job, uint64_t seed, int n, int workers,
+		      struct pace_cache *paces, replicas_progress_fn *progress,
+		      void *progress_ctx, struct replicas **out, struct err *e)
+{
 	struct job j = { job, seed, n, workers > 0 ? workers : fj_cpus(), paces };
-	struct gather g = { .seed = seed, .bad = INT_MAX };
+	struct gather g = { .seed = seed, .bad = INT_MAX, .progress = progress,
+			    .progress_ctx = progress_ctx };
 	struct fj_pool *pool = NULL;
 	int rc = -1;
 
