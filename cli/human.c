@@ -54,7 +54,9 @@ static const char *human_group(const char *name)
 	return "other";
 }
 
-/* A value as a person reads it: integers whole, others to ~4 digits. */
+/* A value as a person reads it: to about 4 significant digits, but never
+ * fewer whole digits than it has below 1e9 (a mean of 4545123 s keeps
+ * its units next to an interval of 1064 s). */
 static void human_value(double v, char *buf, size_t len)
 {
 	double a = fabs(v);
@@ -63,10 +65,10 @@ static void human_value(double v, char *buf, size_t len)
 		snprintf(buf, len, "n/a");
 	else if (isinf(v))
 		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
-	else if (v == floor(v) && a < 1e6)
+	else if (a >= 1e9 || (a < 1e-3 && a > 0))
+		snprintf(buf, len, "%.4e", v);
+	else if (a >= 1e5 || v == floor(v))
 		snprintf(buf, len, "%.0f", v);
-	else if (a >= 1e6 || a < 1e-3)
-		snprintf(buf, len, "%.4g", v);
 	else if (a >= 1000)
 		snprintf(buf, len, "%.1f", v);
 	else
