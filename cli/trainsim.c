@@ -200,7 +200,10 @@ static int write_root_attrs(struct report *rep, const struct cli *c,
 	if (rc < 0 || text == NULL ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", text, e) < 0 ||
-	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0)
+	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0 ||
+	    rep_attr_str(rep, "model", sc_str(sc, "model.name"), e) < 0 ||
+	    rep_attr_str(rep, "gpu", sc_str(sc, "cluster.gpu"), e) < 0 ||
+	    rep_attr_str(rep, "region", sc_str(sc, "region"), e) < 0)
 		return -1;
 	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
 }
