@@ -44,3 +44,5 @@ TESTS += tests/h5-layouts.sh
 EXTRA_DIST += tests/h5-layouts.sh tests/h5
 TESTS += tests/human-summary.sh
 EXTRA_DIST += tests/human-summary.sh
+TESTS += tests/slurm.sh
+EXTRA_DIST += tests/slurm.sh
