@@ -28,7 +28,8 @@ static const struct { const char *pattern, *group; } human_groups[] = {
 	{ "gpu_hours", "cost" }, { "node_hours", "cost" },
 	{ "carbon*", "carbon" }, { "*_kg", "carbon" }, { "gco2e_per_*", "carbon" },
 	{ "params", "run" }, { "gpus", "run" }, { "peak_memory_gib", "run" },
-	{ "events", "run" }, { "replicas", "run" },
+	{ "events", "run" }, { "replicas", "run" }, { "calibrated", "run" },
+	{ "band", "run" },
 };
 static const char *const human_order[] = {
 	"time", "throughput", "disruptions", "energy", "cost", "carbon", "run", "other"
@@ -46,8 +47,16 @@ static bool human_match(const char *pattern, const char *name)
 	return strcmp(pattern, name) == 0;
 }
 
+static bool human_strip(const char *name, const char *suffix, char *base, size_t len);
+
 static const char *human_group(const char *name)
 {
+	char base[96];
+
+	/* A figure's band (KEY_lo, KEY_hi) goes where KEY goes. */
+	if (human_strip(name, "_lo", base, sizeof base) ||
+	    human_strip(name, "_hi", base, sizeof base))
+		name = base;
 	for (size_t i = 0; i < sizeof human_groups / sizeof human_groups[0]; i++)
 		if (human_match(human_groups[i].pattern, name))
 			return human_groups[i].group;
@@ -100,7 +109,7 @@ static bool human_strip(const char *name, const char *suffix, char *base, size_t
 }
 
 struct human_row {
-	char value[48], ci[48], seed[48], unit[32], hint[48];
+	char value[48], ci[48], seed[48], unit[32], hint[48], band[112];
 };
 
 /* Figure i as printed: its value (the mean with replicas), the interval,
@@ -123,13 +132,28 @@ static void human_row_fill(const struct report *r, size_t i, bool replicas,
 	}
 	human_value(v, row->value, sizeof row->value);
 	human_hint(v, unit, row->hint, sizeof row->hint);
+	/* The model's error band, when the run gives one (KEY_lo, KEY_hi). */
+	snprintf(key, sizeof key, "%s_lo", name);
+	if (!isnan(rep_summary_get(r, key))) {
+		char lo[48], hi[48];
+
+		human_value(rep_summary_get(r, key), lo, sizeof lo);
+		snprintf(key, sizeof key, "%s_hi", name);
+		human_value(rep_summary_get(r, key), hi, sizeof hi);
+		snprintf(row->band, sizeof row->band, "  [band %s to %s]", lo, hi);
+	}
 }
 
-/* Is figure name one human_print shows on a row of its own? */
-static bool human_shown(const char *name, bool replicas)
+/* Is figure name one human_print shows on a row of its own?  Not the
+ * replicas' KEY_mean and KEY_ci95, nor KEY_lo and KEY_hi of a KEY shown
+ * (they are printed on KEY's row). */
+static bool human_shown(const struct report *r, const char *name, bool replicas)
 {
 	char base[96];
 
+	if ((human_strip(name, "_lo", base, sizeof base) ||
+	     human_strip(name, "_hi", base, sizeof base)) && !isnan(rep_summary_get(r, base)))
+		return false;
 	return !human_strip(name, "_mean", base, sizeof base) &&
 	       !human_strip(name, "_ci95", base, sizeof base) &&
 	       !(replicas && strcmp(name, "replicas") == 0);
@@ -153,7 +177,7 @@ static void human_line(const char *name, const struct human_row *row, bool repli
 		fprintf(out, " ± %-*s", w->ci, row->ci);
 	if (replicas && verbose)
 		fprintf(out, "  [%*s]", w->seed, row->seed);
-	fprintf(out, "%s%s%s\n", row->unit[0] ? " " : "", row->unit, row->hint);
+	fprintf(out, "%s%s%s%s\n", row->unit[0] ? " " : "", row->unit, row->hint, row->band);
 }
 
 void human_print(const struct report *r, bool verbose, FILE *out)
@@ -164,7 +188,7 @@ void human_print(const struct report *r, bool verbose, FILE *out)
 	struct human_row row;
 
 	for (i = 0; i < n; i++) {
-		if (!human_shown(rep_summary_name(r, i), replicas))
+		if (!human_shown(r, rep_summary_name(r, i), replicas))
 			continue;
 		human_row_fill(r, i, replicas, &row);
 		human_widen(&w.name, rep_summary_name(r, i));
@@ -183,7 +207,7 @@ void human_print(const struct report *r, bool verbose, FILE *out)
 			const char *name = rep_summary_name(r, i);
 
 			if (strcmp(human_group(name), human_order[g]) != 0 ||
-			    !human_shown(name, replicas))
+			    !human_shown(r, name, replicas))
 				continue;
 			if (!head)
 				fprintf(out, "%s%s\n", any ? "\n" : "", human_order[g]);
