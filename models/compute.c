@@ -88,11 +88,34 @@ static double hidden_elems(const struct cmp_shape *sh)
 	return sh->b * sh->s * sh->h / (sh->sp ? sh->tp : 1);
 }
 
-/* The flash-attention kernel: 4 b s^2 h / t forward FLOPs at flash_eff. */
+/* The shape's dimensions, GPT's where a field is 0. */
+static double kv_heads(const struct cmp_shape *sh)
+{
+	return sh->kv > 0 ? sh->kv : sh->a;
+}
+
+static double head_qk(const struct cmp_shape *sh)
+{
+	return sh->dqk > 0 ? sh->dqk : sh->h / sh->a;
+}
+
+static double head_v(const struct cmp_shape *sh)
+{
+	return sh->dv > 0 ? sh->dv : sh->h / sh->a;
+}
+
+static double ffn(const struct cmp_shape *sh)
+{
+	return sh->f > 0 ? sh->f : 4 * sh->h;
+}
+
+/* The flash-attention kernel: 2 b s^2 a (d_qk + d_v) / t forward FLOPs
+ * (4 b s^2 h / t for GPT) at flash_eff. */
 static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, double flops_factor)
 {
-	double flops = flops_factor * 4.0 * sh->b * sh->s * sh->s * sh->h / sh->tp;
+	double dsum = sh->a * (head_qk(sh) + head_v(sh));
+	double flops = flops_factor * 2.0 * sh->b * sh->s * sh->s * dsum / sh->tp;
 	struct cmp_cost c;
 
 	c.time_s = flops / (sh->peak_flops * g->flash_eff) + g->launch_s;
@@ -107,13 +130,94 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			  struct cmp_cost *acc)
 {
-	double heads = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
+	double heads = sh->b * sh->a / sh->tp;
 	double scores = heads * sh->s * sh->s;
 
-	add_gemm(g, sh, acc, 1, heads, sh->s, sh->s, dh);		/* Q K^T */
+	add_gemm(g, sh, acc, 1, heads, sh->s, sh->s, head_qk(sh));	/* Q K^T */
 	add_stream(g, acc, scores * 2 * ACT_BYTES);			/* softmax */
 	add_stream(g, acc, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
-	add_gemm(g, sh, acc, 1, heads, sh->s, dh, sh->s);		/* x V */
+	add_gemm(g, sh, acc, 1, heads, sh->s, head_v(sh), sh->s);	/* x V */
+}
+
+/* The projections into queries, keys and values: one fused QKV GEMM, or
+ * latent attention's down and up projections (times = 2 for backward). */
+static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
+		      struct cmp_cost *acc, double times)
+{
+	double T = sh->b * sh->s, h = sh->h, t = sh->tp, a = sh->a;
+
+	if (sh->kv_lora <= 0) {
+		add_gemm(g, sh, acc, times, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
+		return;
+	}
+	double dqk = head_qk(sh), nope = dqk - sh->rope;
+
+	if (sh->q_lora > 0) {
+		add_gemm(g, sh, acc, times, 1, T, sh->q_lora, h);		/* W^DQ */
+		add_gemm(g, sh, acc, times, 1, T, a * dqk / t, sh->q_lora);	/* W^UQ */
+	} else {
+		add_gemm(g, sh, acc, times, 1, T, a * dqk / t, h);		/* W^Q */
+	}
+	add_gemm(g, sh, acc, times, 1, T, sh->kv_lora + sh->rope, h);	/* W^DKV */
+	add_gemm(g, sh, acc, times, 1, T, a * (nope + head_v(sh)) / t, sh->kv_lora);
+	/* the norms of the latents, fused with rotary embedding */
+	add_stream(g, acc, T * (sh->q_lora + sh->kv_lora) * (times + 1) * ACT_BYTES);
+}
+
+/* The MLP's first GEMM, activation and second GEMM of width f, forward. */
+static void mlp_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, double batch, double M, double f)
+{
+	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
+
+	add_gemm(g, sh, acc, 1, batch, M, up / t, h);			/* h -> f (2f) */
+	/* bias-GeLU reads and writes f; SwiGLU reads 2f, writes f */
+	add_stream(g, acc, batch * M * f / t * (sh->gated ? 3 : 2) * ACT_BYTES);
+	add_gemm(g, sh, acc, 1, batch, M, h, f / t);			/* f -> h */
+}
+
+static void mlp_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, double batch, double M, double f)
+{
+	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
+
+	add_gemm(g, sh, acc, 2, batch, M, h, f / t);			/* f -> h */
+	/* GeLU: x, dy -> dx; SwiGLU: up, gate, dy -> d up, d gate */
+	add_stream(g, acc, batch * M * f / t * (sh->gated ? 5 : 3) * ACT_BYTES);
+	add_gemm(g, sh, acc, 2, batch, M, up / t, h);			/* h -> f (2f) */
+}
+
+/* Tokens each of the busiest rank's experts takes: ep T k / E, times the
+ * load of the busiest expert. */
+static double expert_tokens(const struct cmp_shape *sh)
+{
+	double ep = sh->ep > 0 ? sh->ep : 1, load = sh->load > 0 ? sh->load : 1;
+
+	return ep * sh->b * sh->s * sh->topk / sh->experts * load;
+}
+
+/* An MoE layer's MLP: router, permute, grouped experts, unpermute, shared
+ * experts.  backward: the GEMMs twice, the streams' gradients. */
+static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, bool backward)
+{
+	double T = sh->b * sh->s, h = sh->h, ep = sh->ep > 0 ? sh->ep : 1;
+	double local = sh->experts / ep, M = expert_tokens(sh);
+	double routed = local * M;	/* token-expert pairs on this rank */
+
+	add_gemm(g, sh, acc, backward ? 2 : 1, 1, T, sh->experts, h);	/* router */
+	add_stream(g, acc, routed * h * 2 * ACT_BYTES);			/* permute */
+	if (backward)
+		mlp_bwd(g, sh, acc, local, M, sh->fe);
+	else
+		mlp_fwd(g, sh, acc, local, M, sh->fe);
+	add_stream(g, acc, routed * h * 2 * ACT_BYTES);			/* unpermute */
+	if (sh->shared > 0) {
+		if (backward)
+			mlp_bwd(g, sh, acc, 1, T, sh->shared * sh->fe);
+		else
+			mlp_fwd(g, sh, acc, 1, T, sh->shared * sh->fe);
+	}
 }
 
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -124,17 +228,18 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	cmp_zero(out);
 	add_stream(g, out, hid * 2 * ACT_BYTES);			/* LN */
-	add_gemm(g, sh, out, 1, 1, T, 3 * h / t, h);			/* QKV */
+	qkv_gemms(g, sh, out, 1);					/* QKV */
 	if (sh->flash)
 		add_flash(g, sh, out, 1.0);
 	else
 		attn_core_fwd(g, sh, out);
-	add_gemm(g, sh, out, 1, 1, T, h, h / t);			/* proj */
+	add_gemm(g, sh, out, 1, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	add_stream(g, out, hid * (3 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
 	add_stream(g, out, hid * 2 * ACT_BYTES);			/* LN */
-	add_gemm(g, sh, out, 1, 1, T, 4 * h / t, h);			/* h -> 4h */
-	add_stream(g, out, T * 4 * h / t * 2 * ACT_BYTES);		/* bias-GeLU */
-	add_gemm(g, sh, out, 1, 1, T, h, 4 * h / t);			/* 4h -> h */
+	if (sh->experts > 0)
+		moe_mlp(g, sh, out, false);
+	else
+		mlp_fwd(g, sh, out, 1, T, ffn(sh));			/* MLP */
 	add_stream(g, out, hid * (3 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
 }
 
@@ -143,27 +248,28 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 {
 	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
 	double hid = hidden_elems(sh);
-	double heads = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
+	double heads = sh->b * sh->a / sh->tp;
 	double scores = heads * sh->s * sh->s;
 
 	cmp_zero(out);
 	/* bias-dropout-add: read dy and mask, write dx and the bias grad. */
 	add_stream(g, out, hid * (2 * ACT_BYTES + MASK_BYTES));
-	add_gemm(g, sh, out, 2, 1, T, h, 4 * h / t);			/* 4h -> h */
-	add_stream(g, out, T * 4 * h / t * 3 * ACT_BYTES);		/* GeLU: x, dy -> dx */
-	add_gemm(g, sh, out, 2, 1, T, 4 * h / t, h);			/* h -> 4h */
+	if (sh->experts > 0)
+		moe_mlp(g, sh, out, true);
+	else
+		mlp_bwd(g, sh, out, 1, T, ffn(sh));			/* MLP */
 	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN: x, dy -> dx */
 	add_stream(g, out, hid * (2 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
-	add_gemm(g, sh, out, 2, 1, T, h, h / t);			/* proj */
+	add_gemm(g, sh, out, 2, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	if (sh->flash) {
 		add_flash(g, sh, out, 2.5);
 	} else {
-		add_gemm(g, sh, out, 2, heads, sh->s, dh, sh->s);	/* x V */
+		add_gemm(g, sh, out, 2, heads, sh->s, head_v(sh), sh->s);	/* x V */
 		add_stream(g, out, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
 		add_stream(g, out, scores * 3 * ACT_BYTES);		/* softmax: y, dy -> dx */
-		add_gemm(g, sh, out, 2, heads, sh->s, sh->s, dh);	/* Q K^T */
+		add_gemm(g, sh, out, 2, heads, sh->s, sh->s, head_qk(sh));	/* Q K^T */
 	}
-	add_gemm(g, sh, out, 2, 1, T, 3 * h / t, h);			/* QKV */
+	qkv_gemms(g, sh, out, 2);					/* QKV */
 	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN */
 }
 

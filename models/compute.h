@@ -14,6 +14,16 @@
  *     LN, QKV GEMM, attention core (Q K^T, softmax, dropout, x V; or one
  *     flash-attention kernel), projection GEMM, bias-dropout-add, LN,
  *     MLP h->4h GEMM, bias-GeLU, MLP 4h->h GEMM, bias-dropout-add.
+ * The shape follows the model: the QKV GEMM is (a + 2 kv) d_h / t wide
+ * (grouped-query attention); latent attention (DeepSeek-V2) runs instead
+ * the down projections h -> q_lora and h -> kv_lora + rope (replicated over
+ * TP, as Megatron-Core's MLA) and the up projections q_lora -> a d_qk / t
+ * and kv_lora -> a (d_nope + d_v) / t; the MLP is h -> f (GeLU) or h -> 2f
+ * (up and gate fused, SwiGLU/GeGLU) with the activation kernel between.
+ * An MoE layer's MLP: the router GEMM h -> E, permute, the grouped expert
+ * GEMMs of the busiest rank (E/ep experts, ep T k load / E tokens each,
+ * widths fe/t), unpermute; shared experts as a dense MLP of width
+ * shared x fe.
  * Backward: every GEMM twice (data and weight gradients), elementwise
  * kernels with their backward traffic, flash attention 2.5x its forward
  * FLOPs (five matmuls to two, FlashAttention-2).  Norms and dropouts are
@@ -37,6 +47,17 @@ struct cmp_shape {
 	bool sp;		/* sequence parallelism */
 	bool flash;		/* fused flash-attention kernel */
 	double peak_flops;	/* tensor peak of the datatype in use */
+	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
+	double kv;		/* key/value heads (0: a) */
+	double f;		/* dense MLP width (0: 4h) */
+	bool gated;		/* SwiGLU/GeGLU: up and gate in one GEMM of 2f */
+	double dqk, dv;		/* head dimensions (0: h/a) */
+	double q_lora, kv_lora, rope;	/* latent attention (kv_lora 0: off) */
+	/* An MoE layer's MLP (experts 0: dense): the router, then the busiest
+	 * EP rank's E/ep experts as one grouped GEMM over its tokens */
+	double experts, topk, shared, fe;	/* fe: one expert's width */
+	double ep;		/* expert-parallel degree (0: 1) */
+	double load;		/* busiest expert's tokens over the mean (0: 1) */
 };
 
 /* Cost of a group of kernels; add with cmp_add(). */

@@ -90,11 +90,15 @@ static int check(const struct tfm *m, const struct layout *L,
 		if (v < 2)
 			return fail(f, "parallel.virtual_stages", "interleaved needs at "
 				    "least 2 virtual stages (expected >= 2)");
-		if (m->layers % (L->pp * v) != 0) {
-			snprintf(msg, sizeof msg, "%d layers do not split into pp x v = "
-				 "%d x %d chunks (expected a divisor of layers/pp = %d)",
-				 m->layers, L->pp, v, m->layers / L->pp);
-			return fail(f, "parallel.virtual_stages", msg);
+		/* chunks may differ by a layer (layout.h), none may be empty */
+		for (int k = 0; k < L->pp; k++) {
+			int n = layout_stage_layers(L, m->layers, k);
+			if (n < v) {
+				snprintf(msg, sizeof msg, "stage %d's %d layers do not "
+					 "make %d chunks (expected at most %d virtual "
+					 "stages)", k, n, v, n);
+				return fail(f, "parallel.virtual_stages", msg);
+			}
 		}
 		if (L->microbatches % L->pp != 0) {
 			snprintf(msg, sizeof msg, "%d microbatches per pipeline are not a "

@@ -16,6 +16,7 @@
 /* Everything per layer, one microbatch, one TP rank. */
 struct layer_costs {
 	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
+	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
 	double tp_fwd_s, tp_bwd_s;
 	struct cmp_cost emb_f, emb_b, log_f, log_b;
 	double tp_emb_s, tp_log_s;	/* one collective each */
@@ -47,28 +48,70 @@ static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
 	return 0;
 }
 
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, bool sp,
+		      bool flash, double peak, bool moe, struct cmp_shape *sh)
+{
+	struct cmp_shape x = {
+		.b = micro_batch, .s = m->seq_len, .h = m->hidden,
+		.a = m->heads, .V = m->vocab, .tp = tp,
+		.sp = sp, .flash = flash, .peak_flops = peak,
+		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
+		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
+	};
+
+	if (m->mla.kv_lora_rank > 0) {
+		x.q_lora = m->mla.q_lora_rank;
+		x.kv_lora = m->mla.kv_lora_rank;
+		x.rope = m->mla.qk_rope_dim;
+	}
+	if (moe && m->moe.experts > 0) {
+		x.experts = m->moe.experts;
+		x.topk = m->moe.top_k;
+		x.shared = m->moe.shared_experts;
+		x.fe = m->moe.ffn_hidden;
+		x.load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
+			 m->moe.imbalance;
+	}
+	*sh = x;
+}
+
+/* One layer's forward and backward (with recomputation). */
+static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       enum par_recompute rc, struct cmp_cost *fwd, struct cmp_cost *bwd)
+{
+	struct cmp_cost extra;
+
+	cmp_layer_fwd(g, sh, fwd);
+	cmp_layer_bwd(g, sh, bwd);
+	if (rc == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, fwd, 1);
+	else if (rc == PAR_RECOMPUTE_SELECTIVE) {
+		cmp_attn_recompute(g, sh, &extra);
+		cmp_add(bwd, &extra, 1);
+	}
+}
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
 		       struct layer_costs *c, struct err *e)
 {
-	struct cmp_shape sh = {
-		.b = L->micro_batch, .s = m->seq_len, .h = m->hidden,
-		.a = m->heads, .V = m->vocab, .tp = L->tp,
-		.sp = o->sequence_parallel, .flash = o->flash_attention,
-		.peak_flops = peak,
-	};
+	struct cmp_shape sh;
 	bool full = o->recompute == PAR_RECOMPUTE_FULL;
 	struct cmp_cost extra;
 	struct mg_tp x;
 
-	cmp_layer_fwd(g, &sh, &c->fwd);
-	cmp_layer_bwd(g, &sh, &c->bwd);
-	if (full)
-		cmp_add(&c->bwd, &c->fwd, 1);
-	else if (o->recompute == PAR_RECOMPUTE_SELECTIVE) {
-		cmp_attn_recompute(g, &sh, &extra);
-		cmp_add(&c->bwd, &extra, 1);
+	step_layer_shape(m, L->micro_batch, L->tp, o->sequence_parallel,
+			 o->flash_attention, peak, false, &sh);
+	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
+	if (m->moe.experts > 0) {
+		struct cmp_shape xs;
+		step_layer_shape(m, L->micro_batch, L->tp, o->sequence_parallel,
+				 o->flash_attention, peak, true, &xs);
+		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
+	} else {
+		c->moe_fwd = c->fwd;
+		c->moe_bwd = c->bwd;
 	}
 	cmp_embed_fwd(g, &sh, &c->emb_f);
 	cmp_embed_bwd(g, &sh, &c->emb_b);
@@ -76,9 +119,16 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	cmp_grad_accum(g, (12.0 * h * h + 13.0 * h) / t, o->grad_accum_fusion, &extra);
+	cmp_grad_accum(g, tfm_layer_params(m, false) / t, o->grad_accum_fusion, &extra);
 	cmp_add(&c->bwd, &extra, 1);
-	cmp_grad_accum(g, vocab_params + (double)m->seq_len * h, o->grad_accum_fusion, &extra);
+	if (m->moe.experts > 0) {
+		cmp_grad_accum(g, tfm_layer_params(m, true) / t, o->grad_accum_fusion, &extra);
+		cmp_add(&c->moe_bwd, &extra, 1);
+	} else {
+		c->moe_bwd = c->bwd;
+	}
+	cmp_grad_accum(g, vocab_params + (m->learned_positions ?
+		       (double)m->seq_len * h : 0), o->grad_accum_fusion, &extra);
 	cmp_add(&c->emb_b, &extra, 1);
 	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
 	cmp_add(&c->log_b, &extra, 1);
@@ -132,37 +182,67 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	       a->bwd_gemm && a->params && a->layers && a->rank_gpu ? 0 : -1;
 }
 
+/* Chunk vs's passes: its dense and MoE layers (layout.h: stages may be
+ * uneven), the embedding on the first chunk, the logits on the last. */
 static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 			const struct layer_costs *c, struct plan_arrays *a)
 {
-	int V = L->pp * v, n = m->layers / V;
+	int V = L->pp * v, first = 0;
 	double h = m->hidden, t = L->tp;
+	double pd = tfm_layer_params(m, false), pm = tfm_layer_params(m, true);
 
 	for (int vs = 0; vs < V; vs++) {
+		int n = layout_chunk_layers(L, m->layers, v, vs), x = 0;
+		for (int i = first; i < first + n; i++)
+			x += tfm_layer_is_moe(m, i);
+		first += n;
+		int d = n - x;	/* dense layers */
 		a->layers[vs] = n;
-		a->fwd[vs] = n * (c->fwd.time_s + c->tp_fwd_s);
-		a->bwd[vs] = n * (c->bwd.time_s + c->tp_bwd_s);
+		a->fwd[vs] = d * (c->fwd.time_s + c->tp_fwd_s);
+		a->bwd[vs] = d * (c->bwd.time_s + c->tp_bwd_s);
 		a->fwd_tp[vs] = n * c->tp_fwd_s;
 		a->bwd_tp[vs] = n * c->tp_bwd_s;
-		a->fwd_gemm[vs] = n * c->fwd.gemm_s;
-		a->bwd_gemm[vs] = n * c->bwd.gemm_s;
-		a->params[vs] = n * (12.0 * h * h + 13.0 * h) / t;
+		a->fwd_gemm[vs] = d * c->fwd.gemm_s;
+		a->bwd_gemm[vs] = d * c->bwd.gemm_s;
+		a->params[vs] = d * pd / t;
+		if (x > 0) {
+			a->fwd[vs] += x * (c->moe_fwd.time_s + c->tp_fwd_s);
+			a->bwd[vs] += x * (c->moe_bwd.time_s + c->tp_bwd_s);
+			a->fwd_gemm[vs] += x * c->moe_fwd.gemm_s;
+			a->bwd_gemm[vs] += x * c->moe_bwd.gemm_s;
+			a->params[vs] += x * pm / t;
+		}
 	}
 	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
 	a->fwd_tp[0] += c->tp_emb_s;
 	a->bwd[0] += c->emb_b.time_s;
-	a->params[0] += (double)m->vocab * h / t + (double)m->seq_len * h;
+	a->params[0] += (double)m->vocab * h / t +
+			(m->learned_positions ? (double)m->seq_len * h : 0);
 	a->fwd[V - 1] += c->log_f.time_s;
 	a->fwd_gemm[V - 1] += c->log_f.gemm_s;
 	a->bwd[V - 1] += c->log_b.time_s + c->tp_log_s;
 	a->bwd_tp[V - 1] += c->tp_log_s;
 	a->bwd_gemm[V - 1] += c->log_b.gemm_s;
-	a->params[V - 1] += (V > 1 ? (double)m->vocab * h / t : 0) + 2.0 * h;
+	a->params[V - 1] += (V > 1 || !m->tied_embeddings ? (double)m->vocab * h / t : 0) +
+			    tfm_norm_params(m);
+	/* MTP modules after the last layer: a layer like the last, its
+	 * projection, and the shared head's logits once more each */
+	if (m->mtp_layers > 0) {
+		bool moe = tfm_layer_is_moe(m, m->layers - 1);
+		const struct cmp_cost *f = moe ? &c->moe_fwd : &c->fwd;
+		const struct cmp_cost *b = moe ? &c->moe_bwd : &c->bwd;
+		double k = m->mtp_layers;
+		a->fwd[V - 1] += k * (f->time_s + c->tp_fwd_s + c->log_f.time_s);
+		a->bwd[V - 1] += k * (b->time_s + c->tp_bwd_s + c->log_b.time_s + c->tp_log_s);
+		a->fwd_gemm[V - 1] += k * (f->gemm_s + c->log_f.gemm_s);
+		a->bwd_gemm[V - 1] += k * (b->gemm_s + c->log_b.gemm_s);
+		a->params[V - 1] += k * (tfm_layer_params(m, moe) + tfm_mtp_extra_params(m)) / t;
+	}
 }
 
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
- * core's forward again, 4 B s^2 h per layer. */
+ * core's forward again, 4 B s^2 h per layer for GPT (transformer.h). */
 static double iteration_flops(const struct tfm *m, const struct layout *L,
 			      enum par_recompute rc)
 {
@@ -171,8 +251,10 @@ static double iteration_flops(const struct tfm *m, const struct layout *L,
 	if (rc == PAR_RECOMPUTE_FULL)
 		return tfm_flops(m, B, true);
 	double f = tfm_flops(m, B, false);
+	/* the attention cores' forward again: 4 B s^2 h l for GPT */
+	double c = tfm_attn_core_flops_per_token(m) / ((double)m->seq_len * m->hidden);
 	if (rc == PAR_RECOMPUTE_SELECTIVE)
-		f += 4.0 * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
+		f += c * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
 	return f;
 }
 

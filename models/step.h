@@ -104,6 +104,12 @@ int step_simulate(const struct scenario *sc, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
 
+/* The kernel shape (compute.h) of the model's dense layers, or of its MoE
+ * layers (moe), on one TP rank. */
+struct cmp_shape;
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, bool sp,
+		      bool flash, double peak, bool moe, struct cmp_shape *sh);
+
 /* The breakdown into the report's /step group (step_report.c). */
 struct report;
 int step_report(struct report *r, const struct step_result *s, struct err *e);

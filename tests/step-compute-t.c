@@ -48,7 +48,8 @@ int main(void)
 	tap_near(c.time_s, 1e9 / 1e12 + 5e-6, 1e-12, "elementwise: bytes / (bw x mem_eff)");
 
 	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8 */
-	struct cmp_shape sh = { 1, 2048, 12288, 96, 51200, 8, false, false, 312e12 };
+	struct cmp_shape sh = { .b = 1, .s = 2048, .h = 12288, .a = 96, .V = 51200,
+				.tp = 8, .peak_flops = 312e12 };
 	double b = 1, s = 2048, h = 12288, t = 8;
 	double fwd = (24 * b * s * h * h + 4 * b * s * s * h) / t;
 	cmp_layer_fwd(&g, &sh, &c);
