@@ -34,3 +34,10 @@ EXTRA_DIST += tests/acct-e2e.sh
 check_PROGRAMS += tests/acct-tco-t
 TESTS += tests/acct-tco-t
 tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
+# Model shapes and presets (issue 13).
+check_PROGRAMS += tests/models-params-t
+TESTS += tests/models-params-t
+tests_models_params_t_SOURCES = tests/models-params-t.c
+check_PROGRAMS += tests/models-shape-t
+TESTS += tests/models-shape-t
+tests_models_shape_t_SOURCES = tests/models-shape-t.c
