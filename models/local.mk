@@ -41,3 +41,5 @@ tests_models_params_t_SOURCES = tests/models-params-t.c
 check_PROGRAMS += tests/models-shape-t
 TESTS += tests/models-shape-t
 tests_models_shape_t_SOURCES = tests/models-shape-t.c
+TESTS += tests/models-e2e.sh
+EXTRA_DIST += tests/models-e2e.sh

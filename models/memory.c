@@ -13,7 +13,8 @@
  * rep is held whole by every TP rank, par split over them (Korthikanti's
  * 10 and 24 for GPT).  gin is the bytes of a stored GEMM input: 2, or 1
  * with FP8 GEMMs, whose inputs Transformer Engine saves in FP8.
- *   rep: two norm inputs 4h, two dropout masks 2h, the QKV and MLP GEMM
+ *   rep: two norm inputs 4h, two dropout masks 2h (none without dropout),
+ *        the QKV and MLP GEMM
  *        inputs gin h each; latent attention's latents (norm input and
  *        up-projection input) and rotary key; an MoE layer's fp32 router
  *        logits 4E
@@ -34,7 +35,7 @@ static void act_parts(const struct tfm *m, bool is_moe, bool fp8,
 	double h = m->hidden, a = m->heads, gin = fp8 ? 1.0 : 2.0;
 	double dqk = tfm_qk_head_dim(m), dv = tfm_v_head_dim(m);
 	double kv = m->mla.kv_lora_rank > 0 ? a : m->kv_heads;
-	double rep = 4.0 * h + 2.0 * h + gin * h + gin * h;
+	double rep = 4.0 * h + (m->dropout ? 2.0 * h : 0) + gin * h + gin * h;
 	double par = 2.0 * (a * dqk + kv * dqk + kv * dv) + gin * a * dv;
 
 	if (m->mla.kv_lora_rank > 0)
@@ -68,7 +69,9 @@ double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, bool sp,
 {
 	double s = m->seq_len, b = micro_batch, h = m->hidden, a = m->heads, t = tp;
 	double sbh = s * b * h;
-	double scores = (rc == PAR_RECOMPUTE_NONE && !flash) ? 5.0 * a * s / h : 0.0;
+	/* softmax output 2 a s^2 b, dropout mask and output 3 a s^2 b */
+	double scores = (rc == PAR_RECOMPUTE_NONE && !flash) ?
+			(m->dropout ? 5.0 : 2.0) * a * s / h : 0.0;
 	double rep, par;
 
 	if (rc == PAR_RECOMPUTE_FULL)

@@ -11,7 +11,7 @@ const struct cfg_setting pace_settings[] = {
 	  "iteration time: the step model on the network, or Megatron's FLOPs "
 	  "formula at training.efficiency of peak" },
 	{ "training.efficiency", CFG_FLOAT, "", 1e-3, 1, "0.44", NULL,
-	  "formula model: achieved / peak FLOP/s, recomputation counted "
+	  "formula model: achieved / peak FLOP/s (of parallel.dtype), recomputation counted "
 	  "(Megatron-LM README, GPT-3 175B on 1024 A100: 138 TFLOP/s, 44%)" },
 	CFG_END
 };
@@ -113,6 +113,12 @@ void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)
 	src->recompute_full = strcmp(rc, "full") == 0;
 	src->recompute = rc[0];		/* none, selective, full differ in the first letter */
 	src->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
+	src->fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
+}
+
+double pace_peak_flops(const struct pace_src *src)
+{
+	return src->fp8 ? src->g->peak_fp8_flops : src->g->peak_bf16_flops;
 }
 
 /* The layout of the job shrunk (or not) to dp replicas. */
@@ -144,9 +150,12 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 		p->flops_per_iter = p->step.flops_per_iter;
 		return 0;
 	}
+	if (src->fp8 && src->g->peak_fp8_flops <= 0)
+		return sc_error(src->sc, e, "parallel.dtype", "%s has no FP8 tensor "
+				"cores (expected bf16)", src->g->name);
 	p->flops_per_iter = tfm_flops(src->m, sequences, src->recompute_full);
 	p->compute_s = p->flops_per_iter /
-		       (L->gpus * src->g->peak_bf16_flops * src->efficiency);
+		       (L->gpus * pace_peak_flops(src) * src->efficiency);
 	return 0;
 }
 

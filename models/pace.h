@@ -62,9 +62,13 @@ struct pace_src {
 	bool use_step;			/* else the formula */
 	double efficiency;		/* formula: achieved / peak */
 	bool recompute_full;		/* formula: count the extra forward */
+	bool fp8;			/* GEMMs in FP8: the GPU's FP8 peak */
 	int recompute, zero_stage;	/* for the cache key */
 	struct pace_cache *cache;	/* NULL: none */
 };
+
+/* The tensor peak of the datatype in use (parallel.dtype). */
+double pace_peak_flops(const struct pace_src *src);
 
 struct pace {
 	bool ready;

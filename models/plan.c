@@ -289,8 +289,8 @@ static int plan_setup(struct plan *p, struct err *e)
 	/* For the analytic bound (see bound_analytic): the peak and the
 	 * kernels' best efficiency the step model can reach. */
 	gpu_from_scenario(sc, gpu, &g);
-	p->peak_tflops = (strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ?
-			  g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
+	p->fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
+	p->peak_tflops = (p->fp8 ? g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
 	p->eff_max = g.flash_eff;
 	for (int k = 0; k < g.gemm_points; k++)
 		p->eff_max = fmax(p->eff_max, g.gemm_eff[k]);

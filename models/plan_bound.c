@@ -223,7 +223,8 @@ int plan_bound_analytic(struct plan *p, struct cand *c, struct err *e)
 	if (!p->step_model)
 		bound_eff = p->formula_eff;
 	snprintf(eff, sizeof eff, "training.efficiency=%.17g", fmax(1e-3, bound_eff));
-	snprintf(peak, sizeof peak, "gpus.%s.peak_bf16_tflops=%.17g", p->gpu_name,
+	snprintf(peak, sizeof peak, "gpus.%s.peak_%s_tflops=%.17g", p->gpu_name,
+		 p->fp8 ? "fp8" : "bf16",
 		 p->peak_tflops * (1 + 1e-12));	/* printing's rounding: stay below */
 	c->level = LB_ANALYTIC;
 	p->formula_runs++;

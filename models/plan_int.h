@@ -71,6 +71,7 @@ struct plan {
 	double hbm_bytes, ckpt_s;
 	char gpu_name[64];
 	double peak_tflops;		/* of the datatype the step model uses */
+	bool fp8;			/* parallel.dtype: which peak that is */
 	double eff_max;			/* top of the kernel efficiency curves */
 	int virtual_stages;		/* 1 unless the interleaved schedule */
 	struct gpu_spec gpu;		/* for the kernel model (compute.h) */

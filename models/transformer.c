@@ -21,6 +21,9 @@ const struct cfg_setting tfm_settings[] = {
 	  "normalisation: LayerNorm (scale and bias) or RMSNorm (scale)" },
 	{ "model.bias", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "linear layers carry biases (GPT; Llama, Mixtral and DeepSeek have none)" },
+	{ "model.dropout", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "dropout layers, whose masks training stores (GPT-3; Llama 3 and most "
+	  "models since train without)" },
 	{ "model.positions", CFG_ENUM, "", 0, 0, "learned", "learned|rope",
 	  "position encoding: learned embedding (s x h parameters) or rotary (none)" },
 	{ "model.tied_embeddings", CFG_BOOL, "", 0, 0, "true", NULL,
@@ -72,6 +75,7 @@ void tfm_gpt(struct tfm *m, int layers, int hidden, int heads, int seq_len, int 
 	m->mlp = TFM_GELU;
 	m->norm = TFM_LAYERNORM;
 	m->bias = true;
+	m->dropout = true;
 	m->learned_positions = true;
 	m->tied_embeddings = true;
 	m->moe.top_k = 2;
@@ -95,6 +99,7 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	m->norm = strcmp(sc_str(sc, "model.norm"), "rmsnorm") == 0 ? TFM_RMSNORM :
 		  TFM_LAYERNORM;
 	m->bias = sc_bool(sc, "model.bias");
+	m->dropout = sc_bool(sc, "model.dropout");
 	m->learned_positions = strcmp(sc_str(sc, "model.positions"), "learned") == 0;
 	m->tied_embeddings = sc_bool(sc, "model.tied_embeddings");
 	m->mtp_layers = (int)sc_int(sc, "model.mtp_layers");

@@ -23,6 +23,8 @@
  *                 three matrices (up, gate, down), 3 h f
  *   norm          LayerNorm (scale and bias, 2h) or RMSNorm (scale, h)
  *   bias          linear-layer biases (GPT) or none (Llama, Mixtral, DeepSeek)
+ *   dropout       dropout after attention and MLP (GPT) or none (Llama 3,
+ *                 Mixtral, DeepSeek-V3 train without): masks in memory
  *   positions     learned (s h parameters) or rotary (none)
  *   tied_embeddings  untied input and output embeddings hold 2 V h
  *   mla.*         multi-head latent attention (DeepSeek-V2, arXiv:2405.04434,
@@ -86,6 +88,7 @@ struct tfm {
 	enum tfm_mlp mlp;
 	enum tfm_norm norm;
 	bool bias;
+	bool dropout;		/* dropout layers (their masks are stored) */
 	bool learned_positions;
 	bool tied_embeddings;
 	int mtp_layers;
