@@ -64,7 +64,7 @@ void par_defaults(struct par_opts *o)
 	o->reserve_bytes = 3 * GB;
 }
 
-/* The checks, reporting through `fail` so both entry points share them. */
+/* The checks, reported at the setting's line in the scenario. */
 struct par_fail {
 	const struct scenario *sc;
 	struct err *e;
@@ -72,9 +72,7 @@ struct par_fail {
 
 static int fail(const struct par_fail *f, const char *path, const char *msg)
 {
-	if (f->sc)
-		return sc_error(f->sc, f->e, path, "%s", msg);
-	return err_set(f->e, ERR_USAGE, "%s: %s", path, msg);
+	return sc_error(f->sc, f->e, path, "%s", msg);
 }
 
 static int check(const struct tfm *m, const struct layout *L,
@@ -120,14 +118,6 @@ static int check(const struct tfm *m, const struct layout *L,
 			    "optimizer and ZeRO both shard the optimizer (expected one "
 			    "of them)");
 	return 0;
-}
-
-int par_check(const struct tfm *m, const struct layout *L,
-	      const struct par_opts *o, struct err *e)
-{
-	struct par_fail f = { NULL, e };
-
-	return check(m, L, o, &f);
 }
 
 int par_from_scenario(const struct scenario *sc, const struct tfm *m,

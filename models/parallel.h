@@ -45,8 +45,5 @@ double par_megatron_bucket_bytes(int dp);
 /* Read and check against the model and layout (scenario errors). */
 int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 		      const struct layout *L, struct par_opts *o, struct err *e);
-/* Same checks without a scenario (messages name the setting); 0 or -1. */
-int par_check(const struct tfm *m, const struct layout *L,
-	      const struct par_opts *o, struct err *e);
 
 #endif
