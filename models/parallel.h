@@ -29,6 +29,8 @@ struct par_opts {
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
 	bool flash_attention;
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
+	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
+	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
