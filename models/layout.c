@@ -11,6 +11,9 @@ const struct cfg_setting layout_settings[] = {
 	  "sequences per iteration (all data-parallel replicas together)" },
 	{ "parallel.micro_batch", CFG_INT, "sequences", 1, 1e6, "1", NULL,
 	  "sequences per microbatch" },
+	{ "parallel.ep", CFG_INT, "", 1, 1e6, "1", NULL,
+	  "expert-parallel degree: each MoE layer's experts split over ep "
+	  "data-parallel ranks, tokens dispatched and combined by all-to-all" },
 	{ "parallel.first_stage_layers", CFG_INT, "", 0, 100000, "0", NULL,
 	  "layers on the first pipeline stage (Megatron-LM's "
 	  "--decoder-first-pipeline-num-layers); 0: an even split" },
@@ -101,6 +104,7 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 	L->pp = (int)sc_int(sc, "parallel.pp");
 	L->global_batch = (int)sc_int(sc, "parallel.global_batch");
 	L->micro_batch = (int)sc_int(sc, "parallel.micro_batch");
+	L->ep = (int)sc_int(sc, "parallel.ep");
 	L->first_stage_layers = (int)sc_int(sc, "parallel.first_stage_layers");
 	L->last_stage_layers = (int)sc_int(sc, "parallel.last_stage_layers");
 
@@ -141,5 +145,16 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 				"multiple of %d)", L->global_batch, L->dp,
 				L->micro_batch, L->dp * L->micro_batch);
 	L->microbatches = L->global_batch / (L->dp * L->micro_batch);
+	if (L->ep > 1 && m->moe.experts == 0)
+		return sc_error(sc, e, "parallel.ep", "expert parallelism without "
+				"experts (expected 1, or model.moe.experts > 0)");
+	if (m->moe.experts > 0 && m->moe.experts % L->ep != 0)
+		return sc_error(sc, e, "parallel.ep", "%d experts are not divisible "
+				"by ep = %d (expected a divisor of model.moe.experts)",
+				m->moe.experts, L->ep);
+	if (L->dp % L->ep != 0)
+		return sc_error(sc, e, "parallel.ep", "dp = %d is not divisible by "
+				"ep = %d (expected a divisor of the data-parallel "
+				"degree)", L->dp, L->ep);
 	return 0;
 }

@@ -16,6 +16,12 @@
  * v model chunks per stage (interleaved schedule) a stage's layers split
  * into v chunks, the first ones one layer larger when v does not divide.
  *
+ * Expert parallelism (MoE models) splits each MoE layer's routed experts
+ * over ep ranks of the data-parallel group, as Megatron-Core folds EP into
+ * DP: ep divides dp and the experts; the experts' own data parallelism
+ * is dp/ep wide.  Experts are split over TP as the dense MLP is
+ * (expert-TP = TP).
+ *
  * Impossible layouts are scenario errors naming the setting at fault.
  */
 #ifndef MODELS_LAYOUT_H
@@ -34,6 +40,7 @@ struct layout {
 	int global_batch;	/* sequences per iteration */
 	int micro_batch;	/* sequences per microbatch */
 	int microbatches;	/* per pipeline per iteration */
+	int ep;			/* expert parallelism: EP groups of ep DP ranks */
 	int first_stage_layers;	/* 0: by the rule above */
 	int last_stage_layers;	/* 0: by the rule above */
 };

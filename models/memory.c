@@ -98,16 +98,21 @@ static int moe_layers_in(const struct tfm *m, int first, int n)
 	return k;
 }
 
-double mem_stage_params(const struct tfm *m, const struct layout *L, int stage)
+/* Parameters on one GPU of `stage`, and of those the routed experts'
+ * (split over TP and EP; their data parallelism is dp/ep wide). */
+static double stage_params(const struct tfm *m, const struct layout *L, int stage,
+			   double *experts)
 {
-	double h = m->hidden, t = L->tp;
+	double h = m->hidden, t = L->tp, ep = L->ep > 1 ? L->ep : 1;
 	int n = layout_stage_layers(L, m->layers, stage);
 	int first = layout_chunk_first_layer(L, m->layers, 1, stage);
 	int moe = moe_layers_in(m, first, n);
 	double p = (double)(n - moe) * (tfm_layer_params(m, false) / t);
+	double xp = tfm_layer_expert_params(m, true);
 
+	*experts = moe * (xp / (t * ep));
 	if (moe > 0)
-		p += moe * (tfm_layer_params(m, true) / t);
+		p += moe * ((tfm_layer_params(m, true) - xp) / t) + *experts;
 	if (stage == 0)
 		p += (double)m->vocab * h / t + (m->learned_positions ?
 						 (double)m->seq_len * h : 0);
@@ -118,10 +123,19 @@ double mem_stage_params(const struct tfm *m, const struct layout *L, int stage)
 		p += tfm_norm_params(m);
 		/* MTP modules run after the last layer (DeepSeek-V3) */
 		bool last_moe = tfm_layer_is_moe(m, m->layers - 1);
-		p += m->mtp_layers * ((tfm_layer_params(m, last_moe) +
-				       tfm_mtp_extra_params(m)) / t);
+		double mx = last_moe ? xp / (t * ep) : 0;
+		*experts += m->mtp_layers * mx;
+		p += m->mtp_layers * ((tfm_layer_params(m, last_moe) - (last_moe ? xp : 0) +
+				       tfm_mtp_extra_params(m)) / t + mx);
 	}
 	return p;
+}
+
+double mem_stage_params(const struct tfm *m, const struct layout *L, int stage)
+{
+	double experts;
+
+	return stage_params(m, L, stage, &experts);
 }
 
 int mem_inflight_chunks(int pp, int v, int microbatches, int stage)
@@ -153,9 +167,19 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 		per_layer = ((n - moe) * per_layer + moe * mem_act_bytes(m,
 			     L->micro_batch, L->tp, sp, flash, o->recompute, true, fp8)) / n;
 	out->stage = stage;
-	out->params = mem_stage_params(m, L, stage);
-	zero_model_memory(out->params, L->dp, o->zero_stage,
+	double experts;
+	out->params = stage_params(m, L, stage, &experts);
+	zero_model_memory(out->params - experts, L->dp, o->zero_stage,
 			  o->distributed_optimizer, &z);
+	if (experts > 0) {	/* sharded over the experts' dp/ep replicas */
+		struct zero_mem zx;
+		int ep = L->ep > 1 ? L->ep : 1;
+		zero_model_memory(experts, L->dp / ep > 0 ? L->dp / ep : 1,
+				  o->zero_stage, o->distributed_optimizer, &zx);
+		z.weights_bytes += zx.weights_bytes;
+		z.grads_bytes += zx.grads_bytes;
+		z.optimizer_bytes += zx.optimizer_bytes;
+	}
 	out->weights_bytes = z.weights_bytes;
 	if (fp8)
 		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /

@@ -17,6 +17,8 @@
 struct layer_costs {
 	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
 	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
+	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls */
+	double ep_bytes;		/* one all-to-all's, per GPU */
 	double tp_fwd_s, tp_bwd_s;
 	struct cmp_cost emb_f, emb_b, log_f, log_b;
 	double tp_emb_s, tp_log_s;	/* one collective each */
@@ -48,8 +50,8 @@ static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
 	return 0;
 }
 
-void step_layer_shape(const struct tfm *m, int micro_batch, int tp, bool sp,
-		      bool flash, double peak, bool moe, struct cmp_shape *sh)
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh)
 {
 	struct cmp_shape x = {
 		.b = micro_batch, .s = m->seq_len, .h = m->hidden,
@@ -71,8 +73,22 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, bool sp,
 		x.fe = m->moe.ffn_hidden;
 		x.load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
 			 m->moe.imbalance;
+		x.ep = ep;
 	}
 	*sh = x;
+}
+
+/* One layer's parameters on one GPU: split over TP, routed experts also
+ * over EP.  (d P)/t for dense layers, as the closed form was written. */
+static double layer_rank_params(const struct tfm *m, const struct layout *L,
+				bool moe, double layers)
+{
+	double t = L->tp, ep = L->ep > 1 ? L->ep : 1;
+
+	if (!moe || m->moe.experts == 0)
+		return layers * tfm_layer_params(m, false) / t;
+	double x = tfm_layer_expert_params(m, true);
+	return layers * ((tfm_layer_params(m, true) - x) / t + x / (t * ep));
 }
 
 /* One layer's forward and backward (with recomputation). */
@@ -91,6 +107,51 @@ static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
 	}
 }
 
+/*
+ * Expert parallelism: an MoE layer dispatches each token's hidden state to
+ * its top_k experts and combines the results, two all-to-alls forward and
+ * two backward (and two more when full recomputation repeats the forward)
+ * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
+ * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
+ * (sequence-parallel split), k copies of h bf16 elements, times the
+ * busiest expert's load.  Timed alone on the fabric, one group (as the TP
+ * collectives are), on the compute stream's critical path: Megatron-Core's
+ * all-to-all dispatcher does not overlap it with compute.
+ */
+double step_ep_bytes(const struct tfm *m, const struct layout *L)
+{
+	double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
+		      m->moe.imbalance;
+
+	return (double)L->micro_batch * m->seq_len / L->tp * m->moe.top_k *
+	       m->hidden * 2.0 * load;
+}
+
+static int ep_layer_s(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, struct net *net, const int *rank_gpu,
+		      struct layer_costs *c, struct err *e)
+{
+	int ep = L->ep < L->dp ? L->ep : L->dp;
+	int group[1024];
+
+	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
+	if (m->moe.experts == 0 || ep <= 1)
+		return 0;
+	if (ep > (int)(sizeof group / sizeof *group))
+		return err_set(e, ERR_USAGE, "parallel.ep: %d ranks in an EP group "
+			       "(at most %zu)", ep, sizeof group / sizeof *group);
+	for (int d = 0; d < ep; d++)
+		group[d] = rank_gpu[L->tp * d];
+	c->ep_bytes = step_ep_bytes(m, L);
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes };
+	double t = net_coll_time_s(net, &x, e);
+	if (t < 0)
+		return -1;
+	c->ep_fwd_s = 2 * t;
+	c->ep_bwd_s = (o->recompute == PAR_RECOMPUTE_FULL ? 4 : 2) * t;
+	return 0;
+}
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -101,12 +162,12 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	struct cmp_cost extra;
 	struct mg_tp x;
 
-	step_layer_shape(m, L->micro_batch, L->tp, o->sequence_parallel,
+	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 			 o->flash_attention, peak, false, &sh);
 	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
-		step_layer_shape(m, L->micro_batch, L->tp, o->sequence_parallel,
+		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 				 o->flash_attention, peak, true, &xs);
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
 	} else {
@@ -119,10 +180,10 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	cmp_grad_accum(g, tfm_layer_params(m, false) / t, o->grad_accum_fusion, &extra);
+	cmp_grad_accum(g, layer_rank_params(m, L, false, 1), o->grad_accum_fusion, &extra);
 	cmp_add(&c->bwd, &extra, 1);
 	if (m->moe.experts > 0) {
-		cmp_grad_accum(g, tfm_layer_params(m, true) / t, o->grad_accum_fusion, &extra);
+		cmp_grad_accum(g, layer_rank_params(m, L, true, 1), o->grad_accum_fusion, &extra);
 		cmp_add(&c->moe_bwd, &extra, 1);
 	} else {
 		c->moe_bwd = c->bwd;
@@ -138,6 +199,8 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		return -1;
 	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, true, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
+		return -1;
+	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0)
 		return -1;
 	/* vocab-parallel embedding: one all-reduce forward; the column-
 	 * parallel logits: one all-reduce of dX backward */
@@ -189,7 +252,6 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 {
 	int V = L->pp * v, first = 0;
 	double h = m->hidden, t = L->tp;
-	double pd = tfm_layer_params(m, false), pm = tfm_layer_params(m, true);
 
 	for (int vs = 0; vs < V; vs++) {
 		int n = layout_chunk_layers(L, m->layers, v, vs), x = 0;
@@ -204,13 +266,15 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		a->bwd_tp[vs] = n * c->tp_bwd_s;
 		a->fwd_gemm[vs] = d * c->fwd.gemm_s;
 		a->bwd_gemm[vs] = d * c->bwd.gemm_s;
-		a->params[vs] = d * pd / t;
+		a->params[vs] = layer_rank_params(m, L, false, d);
 		if (x > 0) {
-			a->fwd[vs] += x * (c->moe_fwd.time_s + c->tp_fwd_s);
-			a->bwd[vs] += x * (c->moe_bwd.time_s + c->tp_bwd_s);
+			a->fwd[vs] += x * (c->moe_fwd.time_s + c->tp_fwd_s + c->ep_fwd_s);
+			a->bwd[vs] += x * (c->moe_bwd.time_s + c->tp_bwd_s + c->ep_bwd_s);
+			a->fwd_tp[vs] += x * c->ep_fwd_s;
+			a->bwd_tp[vs] += x * c->ep_bwd_s;
 			a->fwd_gemm[vs] += x * c->moe_fwd.gemm_s;
 			a->bwd_gemm[vs] += x * c->moe_bwd.gemm_s;
-			a->params[vs] += x * pm / t;
+			a->params[vs] += layer_rank_params(m, L, true, x);
 		}
 	}
 	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
@@ -232,11 +296,15 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		const struct cmp_cost *f = moe ? &c->moe_fwd : &c->fwd;
 		const struct cmp_cost *b = moe ? &c->moe_bwd : &c->bwd;
 		double k = m->mtp_layers;
-		a->fwd[V - 1] += k * (f->time_s + c->tp_fwd_s + c->log_f.time_s);
-		a->bwd[V - 1] += k * (b->time_s + c->tp_bwd_s + c->log_b.time_s + c->tp_log_s);
+		double ef = moe ? c->ep_fwd_s : 0, eb = moe ? c->ep_bwd_s : 0;
+		a->fwd[V - 1] += k * (f->time_s + c->tp_fwd_s + ef + c->log_f.time_s);
+		a->bwd[V - 1] += k * (b->time_s + c->tp_bwd_s + eb + c->log_b.time_s +
+				      c->tp_log_s);
+		a->fwd_tp[V - 1] += k * (c->tp_fwd_s + ef);
+		a->bwd_tp[V - 1] += k * (c->tp_bwd_s + eb + c->tp_log_s);
 		a->fwd_gemm[V - 1] += k * (f->gemm_s + c->log_f.gemm_s);
 		a->bwd_gemm[V - 1] += k * (b->gemm_s + c->log_b.gemm_s);
-		a->params[V - 1] += k * (tfm_layer_params(m, moe) + tfm_mtp_extra_params(m)) / t;
+		a->params[V - 1] += layer_rank_params(m, L, moe, k) + k * tfm_mtp_extra_params(m) / t;
 	}
 }
 
@@ -288,10 +356,11 @@ static void route_bytes(struct net *net, int a, int b, double bytes,
 /* The analytically timed traffic of one iteration on the link tiers: TP
  * collectives (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S
  * per all-gather or reduce-scatter, to its TP neighbour) and pipeline p2p
- * (each TP rank its 1/t slice), along the route of a representative pair. */
+ * (each TP rank its 1/t slice) and EP all-to-alls, along the route of a
+ * representative pair. */
 static void analytic_tiers(const struct tfm *m, const struct layout *L,
-			   const struct par_opts *o, int v, struct net *net,
-			   const int *rank_gpu, struct step_result *r)
+			   const struct par_opts *o, int v, const struct layer_costs *c,
+			   struct net *net, const int *rank_gpu, struct step_result *r)
 {
 	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden;
 	double t = L->tp, gpus = (double)L->tp * L->pp * L->dp;
@@ -315,6 +384,16 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	if (L->pp > 1)
 		route_bytes(net, rank_gpu[0], rank_gpu[L->tp * L->dp],
 			    2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp, r);
+	/* EP all-to-alls: each GPU sends (ep-1)/ep of each, per MoE layer of
+	 * its stage (the mean) and microbatch, to its EP peers */
+	int ep = L->ep < L->dp ? L->ep : L->dp;
+	if (c->ep_bytes > 0 && ep > 1) {
+		double moe_layers = m->layers - m->moe.dense_layers + m->mtp_layers;
+		double per = 2.0 + (o->recompute == PAR_RECOMPUTE_FULL ? 4.0 : 2.0);
+		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
+			    gpus * L->microbatches * moe_layers / L->pp * per *
+			    c->ep_bytes * (ep - 1) / ep, r);
+	}
 }
 
 /* The transport over topologies/net.h: collectives as netsim flows. */
@@ -491,7 +570,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
 		   ((double)ranks * out->iteration_s * peak);
-	analytic_tiers(m, L, o, v, net, a.rank_gpu, out);
+	analytic_tiers(m, L, o, v, &c, net, a.rank_gpu, out);
 	rc = 0;
 done:
 	arrays_free(&a);

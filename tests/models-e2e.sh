@@ -3,7 +3,8 @@
 # FP8 peak: iteration time x 989.4/1978.9 on H100, the catalog's dense
 # peaks from NVIDIA's H100 datasheet), Llama 3 405B on the step model as
 # the paper ran it (126 layers on 16 stages, no recomputation, fitting
-# 80 GB), presets that @include into a scenario.
+# 80 GB), presets that @include into a scenario; Mixtral 8x7B and
+# DeepSeek-V3 whole runs with failures and checkpoints.
 set -u
 cd "$SRCDIR" || exit 1
 tmp=$(mktemp -d) || exit 1
@@ -11,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 i=0
 ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
 num() { sed -n "s/.*\"$1\": *\([-0-9.e+]*\).*/\1/p" "$2"; }
-echo "1..6"
+echo "1..10"
 
 "$TRAINSIM" -q --json -o "$tmp/b.h5" scenarios/finops-h100.cfg >"$tmp/b.json"
 "$TRAINSIM" -q --json -o "$tmp/f.h5" -s parallel.dtype=fp8 scenarios/finops-h100.cfg >"$tmp/f.json"
@@ -30,3 +31,11 @@ awk -v m="$(num peak_memory_gib "$tmp/l.json")" 'BEGIN { exit !(m > 60 && m < 80
 ok $? "no recomputation fits 80 GB ($(num peak_memory_gib "$tmp/l.json") GiB)"
 h5dump -g /step "$tmp/l.h5" >/dev/null 2>&1
 ok $? "iteration simulated on the step model (/step written)"
+
+for sc in mixtral-8x7b deepseek-v3; do
+	"$TRAINSIM" -q --json -o "$tmp/$sc.h5" "scenarios/$sc.cfg" >"$tmp/$sc.json" 2>"$tmp/err"
+	ok $? "$sc.cfg runs ($(head -c 300 "$tmp/err"))"
+	awk -v f="$(num failures "$tmp/$sc.json")" -v c="$(num checkpoints "$tmp/$sc.json")" \
+		'BEGIN { exit !(f > 0 && c > 0) }'
+	ok $? "$sc.cfg: a whole run with failures and checkpoints"
+done

@@ -28,7 +28,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(16);
+	tap_plan(23);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -120,5 +120,67 @@ int main(void)
 	struct err e = { 0 };
 	tap_ok(step_run(&p, &r, &e) == 0, "uneven pipeline runs (%s)", e.msg);
 	tap_near(r.iteration_s, 27e-3, 1e-12, "uneven 1F1B: m (f + b) of the slowest + the others' f + b");
+
+	/* MoE memory per rank: 2 layers of h = 64, a = 4, SwiGLU f = 96, no
+	 * biases, RMSNorm, rotary, untied, V = 100; layer 1 MoE with 4 experts
+	 * of 32 (top 2) and 1 shared; EP 2 on TP 1, PP 1, dp 4.
+	 *   dense layer 4 x 64^2 + 3 x 64 x 96 + 2 x 64          = 34944
+	 *   MoE layer without routed experts 16384 + 6144 + 256 + 128 = 22912
+	 *   routed experts 4 x 3 x 64 x 32 = 24576, over EP 2      = 12288
+	 *   embedding, output layer 2 x 6400, final norm 64        = 12864 */
+	tfm_gpt(&m, 2, 64, 4, 16, 100);
+	m.mlp = TFM_SWIGLU;
+	m.ffn_hidden = 96;
+	m.bias = false;
+	m.norm = TFM_RMSNORM;
+	m.learned_positions = false;
+	m.tied_embeddings = false;
+	m.moe = (struct tfm_moe){ 4, 2, 1, 32, 1, 0, 1.0 };
+	struct layout E = { .tp = 1, .pp = 1, .dp = 4, .ep = 2, .micro_batch = 1,
+			    .microbatches = 1 };
+	tap_near(mem_stage_params(&m, &E, 0), 83008, 1e-12,
+		 "MoE with EP 2: each GPU holds half the routed experts");
+	struct par_opts o;
+	struct mem_breakdown mb;
+	memset(&o, 0, sizeof o);
+	o.schedule = PAR_1F1B;
+	o.virtual_stages = 1;
+	o.recompute = PAR_RECOMPUTE_SELECTIVE;
+	o.distributed_optimizer = true;
+	mem_stage(&m, &E, &o, 0, &mb);
+	tap_near(mb.optimizer_bytes, 12.0 * (83008 - 12288) / 4 + 12.0 * 12288 / 2, 1e-12,
+		 "optimizer: dense part over dp 4, experts over dp/ep = 2");
+	/* activations of the MoE layer, t = 1, with dropout masks (GPT's
+	 * default): rep 10h + router logits 4E = 656; par: attention
+	 * 8h = 512, routed 2 x 1.0 x (2h + 6 fe) = 640, shared 6 fe = 192 */
+	tap_near(mem_act_bytes(&m, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE, true, false),
+		 16.0 * (656 + 512 + 640 + 192), 1e-12,
+		 "MoE layer's activations: top-k routed tokens' expert MLPs");
+
+	/* Expert parallelism leaves a rank's expert FLOPs alone (E/ep experts
+	 * of ep T k/E tokens each); the busiest expert's load scales them */
+	struct cmp_cost c1, c2;
+	x.ep = 1;
+	cmp_layer_fwd(&g, &x, &c1);
+	x.ep = 4;
+	cmp_layer_fwd(&g, &x, &c2);
+	tap_near(c2.flops, c1.flops, 1e-12, "EP 4: the same expert FLOPs per rank");
+	x.load = 1.5;
+	cmp_layer_fwd(&g, &x, &c2);
+	tap_near(c2.flops - c1.flops, 0.5 * 2 * 16 * 2 * 2 * 64 * 32.0, 1e-12,
+		 "load 1.5: the busiest rank's expert FLOPs x 1.5");
+
+	/* EP all-to-all bytes per GPU: DeepSeek-V3's 4096-token sequence,
+	 * top 8 of h = 7168 in bf16, load 1.2, TP 1: 563,714,457.6 bytes */
+	tfm_gpt(&m, 61, 7168, 128, 4096, 129280);
+	m.moe.experts = 256;
+	m.moe.top_k = 8;
+	m.moe.imbalance = 1.2;
+	struct layout D = { .tp = 1, .pp = 16, .dp = 128, .ep = 64, .micro_batch = 1 };
+	tap_near(step_ep_bytes(&m, &D), 563714457.6, 1e-12,
+		 "EP all-to-all: b s / t x k x h x 2 bytes x load");
+	D.tp = 2;
+	tap_near(step_ep_bytes(&m, &D), 563714457.6 / 2, 1e-12,
+		 "with TP 2 each rank sends its half of the tokens");
 	return tap_done();
 }
