@@ -81,11 +81,18 @@ static void add_stream(const struct gpu_spec *g, struct cmp_cost *acc, double by
 	cmp_add(acc, &c, 1);
 }
 
+/* This rank's share of the sequence: s/cp tokens with context parallelism
+ * (their queries still attend to all s keys). */
+static double qlen(const struct cmp_shape *sh)
+{
+	return sh->s / (sh->cp > 0 ? sh->cp : 1);
+}
+
 /* Elements of one [b, s, h] activation on this rank: split over TP only
  * with sequence parallelism. */
 static double hidden_elems(const struct cmp_shape *sh)
 {
-	return sh->b * sh->s * sh->h / (sh->sp ? sh->tp : 1);
+	return sh->b * qlen(sh) * sh->h / (sh->sp ? sh->tp : 1);
 }
 
 /* The shape's dimensions, GPT's where a field is 0. */
@@ -109,13 +116,13 @@ static double ffn(const struct cmp_shape *sh)
 	return sh->f > 0 ? sh->f : 4 * sh->h;
 }
 
-/* The flash-attention kernel: 2 b s^2 a (d_qk + d_v) / t forward FLOPs
- * (4 b s^2 h / t for GPT) at flash_eff. */
+/* The flash-attention kernel: 2 b (s/cp) s a (d_qk + d_v) / t forward
+ * FLOPs (4 b s^2 h / t for GPT) at flash_eff. */
 static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, double flops_factor)
 {
 	double dsum = sh->a * (head_qk(sh) + head_v(sh));
-	double flops = flops_factor * 2.0 * sh->b * sh->s * sh->s * dsum / sh->tp;
+	double flops = flops_factor * 2.0 * sh->b * qlen(sh) * sh->s * dsum / sh->tp;
 	struct cmp_cost c;
 
 	c.time_s = flops / (sh->peak_flops * g->flash_eff) + g->launch_s;
@@ -131,12 +138,12 @@ static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			  struct cmp_cost *acc)
 {
 	double heads = sh->b * sh->a / sh->tp;
-	double scores = heads * sh->s * sh->s;
+	double scores = heads * qlen(sh) * sh->s;
 
-	add_gemm(g, sh, acc, 1, heads, sh->s, sh->s, head_qk(sh));	/* Q K^T */
+	add_gemm(g, sh, acc, 1, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	add_stream(g, acc, scores * 2 * ACT_BYTES);			/* softmax */
 	add_stream(g, acc, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
-	add_gemm(g, sh, acc, 1, heads, sh->s, head_v(sh), sh->s);	/* x V */
+	add_gemm(g, sh, acc, 1, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
 }
 
 /* The projections into queries, keys and values: one fused QKV GEMM, or
@@ -144,7 +151,7 @@ static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, double times)
 {
-	double T = sh->b * sh->s, h = sh->h, t = sh->tp, a = sh->a;
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp, a = sh->a;
 
 	if (sh->kv_lora <= 0) {
 		add_gemm(g, sh, acc, times, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
@@ -193,7 +200,7 @@ static double expert_tokens(const struct cmp_shape *sh)
 {
 	double ep = sh->ep > 0 ? sh->ep : 1, load = sh->load > 0 ? sh->load : 1;
 
-	return ep * sh->b * sh->s * sh->topk / sh->experts * load;
+	return ep * sh->b * qlen(sh) * sh->topk / sh->experts * load;
 }
 
 /* An MoE layer's MLP: router, permute, grouped experts, unpermute, shared
@@ -201,7 +208,7 @@ static double expert_tokens(const struct cmp_shape *sh)
 static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *acc, bool backward)
 {
-	double T = sh->b * sh->s, h = sh->h, ep = sh->ep > 0 ? sh->ep : 1;
+	double T = sh->b * qlen(sh), h = sh->h, ep = sh->ep > 0 ? sh->ep : 1;
 	double local = sh->experts / ep, M = expert_tokens(sh);
 	double routed = local * M;	/* token-expert pairs on this rank */
 
@@ -223,7 +230,7 @@ static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp;
 	double hid = hidden_elems(sh);
 
 	cmp_zero(out);
@@ -246,10 +253,10 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp;
 	double hid = hidden_elems(sh);
 	double heads = sh->b * sh->a / sh->tp;
-	double scores = heads * sh->s * sh->s;
+	double scores = heads * qlen(sh) * sh->s;
 
 	cmp_zero(out);
 	/* bias-dropout-add: read dy and mask, write dx and the bias grad. */
@@ -264,13 +271,26 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	if (sh->flash) {
 		add_flash(g, sh, out, 2.5);
 	} else {
-		add_gemm(g, sh, out, 2, heads, sh->s, head_v(sh), sh->s);	/* x V */
+		add_gemm(g, sh, out, 2, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
 		add_stream(g, out, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
 		add_stream(g, out, scores * 3 * ACT_BYTES);		/* softmax: y, dy -> dx */
-		add_gemm(g, sh, out, 2, heads, sh->s, sh->s, head_qk(sh));	/* Q K^T */
+		add_gemm(g, sh, out, 2, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	}
 	qkv_gemms(g, sh, out, 2);					/* QKV */
 	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN */
+}
+
+double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       bool backward)
+{
+	struct cmp_cost c;
+
+	cmp_zero(&c);
+	if (sh->flash)
+		add_flash(g, sh, &c, backward ? 2.5 : 1.0);
+	else
+		attn_core_fwd(g, sh, &c);
+	return sh->flash || !backward ? c.time_s : 2 * c.time_s;
 }
 
 void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -284,7 +304,7 @@ void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h;
+	double T = sh->b * qlen(sh), h = sh->h;
 
 	cmp_zero(out);
 	add_stream(g, out, T * h * 2 * ACT_BYTES);		/* vocab-parallel gather */
@@ -295,7 +315,7 @@ void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h;
+	double T = sh->b * qlen(sh), h = sh->h;
 
 	cmp_zero(out);
 	add_stream(g, out, hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
@@ -305,7 +325,7 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, vt = sh->V / sh->tp;
 
 	cmp_zero(out);
 	add_stream(g, out, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
@@ -317,7 +337,7 @@ void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, vt = sh->V / sh->tp;
 
 	cmp_zero(out);
 	add_stream(g, out, T * vt * (4.0 + ACT_BYTES));		/* softmax - onehot */

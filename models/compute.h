@@ -23,7 +23,10 @@
  * An MoE layer's MLP: the router GEMM h -> E, permute, the grouped expert
  * GEMMs of the busiest rank (E/ep experts, ep T k load / E tokens each,
  * widths fe/t), unpermute; shared experts as a dense MLP of width
- * shared x fe.
+ * shared x fe.  With context parallelism (cp) a rank holds s/cp of the
+ * sequence: every GEMM and elementwise kernel sees s/cp tokens, the
+ * attention core s/cp queries against all s keys (ring attention's blocks
+ * or Ulysses' heads: the same FLOPs); their exchange is step.c's.
  * Backward: every GEMM twice (data and weight gradients), elementwise
  * kernels with their backward traffic, flash attention 2.5x its forward
  * FLOPs (five matmuls to two, FlashAttention-2).  Norms and dropouts are
@@ -57,6 +60,7 @@ struct cmp_shape {
 	 * EP rank's E/ep experts as one grouped GEMM over its tokens */
 	double experts, topk, shared, fe;	/* fe: one expert's width */
 	double ep;		/* expert-parallel degree (0: 1) */
+	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
 	double load;		/* busiest expert's tokens over the mean (0: 1) */
 };
 
@@ -84,6 +88,10 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
+/* The attention core's time, forward or backward (without flash: twice
+ * the forward's): what ring attention's K/V exchange can hide behind. */
+double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       bool backward);
 /* What selective recomputation redoes in backward: the attention core's
  * forward (zero with flash attention, whose backward already recomputes). */
 void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,

@@ -1,4 +1,6 @@
 /* layout.c -- see layout.h. */
+#include <string.h>
+
 #include "models/layout.h"
 
 const struct cfg_setting layout_settings[] = {
@@ -14,6 +16,12 @@ const struct cfg_setting layout_settings[] = {
 	{ "parallel.ep", CFG_INT, "", 1, 1e6, "1", NULL,
 	  "expert-parallel degree: each MoE layer's experts split over ep "
 	  "data-parallel ranks, tokens dispatched and combined by all-to-all" },
+	{ "parallel.cp", CFG_INT, "", 1, 1e5, "1", NULL,
+	  "context-parallel degree: each sequence split over cp data-parallel ranks" },
+	{ "parallel.cp_comm", CFG_ENUM, "", 0, 0, "ring", "ring|all_gather|all_to_all",
+	  "context parallelism's exchange: ring attention (K/V blocks passed "
+	  "around, overlapped with attention), an all-gather of K and V (Llama 3) "
+	  "or Ulysses (all-to-all of heads)" },
 	{ "parallel.first_stage_layers", CFG_INT, "", 0, 100000, "0", NULL,
 	  "layers on the first pipeline stage (Megatron-LM's "
 	  "--decoder-first-pipeline-num-layers); 0: an even split" },
@@ -94,6 +102,41 @@ static int check_stages(const struct scenario *sc, const struct tfm *m,
 	return 0;
 }
 
+int layout_replicas(const struct layout *L)
+{
+	int cp = L->cp > 1 ? L->cp : 1;
+
+	return L->dp / cp > 0 ? L->dp / cp : 1;
+}
+
+static int check_cp(const struct scenario *sc, const struct tfm *m,
+		    const struct layout *L, struct err *e)
+{
+	int cp = L->cp;
+
+	if (cp <= 1)
+		return 0;
+	if (L->dp % cp != 0)
+		return sc_error(sc, e, "parallel.cp", "dp = %d is not divisible by "
+				"cp = %d (expected a divisor of the GPUs over tp x pp)",
+				L->dp, cp);
+	if (!L->cp_ulysses && m->seq_len % (2 * cp) != 0)
+		return sc_error(sc, e, "parallel.cp", "sequence of %d does not split "
+				"into 2 x cp = %d chunks (expected cp dividing "
+				"model.seq_len / 2)", m->seq_len, 2 * cp);
+	if (L->cp_ulysses && m->seq_len % cp != 0)
+		return sc_error(sc, e, "parallel.cp", "sequence of %d is not "
+				"divisible by cp = %d (expected a divisor of "
+				"model.seq_len)", m->seq_len, cp);
+	if (L->cp_ulysses && (m->heads % (L->tp * cp) != 0 ||
+			      (m->mla.kv_lora_rank == 0 && m->kv_heads % (L->tp * cp) != 0)))
+		return sc_error(sc, e, "parallel.cp_comm", "Ulysses splits heads over "
+				"tp x cp = %d, which does not divide %d heads and %d "
+				"key/value heads (expected ring)", L->tp * cp, m->heads,
+				m->kv_heads);
+	return 0;
+}
+
 int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 			 struct layout *L, struct err *e)
 {
@@ -105,6 +148,9 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 	L->global_batch = (int)sc_int(sc, "parallel.global_batch");
 	L->micro_batch = (int)sc_int(sc, "parallel.micro_batch");
 	L->ep = (int)sc_int(sc, "parallel.ep");
+	L->cp = (int)sc_int(sc, "parallel.cp");
+	L->cp_ulysses = strcmp(sc_str(sc, "parallel.cp_comm"), "all_to_all") == 0;
+	L->cp_all_gather = strcmp(sc_str(sc, "parallel.cp_comm"), "all_gather") == 0;
 	L->first_stage_layers = (int)sc_int(sc, "parallel.first_stage_layers");
 	L->last_stage_layers = (int)sc_int(sc, "parallel.last_stage_layers");
 
@@ -139,12 +185,15 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 		return -1;
 	L->nodes = L->gpus / L->gpus_per_node;
 	L->dp = L->gpus / (L->tp * L->pp);
-	if (L->global_batch % (L->dp * L->micro_batch) != 0)
+	if (check_cp(sc, m, L, e) < 0)
+		return -1;
+	int replicas = layout_replicas(L);
+	if (L->global_batch % (replicas * L->micro_batch) != 0)
 		return sc_error(sc, e, "parallel.global_batch", "%d sequences are not "
 				"divisible by dp x micro_batch = %d x %d (expected a "
-				"multiple of %d)", L->global_batch, L->dp,
-				L->micro_batch, L->dp * L->micro_batch);
-	L->microbatches = L->global_batch / (L->dp * L->micro_batch);
+				"multiple of %d)", L->global_batch, replicas,
+				L->micro_batch, replicas * L->micro_batch);
+	L->microbatches = L->global_batch / (replicas * L->micro_batch);
 	if (L->ep > 1 && m->moe.experts == 0)
 		return sc_error(sc, e, "parallel.ep", "expert parallelism without "
 				"experts (expected 1, or model.moe.experts > 0)");

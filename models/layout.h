@@ -22,10 +22,21 @@
  * is dp/ep wide.  Experts are split over TP as the dense MLP is
  * (expert-TP = TP).
  *
+ * Context parallelism splits each sequence over cp ranks, also carved out
+ * of the data-parallel group (Megatron-Core's CP, whose gradients reduce
+ * over DP x CP): dp counts them, dp/cp are whole replicas taking
+ * micro_batch sequences at a time.  Ring attention (Liu et al. 2023;
+ * Megatron-Core's default) needs s a multiple of 2 cp (its load-balanced
+ * causal chunks; so does Llama 3's all-gather of K and V, arXiv:2407.21783
+ * sec. 3.3.2), Ulysses (Jacobs et al. 2023, all-to-all of heads) heads
+ * divisible by tp x cp.
+ *
  * Impossible layouts are scenario errors naming the setting at fault.
  */
 #ifndef MODELS_LAYOUT_H
 #define MODELS_LAYOUT_H
+
+#include <stdbool.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
@@ -41,6 +52,9 @@ struct layout {
 	int micro_batch;	/* sequences per microbatch */
 	int microbatches;	/* per pipeline per iteration */
 	int ep;			/* expert parallelism: EP groups of ep DP ranks */
+	int cp;			/* context parallelism: CP groups of cp DP ranks */
+	bool cp_ulysses;	/* CP by all-to-all of heads, */
+	bool cp_all_gather;	/* by all-gather of K and V, else ring attention */
 	int first_stage_layers;	/* 0: by the rule above */
 	int last_stage_layers;	/* 0: by the rule above */
 };
@@ -50,6 +64,8 @@ extern const struct cfg_setting layout_settings[];
 int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 			 struct layout *out, struct err *e);
 
+/* Whole data-parallel replicas: dp / cp. */
+int layout_replicas(const struct layout *L);
 /* Layers on pipeline stage `stage` of a model of `layers` layers. */
 int layout_stage_layers(const struct layout *L, int layers, int stage);
 /* Layers of virtual stage vs = c pp + k (chunk c of stage k) of v chunks

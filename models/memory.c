@@ -64,11 +64,12 @@ double mem_act_units(const struct tfm *m, bool is_moe, bool fp8)
 	return rep + par;
 }
 
-double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, bool sp,
-		     bool flash, enum par_recompute rc, bool is_moe, bool fp8)
+double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
+		     bool sp, bool flash, enum par_recompute rc, bool is_moe, bool fp8)
 {
 	double s = m->seq_len, b = micro_batch, h = m->hidden, a = m->heads, t = tp;
-	double sbh = s * b * h;
+	/* context parallelism: s/cp tokens here, scores of s/cp queries x s */
+	double sbh = s / (cp > 1 ? cp : 1) * b * h;
 	/* softmax output 2 a s^2 b, dropout mask and output 3 a s^2 b */
 	double scores = (rc == PAR_RECOMPUTE_NONE && !flash) ?
 			(m->dropout ? 5.0 : 2.0) * a * s / h : 0.0;
@@ -85,7 +86,7 @@ double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, bool sp,
 double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
 			   bool sp, bool flash, enum par_recompute rc)
 {
-	return mem_act_bytes(m, micro_batch, tp, sp, flash, rc, false, false);
+	return mem_act_bytes(m, micro_batch, tp, 1, sp, flash, rc, false, false);
 }
 
 /* Dense and MoE layers among `n` layers from index `first`. */
@@ -159,13 +160,14 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	double layers_per_chunk = (double)n / v;
 	bool flash = o->flash_attention, sp = o->sequence_parallel;
 	bool fp8 = o->dtype == PAR_FP8;
-	double per_layer = mem_act_bytes(m, L->micro_batch, L->tp, sp, flash,
+	double per_layer = mem_act_bytes(m, L->micro_batch, L->tp, L->cp, sp, flash,
 					 o->recompute, false, fp8);
 	struct zero_mem z;
 
 	if (moe > 0)	/* the mean over the stage's layers */
 		per_layer = ((n - moe) * per_layer + moe * mem_act_bytes(m,
-			     L->micro_batch, L->tp, sp, flash, o->recompute, true, fp8)) / n;
+			     L->micro_batch, L->tp, L->cp, sp, flash, o->recompute, true,
+			     fp8)) / n;
 	out->stage = stage;
 	double experts;
 	out->params = stage_params(m, L, stage, &experts);
@@ -191,10 +193,11 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 		mem_inflight_chunks(L->pp, v, L->microbatches, stage);
 	if (o->recompute == PAR_RECOMPUTE_FULL)	/* the layer being recomputed */
 		out->activations_bytes += mem_act_bytes(m, L->micro_batch,
-				L->tp, sp, flash, PAR_RECOMPUTE_NONE, moe > 0, fp8);
+				L->tp, L->cp, sp, flash, PAR_RECOMPUTE_NONE, moe > 0, fp8);
 	if (stage == L->pp - 1)		/* fp32 logits, and the MTP modules' */
 		out->activations_bytes += 4.0 * m->seq_len * L->micro_batch *
-					  (double)m->vocab / L->tp * (1 + m->mtp_layers);
+					  (double)m->vocab / L->tp * (1 + m->mtp_layers) /
+					  (L->cp > 1 ? L->cp : 1);
 	out->reserve_bytes = o->reserve_bytes;
 	out->total_bytes = out->weights_bytes + out->grads_bytes +
 			   out->optimizer_bytes + out->activations_bytes +

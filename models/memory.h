@@ -21,7 +21,8 @@
  * The 10 and 24 follow the shape (memory.c): grouped-query attention stores
  * kv/a of K and V, a gated MLP 6f instead of 4f (16h for GPT's f = 4h), an
  * MoE layer its routed tokens' expert activations (top_k x the busiest
- * expert's load), FP8 GEMMs their saved inputs in one byte.
+ * expert's load), FP8 GEMMs their saved inputs in one byte.  Context
+ * parallelism keeps s/cp of the sequence per GPU (and of the logits).
  * Parameters per stage: each layer's (12 h^2 + 13 h for GPT) / t over the
  * stage's layers (layout.h: uneven stages); the first stage adds the word
  * embedding V h / t and learned positions s h, the last the output layer
@@ -46,8 +47,8 @@ struct mem_breakdown {
 
 /* Korthikanti's per-layer, per-microbatch activation bytes: of a dense or
  * MoE layer, with bf16 or FP8 GEMMs; and of a dense bf16 one. */
-double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, bool sp,
-		     bool flash, enum par_recompute rc, bool is_moe, bool fp8);
+double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
+		     bool sp, bool flash, enum par_recompute rc, bool is_moe, bool fp8);
 double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
 			   bool sp, bool flash, enum par_recompute rc);
 /* Korthikanti's 34 (per s b h, sequence parallel, no scores) for the shape. */

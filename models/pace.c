@@ -131,17 +131,18 @@ static struct layout layout_at(const struct pace_src *src, int dp)
 	L.gpus = dp * per_replica;
 	L.nodes = (L.gpus + L.gpus_per_node - 1) / L.gpus_per_node;
 	if (src->shrink_batch)
-		L.global_batch = src->L->global_batch / src->L->dp * dp;
+		L.global_batch = src->L->global_batch / layout_replicas(src->L) *
+				 layout_replicas(&L);
 	else
-		L.microbatches = (L.global_batch + dp * L.micro_batch - 1) /
-				 (dp * L.micro_batch);
+		L.microbatches = (L.global_batch + layout_replicas(&L) * L.micro_batch - 1) /
+				 (layout_replicas(&L) * L.micro_batch);
 	return L;
 }
 
 static int compute_time(const struct pace_src *src, const struct layout *L,
 			struct pace *p, struct err *e)
 {
-	double sequences = (double)L->microbatches * L->micro_batch * L->dp;
+	double sequences = (double)L->microbatches * L->micro_batch * layout_replicas(L);
 
 	if (src->use_step) {
 		if (step_simulate(src->sc, src->m, L, src->g, &p->step, e) < 0)

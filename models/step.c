@@ -19,6 +19,8 @@ struct layer_costs {
 	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
 	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls */
 	double ep_bytes;		/* one all-to-all's, per GPU */
+	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
+	double cp_bytes;		/* sent per GPU per layer, forward and backward */
 	double tp_fwd_s, tp_bwd_s;
 	struct cmp_cost emb_f, emb_b, log_f, log_b;
 	double tp_emb_s, tp_log_s;	/* one collective each */
@@ -152,6 +154,102 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	return 0;
 }
 
+/*
+ * Context parallelism, per layer and microbatch, among the cp ranks of a CP
+ * group (consecutive DP ranks of one TP rank and stage):
+ *   ring attention (Liu et al. 2023, Megatron-Core's default): each rank
+ *   passes its K and V block (b s/cp of the TP rank's key/value heads) to
+ *   its ring neighbour cp-1 times forward; backward passes them again with
+ *   their gradients (2(cp-1) blocks).  The transfers run beside the
+ *   attention core's blocks: only what exceeds the core's time is exposed.
+ *   all-gather (Llama 3, arXiv:2407.21783 sec. 3.3.2): the K and V blocks
+ *   all-gathered before the core (forward, and again in backward), their
+ *   gradients reduce-scattered after it; not overlapped.
+ *   Ulysses (Jacobs et al. 2023): all-to-alls of Q, K, V before the core
+ *   and of its output after, each rank's b s/cp share of them, forward and
+ *   backward, not overlapped.
+ * Full recomputation repeats the forward's exchange in backward.  Timed
+ * alone on the fabric, one group, on the compute stream's critical path.
+ */
+double step_cp_block_bytes(const struct tfm *m, const struct layout *L)
+{
+	double tok = (double)L->micro_batch * m->seq_len / (L->cp > 1 ? L->cp : 1) / L->tp;
+	double kv = m->mla.kv_lora_rank > 0 ? m->heads : m->kv_heads;
+
+	return 2.0 * tok * kv * (tfm_qk_head_dim(m) + tfm_v_head_dim(m));
+}
+
+static int cp_layer_s(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      const struct cmp_shape *sh, struct net *net, const int *rank_gpu,
+		      struct layer_costs *c, struct err *e)
+{
+	int cp = L->cp < L->dp ? L->cp : L->dp;
+	bool full = o->recompute == PAR_RECOMPUTE_FULL;
+	double tok = (double)L->micro_batch * m->seq_len / (cp > 1 ? cp : 1) / L->tp;
+	double a = m->heads, dqk = tfm_qk_head_dim(m), dv = tfm_v_head_dim(m);
+	double kv = m->mla.kv_lora_rank > 0 ? a : m->kv_heads;
+
+	c->cp_fwd_s = c->cp_bwd_s = c->cp_bytes = 0;
+	if (cp <= 1)
+		return 0;
+	if (L->cp_all_gather) {
+		/* all-gather the cp blocks before the core, reduce-scatter
+		 * their gradients after its backward: not overlapped */
+		double block = step_cp_block_bytes(m, L);
+		int group[1024];
+		if (cp > (int)(sizeof group / sizeof *group))
+			return err_set(e, ERR_USAGE, "parallel.cp: %d ranks in a CP "
+				       "group (at most %zu)", cp, sizeof group / sizeof *group);
+		for (int r = 0; r < cp; r++)
+			group[r] = rank_gpu[L->tp * r];
+		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block };
+		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block };
+		double t_ag = net_coll_time_s(net, &ag, e);
+		double t_rs = t_ag < 0 ? -1 : net_coll_time_s(net, &rs, e);
+		if (t_rs < 0)
+			return -1;
+		c->cp_fwd_s = t_ag;
+		c->cp_bwd_s = t_ag + t_rs + (full ? t_ag : 0);
+		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
+		return 0;
+	}
+	if (!L->cp_ulysses) {
+		double block = step_cp_block_bytes(m, L);
+		int pair[2] = { rank_gpu[0], rank_gpu[L->tp] };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block };
+		double t = net_coll_time_s(net, &x, e);
+		if (t < 0)
+			return -1;
+		double f = fmax(0, t - cmp_attn_core_s(g, sh, false));
+		double b = fmax(0, 2 * t - cmp_attn_core_s(g, sh, true));
+		c->cp_fwd_s = f;
+		c->cp_bwd_s = b + (full ? f : 0);
+		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
+		return 0;
+	}
+	int group[1024];
+	if (cp > (int)(sizeof group / sizeof *group))
+		return err_set(e, ERR_USAGE, "parallel.cp: %d ranks in a CP group "
+			       "(at most %zu)", cp, sizeof group / sizeof *group);
+	for (int r = 0; r < cp; r++)
+		group[r] = rank_gpu[L->tp * r];
+	double bytes[4] = { 2.0 * tok * a * dqk, 2.0 * tok * kv * dqk,
+			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
+	double t = 0;
+	for (int i = 0; i < 4; i++) {
+		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i] };
+		double ti = net_coll_time_s(net, &x, e);
+		if (ti < 0)
+			return -1;
+		t += ti;
+		c->cp_bytes += bytes[i] * (cp - 1) / cp * (full ? 3 : 2);
+	}
+	c->cp_fwd_s = t;
+	c->cp_bwd_s = (full ? 2 : 1) * t;
+	return 0;
+}
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -164,11 +262,13 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 
 	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 			 o->flash_attention, peak, false, &sh);
+	sh.cp = L->cp;
 	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
 		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 				 o->flash_attention, peak, true, &xs);
+		xs.cp = L->cp;
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
 	} else {
 		c->moe_fwd = c->fwd;
@@ -194,13 +294,15 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
 	cmp_add(&c->log_b, &extra, 1);
 
-	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, false, full, &x);
+	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
+	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_fwd_s, e) < 0)
 		return -1;
-	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, true, full, &x);
+	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, true, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
 		return -1;
-	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0)
+	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0 ||
+	    cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
 		return -1;
 	/* vocab-parallel embedding: one all-reduce forward; the column-
 	 * parallel logits: one all-reduce of dX backward */
@@ -264,6 +366,12 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		a->bwd[vs] = d * (c->bwd.time_s + c->tp_bwd_s);
 		a->fwd_tp[vs] = n * c->tp_fwd_s;
 		a->bwd_tp[vs] = n * c->tp_bwd_s;
+		if (c->cp_bytes > 0) {
+			a->fwd[vs] += n * c->cp_fwd_s;
+			a->bwd[vs] += n * c->cp_bwd_s;
+			a->fwd_tp[vs] += n * c->cp_fwd_s;
+			a->bwd_tp[vs] += n * c->cp_bwd_s;
+		}
 		a->fwd_gemm[vs] = d * c->fwd.gemm_s;
 		a->bwd_gemm[vs] = d * c->bwd.gemm_s;
 		a->params[vs] = layer_rank_params(m, L, false, d);
@@ -356,13 +464,14 @@ static void route_bytes(struct net *net, int a, int b, double bytes,
 /* The analytically timed traffic of one iteration on the link tiers: TP
  * collectives (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S
  * per all-gather or reduce-scatter, to its TP neighbour) and pipeline p2p
- * (each TP rank its 1/t slice) and EP all-to-alls, along the route of a
+ * (each TP rank its 1/t slice), CP exchanges and EP all-to-alls, along the route of a
  * representative pair. */
 static void analytic_tiers(const struct tfm *m, const struct layout *L,
 			   const struct par_opts *o, int v, const struct layer_costs *c,
 			   struct net *net, const int *rank_gpu, struct step_result *r)
 {
-	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden;
+	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden /
+		   (L->cp > 1 ? L->cp : 1);
 	double t = L->tp, gpus = (double)L->tp * L->pp * L->dp;
 	struct mg_tp f, b;
 
@@ -384,6 +493,10 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	if (L->pp > 1)
 		route_bytes(net, rank_gpu[0], rank_gpu[L->tp * L->dp],
 			    2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp, r);
+	/* CP exchanges: every layer, each GPU to its CP peers */
+	if (c->cp_bytes > 0)
+		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
+			    gpus * L->microbatches * (double)m->layers / L->pp * c->cp_bytes, r);
 	/* EP all-to-alls: each GPU sends (ep-1)/ep of each, per MoE layer of
 	 * its stage (the mean) and microbatch, to its EP peers */
 	int ep = L->ep < L->dp ? L->ep : L->dp;
@@ -519,7 +632,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
 		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
 		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
-				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split };
+				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split /
+				  (L->cp > 1 ? L->cp : 1) };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;

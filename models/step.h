@@ -116,6 +116,11 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
  * busiest expert's load (step.c). */
 double step_ep_bytes(const struct tfm *m, const struct layout *L);
 
+/* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
+ * rank's key/value heads, keys and values in bf16; a layer's forward
+ * passes cp-1 of them to the ring neighbour (step.c). */
+double step_cp_block_bytes(const struct tfm *m, const struct layout *L);
+
 /* The breakdown into the report's /step group (step_report.c). */
 struct report;
 int step_report(struct report *r, const struct step_result *s, struct err *e);

@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 i=0
 ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
 num() { sed -n "s/.*\"$1\": *\([-0-9.e+]*\).*/\1/p" "$2"; }
-echo "1..10"
+echo "1..12"
 
 "$TRAINSIM" -q --json -o "$tmp/b.h5" scenarios/finops-h100.cfg >"$tmp/b.json"
 "$TRAINSIM" -q --json -o "$tmp/f.h5" -s parallel.dtype=fp8 scenarios/finops-h100.cfg >"$tmp/f.json"
@@ -39,3 +39,12 @@ for sc in mixtral-8x7b deepseek-v3; do
 		'BEGIN { exit !(f > 0 && c > 0) }'
 	ok $? "$sc.cfg: a whole run with failures and checkpoints"
 done
+
+# Llama 3 405B's 128K stage as published (Table 4): TP 8, CP 16, PP 16,
+# DP 8, 16 sequences of 131,072 per DP rank
+"$TRAINSIM" -q --json -o "$tmp/lc.h5" -s model.seq_len=131072 -s parallel.cp=16 \
+	-s parallel.global_batch=128 -s run.tokens=1e11 \
+	scenarios/llama3-405b.cfg >"$tmp/lc.json" 2>"$tmp/err"
+ok $? "llama3-405b at 128K with CP 16 runs ($(head -c 300 "$tmp/err"))"
+awk -v t="$(num tokens "$tmp/lc.json")" 'BEGIN { n = t / 16777216; exit !(n == int(n) && n > 0) }'
+ok $? "16M-token iterations: 128 sequences of 131072 (tokens $(num tokens "$tmp/lc.json"))"

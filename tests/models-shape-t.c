@@ -28,7 +28,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(23);
+	tap_plan(26);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -53,7 +53,7 @@ int main(void)
 	/* FP8 GEMM inputs in one byte: the QKV and MLP inputs (10 -> 8), the
 	 * projection input and GeLU output (24 -> 2 x 3 + 1 + 8 + 4 = 19) */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
-	tap_near(mem_act_bytes(&m, 1, 1, false, false, PAR_RECOMPUTE_SELECTIVE, false, true),
+	tap_near(mem_act_bytes(&m, 1, 1, 1, false, false, PAR_RECOMPUTE_SELECTIVE, false, true),
 		 sbh * (8 + 19), 1e-12, "FP8: GEMM inputs in one byte, 27 s b h");
 
 	/* Kernel FLOPs of the multi-query layer, forward, T = 16 tokens:
@@ -153,7 +153,7 @@ int main(void)
 	/* activations of the MoE layer, t = 1, with dropout masks (GPT's
 	 * default): rep 10h + router logits 4E = 656; par: attention
 	 * 8h = 512, routed 2 x 1.0 x (2h + 6 fe) = 640, shared 6 fe = 192 */
-	tap_near(mem_act_bytes(&m, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE, true, false),
+	tap_near(mem_act_bytes(&m, 1, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE, true, false),
 		 16.0 * (656 + 512 + 640 + 192), 1e-12,
 		 "MoE layer's activations: top-k routed tokens' expert MLPs");
 
@@ -182,5 +182,30 @@ int main(void)
 	D.tp = 2;
 	tap_near(step_ep_bytes(&m, &D), 563714457.6 / 2, 1e-12,
 		 "with TP 2 each rank sends its half of the tokens");
+
+	/* Ring attention's K/V block: Llama 3 405B's 128K stage (the paper,
+	 * Table 4: TP 8, CP 16, 131,072 tokens): 8192 tokens per rank, 8 kv
+	 * heads / TP 8 = 1 per GPU of 128 + 128 dimensions, bf16: 4 MiB;
+	 * cp - 1 = 15 of them per layer forward */
+	tfm_gpt(&m, 126, 16384, 128, 131072, 128256);
+	m.kv_heads = 8;
+	struct layout C = { .tp = 8, .pp = 16, .dp = 128, .cp = 16, .micro_batch = 1 };
+	tap_near(step_cp_block_bytes(&m, &C), 4194304, 1e-12,
+		 "CP ring block: 2 bytes x b s/cp x kv/t x (d_k + d_v)");
+	/* and the memory per rank follows s/cp: 1/16 of CP 1's (flash, so no
+	 * s^2 scores) */
+	C.cp = 1;
+	double full_seq = mem_act_bytes(&m, 1, 8, 1, true, true, PAR_RECOMPUTE_SELECTIVE,
+					false, false);
+	tap_near(mem_act_bytes(&m, 1, 8, 16, true, true, PAR_RECOMPUTE_SELECTIVE, false,
+			       false), full_seq / 16, 1e-12, "CP 16: activations / 16");
+	/* a CP rank's kernels: the GEMMs on s/cp tokens, attention s/cp x s:
+	 * the layer's FLOPs / cp */
+	struct cmp_shape q = { .b = 1, .s = 64, .h = 64, .a = 4, .V = 100, .tp = 1,
+			       .peak_flops = 1e15 };
+	cmp_layer_fwd(&g, &q, &c1);
+	q.cp = 4;
+	cmp_layer_fwd(&g, &q, &c2);
+	tap_near(c2.flops, c1.flops / 4, 1e-12, "CP 4: a rank's layer FLOPs / 4");
 	return tap_done();
 }
