@@ -59,6 +59,7 @@ struct acct {
 	int gpus, nodes, gpus_per_node;
 
 	struct trace tr[TR_N];
+	bool traces_shared;	/* tr belongs to the acct this one copies */
 	struct trace_cur cur[TR_N];
 	bool has[TR_N];
 	/* values of traced quantities in force */
@@ -392,6 +393,22 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 	return acct_build(sc, g, L, pools, e);
 }
 
+struct acct *acct_new_like(const struct acct *proto, struct err *e)
+{
+	struct acct *a = malloc(sizeof *a);
+
+	if (a == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		return NULL;
+	}
+	*a = *proto;	/* the cursors keep pointing at proto's traces */
+	a->traces_shared = true;
+	for (int i = 0; i < POOLS_MAX; i++)
+		a->bill[i] = (struct billing){ 0 };
+	a->n_alerts = 0;
+	return a;
+}
+
 static void describe_trace(FILE *out, const char *what, const struct trace *t)
 {
 	fprintf(out, "%-22s trace %s: %zu rows, %s\n", what, t->file, t->n,
@@ -399,7 +416,7 @@ static void describe_trace(FILE *out, const char *what, const struct trace *t)
 			    "change points, the last holds");
 }
 
-static void describe(const struct acct *a, FILE *out)
+void acct_describe(const struct acct *a, FILE *out)
 {
 	fprintf(out, "# accounting\n");
 	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
@@ -440,25 +457,11 @@ static void describe(const struct acct *a, FILE *out)
 				a->bud.stop ? ", stop when reached" : "");
 }
 
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e)
-{
-	struct acct *a = acct_build(sc, g, L, pools, e);
-
-	if (a == NULL)
-		return -1;
-	if (out)
-		describe(a, out);
-	acct_free(a);
-	return 0;
-}
-
 void acct_free(struct acct *a)
 {
 	if (a == NULL)
 		return;
-	for (int k = 0; k < TR_N; k++)
+	for (int k = 0; k < TR_N && !a->traces_shared; k++)
 		trace_free(&a->tr[k]);
 	for (int i = 0; i < POOLS_MAX; i++)
 		free(a->bill[i].s);

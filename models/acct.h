@@ -73,11 +73,12 @@ extern const struct cfg_setting *const acct_setting_tables[];
  * and line (status ERR_USAGE). */
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct layout *L, const struct pools *pools, struct err *e);
-/* Validate accounting's settings and traces without running; with out,
- * print what accounting will use (prices, PUE, grid, traces, budgets). */
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e);
+/* Another run's books for the same job (replicas, read once per load):
+ * proto's settings and traces, which it shares, so proto must outlive the
+ * copy; proto is an acct no run has used. */
+struct acct *acct_new_like(const struct acct *proto, struct err *e);
+/* Print what accounting will use (prices, PUE, grid, traces, budgets). */
+void acct_describe(const struct acct *a, FILE *out);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */

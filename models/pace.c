@@ -38,12 +38,14 @@ void pace_cache_free(struct pace_cache *c)
 	free(c);
 }
 
+/* The key: typed values only (the layout's counts, the enums as numbers,
+ * the efficiency's bits). */
 static void cache_key(const struct pace_src *src, const struct layout *L, int64_t *k)
 {
 	int64_t key[KEY_LEN] = {
 		src->L->gpus, L->tp, L->pp, L->dp, L->micro_batch, L->microbatches,
-		L->global_batch, src->recompute, src->zero_stage, src->use_step,
-		src->shrink_batch, 0,
+		L->global_batch, (int64_t)src->step->par.recompute,
+		src->step->par.zero_stage, src->use_step, src->shrink_batch, 0,
 	};
 
 	memcpy(&key[KEY_LEN - 1], &src->efficiency, sizeof src->efficiency);
@@ -105,20 +107,14 @@ int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
 
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)
 {
-	const char *rc = sc_str(sc, "parallel.recompute");
-
-	src->sc = sc;
 	src->use_step = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
 	src->efficiency = sc_float(sc, "training.efficiency");
-	src->recompute_full = strcmp(rc, "full") == 0;
-	src->recompute = rc[0];		/* none, selective, full differ in the first letter */
-	src->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
-	src->fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
 }
 
 double pace_peak_flops(const struct pace_src *src)
 {
-	return src->fp8 ? src->g->peak_fp8_flops : src->g->peak_bf16_flops;
+	return src->step->par.dtype == PAR_FP8 ? src->g->peak_fp8_flops :
+	       src->g->peak_bf16_flops;
 }
 
 /* The layout of the job shrunk (or not) to dp replicas. */
@@ -145,16 +141,17 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 	double sequences = (double)L->microbatches * L->micro_batch * layout_replicas(L);
 
 	if (src->use_step) {
-		if (step_simulate(src->sc, src->m, L, src->g, &p->step, e) < 0)
+		if (step_simulate(src->step, src->m, L, src->g, &p->step, e) < 0)
 			return -1;
 		p->compute_s = p->step.iteration_s;
 		p->flops_per_iter = p->step.flops_per_iter;
 		return 0;
 	}
-	if (src->fp8 && src->g->peak_fp8_flops <= 0)
-		return sc_error(src->sc, e, "parallel.dtype", "%s has no FP8 tensor "
-				"cores (expected bf16)", src->g->name);
-	p->flops_per_iter = tfm_flops(src->m, sequences, src->recompute_full);
+	if (src->step->par.dtype == PAR_FP8 && src->g->peak_fp8_flops <= 0)
+		return sc_where_error(src->step->where, e, "parallel.dtype", "%s has "
+				      "no FP8 tensor cores (expected bf16)", src->g->name);
+	p->flops_per_iter = tfm_flops(src->m, sequences,
+				      src->step->par.recompute == PAR_RECOMPUTE_FULL);
 	p->compute_s = p->flops_per_iter /
 		       (L->gpus * pace_peak_flops(src) * src->efficiency);
 	return 0;

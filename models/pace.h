@@ -51,9 +51,10 @@ int pace_cache_send(const struct pace_cache *c, size_t from, int fd);
 int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
 		    struct err *e);
 
-/* What every pace is computed from (pointers into the run's model). */
+/* What every pace is computed from (pointers into the run's model, all
+ * read once per load). */
 struct pace_src {
-	const struct scenario *sc;
+	const struct step_cfg *step;	/* the step model's settings */
 	const struct tfm *m;
 	const struct layout *L;		/* the full cluster's layout */
 	const struct gpu_spec *g;
@@ -61,9 +62,6 @@ struct pace_src {
 	bool shrink_batch;
 	bool use_step;			/* else the formula */
 	double efficiency;		/* formula: achieved / peak */
-	bool recompute_full;		/* formula: count the extra forward */
-	bool fp8;			/* GEMMs in FP8: the GPU's FP8 peak */
-	int recompute, zero_stage;	/* for the cache key */
 	struct pace_cache *cache;	/* NULL: none */
 };
 
@@ -84,6 +82,7 @@ struct pace {
 
 extern const struct cfg_setting pace_settings[];
 
+/* training.iteration_model and .efficiency; the rest the caller points to. */
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src);
 int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e);
 bool pace_has_gc(const struct pace *p);

@@ -26,6 +26,7 @@ struct fixture {
 	struct acct *a;
 };
 
+/* 0, or -1 after a failed check "FILE loads" that says why. */
 static inline int fixture_open(struct fixture *f, const char *file, const char *const *ov,
 			       size_t n_ov)
 {
@@ -49,6 +50,7 @@ static inline int fixture_open(struct fixture *f, const char *file, const char *
 		goto fail;
 	return 0;
 fail:
+	tap_ok(0, "%s loads", file);
 	tap_diag("%s: %s", file, e.msg);
 	return -1;
 }

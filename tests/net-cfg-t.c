@@ -26,7 +26,9 @@ static struct net *build(const char *const *ov, size_t n, struct err *e)
 	struct scenario *sc = sc_load(schema, file, ov, n, e);
 	if (sc == NULL)
 		return NULL;
-	struct net *net = net_build(sc, e);
+	struct net_cfg *cfg = net_cfg_from_scenario(sc, e);
+	struct net *net = cfg ? net_build(cfg, e) : NULL;
+	net_cfg_free(cfg);
 	sc_free(sc);
 	return net;
 }
@@ -130,7 +132,9 @@ static void bad_file(const char *text, const char *key, int line, const char *wh
 	fprintf(f, "@include \"gpus.cfg\"\n@include \"links.cfg\"\n%s", text);
 	fclose(f);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
-	struct net *net = sc ? net_build(sc, &e) : NULL;
+	struct net_cfg *cfg = sc ? net_cfg_from_scenario(sc, &e) : NULL;
+	struct net *net = cfg ? net_build(cfg, &e) : NULL;
+	net_cfg_free(cfg);
 	snprintf(want, sizeof want, "%s:%d: %s: ", path, line, key);
 	int ok = net == NULL && e.status == ERR_USAGE && strncmp(e.msg, want, strlen(want)) == 0;
 	tap_ok(ok, "bad input in a file, %s: FILE:%d: %s", what, line, key);

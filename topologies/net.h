@@ -1,8 +1,8 @@
 /*
  * net.h -- the cluster's network as the rest of trainsim sees it.
  *
- * net_build() reads the scenario (cluster.*, network.*, the links catalog)
- * and builds the graph: GPUs in scale-up (NVLink) domains, NICs, a fat-tree
+ * net_cfg_from_scenario() reads the settings (cluster.*, network.*, the
+ * links catalog) and net_build() builds the graph from them: GPUs in scale-up (NVLink) domains, NICs, a fat-tree
  * or dragonfly of switches, and the placement of ranks on GPUs.
  *
  * Collectives run in two ways:
@@ -44,8 +44,17 @@ struct coll {
 	double bytes;		/* S, nccl-tests convention */
 };
 
+/* The network's settings, read from the scenario once per load (a missing
+ * link is an error at the key that names it) and kept, with where each
+ * key is, for net_build(). */
+struct net_cfg;
+struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e);
+void net_cfg_free(struct net_cfg *c);
+
 struct net;
-struct net *net_build(const struct scenario *sc, struct err *e);
+/* A network from the settings; its errors (an odd radix, a placement
+ * naming a missing GPU, ...) name the key at fault at its file and line. */
+struct net *net_build(const struct net_cfg *c, struct err *e);
 void net_free(struct net *net);
 int net_gpu_count(const struct net *net);
 int net_gpus_per_node(const struct net *net);

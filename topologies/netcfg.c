@@ -1,7 +1,8 @@
 /*
- * netcfg.c -- the network's settings (network.*, links.*) and net_build(),
- * which reads them, with cluster.* and the GPU's NVLink from the gpus
- * catalog, into the plain parameters of net_new().
+ * netcfg.c -- the network's settings (network.*, links.*), read once per
+ * load by net_cfg_from_scenario() with cluster.* and the GPU's NVLink from
+ * the gpus catalog into the plain parameters of net_new(), and
+ * net_build(), which builds a network from them as often as asked.
  *
  * Errors found while building (an odd radix, too many groups, a placement
  * naming a missing GPU, a disconnected graph, ...) come back from net_new()
@@ -188,47 +189,75 @@ static int read_nvlink(const struct scenario *sc, struct net_params *p,
 	return read_link(sc, name, key, &p->nvlink, e);
 }
 
-struct net *net_build(const struct scenario *sc, struct err *e)
-{
+/* The settings as net_new() takes them, and where they came from. */
+struct net_cfg {
 	struct net_params p;
-	int *placement = NULL;
-	const char *bad_key = NULL;
-	struct err why = { 0 };
+	int *placement;			/* owned; p.placement points here */
+	const struct sc_where *where;	/* for net_new()'s bad_key */
+};
 
-	net_params_default(&p);
-	p.gpus = (int)sc_int(sc, "cluster.gpus");
-	p.gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
-	p.nics_per_node = (int)sc_int(sc, "network.nics_per_node");
-	p.domain_gpus = (int)sc_int(sc, "network.scale_up_domain_gpus");
-	if (read_nvlink(sc, &p, e) < 0)
+void net_cfg_free(struct net_cfg *c)
+{
+	if (c)
+		free(c->placement);
+	free(c);
+}
+
+struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
+{
+	struct net_cfg *c = calloc(1, sizeof *c);
+	struct net_params *p;
+
+	if (c == NULL) {
+		err_set(e, ERR_RUN, "out of memory for the network's settings");
 		return NULL;
-	read_fabric(sc, &p);
-	read_collective(sc, &p);
-	if (p.topology != TOPO_NONE &&
+	}
+	p = &c->p;
+	c->where = sc_where_of(sc);
+	net_params_default(p);
+	p->gpus = (int)sc_int(sc, "cluster.gpus");
+	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
+	p->nics_per_node = (int)sc_int(sc, "network.nics_per_node");
+	p->domain_gpus = (int)sc_int(sc, "network.scale_up_domain_gpus");
+	if (read_nvlink(sc, p, e) < 0)
+		goto fail;
+	read_fabric(sc, p);
+	read_collective(sc, p);
+	if (p->topology != TOPO_NONE &&
 	    read_link(sc, sc_str(sc, "network.scale_out_link"),
-		      "network.scale_out_link", &p.scale_out, e) < 0)
-		return NULL;
-	if (p.nics_per_node > 0 && p.nics_per_node < p.gpus_per_node &&
+		      "network.scale_out_link", &p->scale_out, e) < 0)
+		goto fail;
+	if (p->nics_per_node > 0 && p->nics_per_node < p->gpus_per_node &&
 	    read_link(sc, sc_str(sc, "network.pcie_link"), "network.pcie_link",
-		      &p.pcie, e) < 0)
-		return NULL;
+		      &p->pcie, e) < 0)
+		goto fail;
 	size_t n = sc_list_len(sc, "network.placement");
 	if (n > 0) {
-		placement = malloc(sizeof *placement * n);
-		if (placement == NULL) {
+		c->placement = malloc(sizeof *c->placement * n);
+		if (c->placement == NULL) {
 			err_set(e, ERR_RUN, "out of memory for the placement");
-			return NULL;
+			goto fail;
 		}
 		for (size_t i = 0; i < n; i++)
-			placement[i] = (int)sc_list_float(sc, i, "network.placement");
-		p.placement = placement;
-		p.n_placement = (int)n;
+			c->placement[i] = (int)sc_list_float(sc, i, "network.placement");
+		p->placement = c->placement;
+		p->n_placement = (int)n;
 	}
-	struct net *net = net_new(&p, &bad_key, &why);
-	free(placement);
+	return c;
+fail:
+	net_cfg_free(c);
+	return NULL;
+}
+
+struct net *net_build(const struct net_cfg *c, struct err *e)
+{
+	const char *bad_key = NULL;
+	struct err why = { 0 };
+	struct net *net = net_new(&c->p, &bad_key, &why);
+
 	if (net == NULL) {
 		if (why.status == ERR_USAGE && bad_key != NULL)
-			sc_error(sc, e, bad_key, "%s", why.msg);
+			sc_where_error(c->where, e, bad_key, "%s", why.msg);
 		else
 			*e = why;
 	}
