@@ -65,6 +65,7 @@ struct model {
 	int nodes_per_replica;		/* tp x pp GPUs, in nodes (may be fractional: GPUs) */
 	int gpus_per_replica;
 	double mtti_s;
+	struct platform pf;		/* the hardware as built, for accounting */
 };
 
 /* What every run of the job reads: the model and the accounting, whose

@@ -11,6 +11,7 @@
 
 #include "models/run_int.h"
 #include "topologies/net.h"
+#include "topologies/platform.h"
 
 /* The settings the paces read, in the order their problems are reported:
  * the options and memory at the full layout, then, for the step model, the
@@ -70,7 +71,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
 			       md->mtti_s, &md->ck, e) < 0 ||
-	    step_cfg_read_net(sc, &md->step, e) < 0) {
+	    step_cfg_read_net(sc, &md->step, e) < 0 ||
+	    pace_cache_platform(cache, md->step.net, md->L.gpus, md->L.gpus_per_node,
+				&md->pf, e) < 0) {
 		run_model_free(md);
 		return -1;
 	}
@@ -97,7 +100,7 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 		free(j);
 		return NULL;
 	}
-	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, e);
+	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, &j->md.pf, e);
 	if (j->acct == NULL) {
 		run_job_free(j);
 		return NULL;

@@ -23,6 +23,7 @@ struct fixture {
 	struct layout L;
 	struct gpu_spec g;
 	struct pools pools;
+	struct platform pf;
 	struct acct *a;
 };
 
@@ -45,7 +46,12 @@ static inline int fixture_open(struct fixture *f, const char *file, const char *
 	gpu_from_scenario(f->sc, f->L.gpu, &f->g);
 	if (pools_from_scenario(f->sc, f->L.nodes, &f->pools, &e) < 0)
 		goto fail;
-	f->a = acct_new(f->sc, &f->g, &f->L, &f->pools, &e);
+	struct net_cfg *net = net_cfg_from_scenario(f->sc, &e);
+	int rc = net ? platform_from_cfg(net, &f->pf, &e) : -1;
+	net_cfg_free(net);
+	if (rc < 0)
+		goto fail;
+	f->a = acct_new(f->sc, &f->g, &f->L, &f->pools, &f->pf, &e);
 	if (f->a == NULL)
 		goto fail;
 	return 0;
