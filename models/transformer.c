@@ -24,8 +24,9 @@ const struct cfg_setting tfm_settings[] = {
 	{ "model.dropout", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "dropout layers, whose masks training stores (GPT-3; Llama 3 and most "
 	  "models since train without)" },
-	{ "model.positions", CFG_ENUM, "", 0, 0, "learned", "learned|rope",
-	  "position encoding: learned embedding (s x h parameters) or rotary (none)" },
+	{ "model.positions", CFG_ENUM, "", 0, 0, "learned", "learned|rope|alibi",
+	  "position encoding: learned embedding (s x h parameters), rotary or "
+	  "ALiBi (none)" },
 	{ "model.tied_embeddings", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "output layer shares the input word embedding (false: V x h more parameters)" },
 	{ "model.mtp_layers", CFG_INT, "", 0, 64, "0", NULL,

@@ -25,7 +25,7 @@
  *   bias          linear-layer biases (GPT) or none (Llama, Mixtral, DeepSeek)
  *   dropout       dropout after attention and MLP (GPT) or none (Llama 3,
  *                 Mixtral, DeepSeek-V3 train without): masks in memory
- *   positions     learned (s h parameters) or rotary (none)
+ *   positions     learned (s h parameters), rotary or ALiBi (none)
  *   tied_embeddings  untied input and output embeddings hold 2 V h
  *   mla.*         multi-head latent attention (DeepSeek-V2, arXiv:2405.04434,
  *                 sec. 2.1): queries through a q_lora_rank bottleneck, keys
