@@ -54,10 +54,11 @@ const struct cfg_setting tfm_settings[] = {
 	  "leading layers with a dense MLP before the first MoE layer" },
 	{ "model.moe.capacity_factor", CFG_FLOAT, "", 0, 1e3, "0", NULL,
 	  "tokens an expert takes, over the mean (Fedus et al. 2021); 0: dropless" },
-	{ "model.moe.imbalance", CFG_FLOAT, "", 1, 1e3, "1.2", NULL,
-	  "dropless routing: the busiest expert's tokens over the mean; 1.2 "
-	  "assumed from auxiliary-loss-balanced training (Lepikhin et al. 2020, "
-	  "GShard, keep experts within capacity 1.25 of the mean)" },
+	{ "model.moe.imbalance", CFG_FLOAT, "", 1, 1e3, "1.25", NULL,
+	  "dropless routing: the busiest expert's tokens over the mean; 1.25 "
+	  "as the capacity factor Switch Transformer trains with, dropping few "
+	  "tokens with its balancing loss (Fedus et al. 2021, arXiv:2101.03961, "
+	  "sec. 2.2 and Table 1)" },
 	{ "run.tokens", CFG_FLOAT, "tokens", 1, 1e16, NULL, NULL,
 	  "tokens to train on (the run ends when they are consumed)" },
 	CFG_END
@@ -80,7 +81,7 @@ void tfm_gpt(struct tfm *m, int layers, int hidden, int heads, int seq_len, int 
 	m->learned_positions = true;
 	m->tied_embeddings = true;
 	m->moe.top_k = 2;
-	m->moe.imbalance = 1.2;
+	m->moe.imbalance = 1.25;
 }
 
 void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
