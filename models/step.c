@@ -120,6 +120,20 @@ static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
  * collectives are), on the compute stream's critical path: Megatron-Core's
  * all-to-all dispatcher does not overlap it with compute.
  */
+/* The GPUs of the first group of n consecutive DP ranks of TP rank 0 on
+ * stage 0 (an EP or CP group; rank = t + tp d + tp dp k). */
+#define GROUP_MAX 1024
+static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
+		       const char *key, int *group, struct err *e)
+{
+	if (n > GROUP_MAX)
+		return err_set(e, ERR_USAGE, "%s: %d ranks in a group (at most %d)",
+			       key, n, GROUP_MAX);
+	for (int d = 0; d < n; d++)
+		group[d] = rank_gpu[L->tp * d];
+	return 0;
+}
+
 double step_ep_bytes(const struct tfm *m, const struct layout *L)
 {
 	double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
@@ -134,16 +148,13 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      struct layer_costs *c, struct err *e)
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
-	int group[1024];
+	int group[GROUP_MAX];
 
 	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
 	if (m->moe.experts == 0 || ep <= 1)
 		return 0;
-	if (ep > (int)(sizeof group / sizeof *group))
-		return err_set(e, ERR_USAGE, "parallel.ep: %d ranks in an EP group "
-			       "(at most %zu)", ep, sizeof group / sizeof *group);
-	for (int d = 0; d < ep; d++)
-		group[d] = rank_gpu[L->tp * d];
+	if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
+		return -1;
 	c->ep_bytes = step_ep_bytes(m, L);
 	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes };
 	double t = net_coll_time_s(net, &x, e);
@@ -197,12 +208,9 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 		/* all-gather the cp blocks before the core, reduce-scatter
 		 * their gradients after its backward: not overlapped */
 		double block = step_cp_block_bytes(m, L);
-		int group[1024];
-		if (cp > (int)(sizeof group / sizeof *group))
-			return err_set(e, ERR_USAGE, "parallel.cp: %d ranks in a CP "
-				       "group (at most %zu)", cp, sizeof group / sizeof *group);
-		for (int r = 0; r < cp; r++)
-			group[r] = rank_gpu[L->tp * r];
+		int group[GROUP_MAX];
+		if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+			return -1;
 		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block };
 		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block };
 		double t_ag = net_coll_time_s(net, &ag, e);
@@ -228,12 +236,9 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
 		return 0;
 	}
-	int group[1024];
-	if (cp > (int)(sizeof group / sizeof *group))
-		return err_set(e, ERR_USAGE, "parallel.cp: %d ranks in a CP group "
-			       "(at most %zu)", cp, sizeof group / sizeof *group);
-	for (int r = 0; r < cp; r++)
-		group[r] = rank_gpu[L->tp * r];
+	int group[GROUP_MAX];
+	if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+		return -1;
 	double bytes[4] = { 2.0 * tok * a * dqk, 2.0 * tok * kv * dqk,
 			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
 	double t = 0;
