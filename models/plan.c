@@ -120,6 +120,7 @@ static int plan_setup(struct plan *p, struct err *e)
 	 * kernels' best efficiency the step model can reach. */
 	gpu_from_scenario(sc, gpu, &g);
 	p->fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
+	p->cp = (int)sc_int(sc, "parallel.cp");
 	p->peak_tflops = (p->fp8 ? g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
 	p->eff_max = g.flash_eff;
 	for (int k = 0; k < g.gemm_points; k++)

@@ -19,15 +19,22 @@
 /* --- memory --------------------------------------------------------------- */
 
 double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
-			    int micro_batch, bool recompute, int zero_stage)
+			    int micro_batch, bool recompute, int zero_stage,
+			    bool fp8, int cp)
 {
 	/* Model states, mixed-precision Adam (Rajbhandari et al. 2020, ZeRO,
 	 * sec. 3.1): 2 bytes fp16 weights + 2 fp16 gradients + 12 fp32 master
 	 * weights, momentum and variance per parameter, split tp x pp ways;
 	 * ZeRO stage 1 shards the 12 over dp, stage 2 also the gradients,
 	 * stage 3 also the weights.  Embeddings on the first and last stages
-	 * are left out, which only lowers the bound. */
+	 * are left out, which only lowers the bound.  Routed experts split
+	 * over at most dp EP ranks: counted / dp, whatever the EP degree. */
 	double psi = tfm_params(m) / ((double)tp * pp);
+	if (m->moe.experts > 0) {
+		double x = tfm_layer_expert_params(m, true) *
+			   (m->layers - m->moe.dense_layers + m->mtp_layers);
+		psi = (tfm_params(m) - x + x / dp) / ((double)tp * pp);
+	}
 	double w = 2, g = 2, o = 12;
 	double s = m->seq_len, h = m->hidden, a = m->heads, L = m->layers;
 	double b = micro_batch, layer_full, act;
@@ -41,14 +48,17 @@ double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
 	/* Activations per transformer layer and microbatch, 16-bit, with tensor
 	 * and sequence parallelism (Korthikanti et al. 2022, "Reducing
 	 * Activation Recomputation", Table 2): s b h (34/t + 5 a s / (h t)),
-	 * the 34 following the shape (memory.h), bf16 (FP8 would store less).
+	 * the 34 following the shape (memory.h) and the datatype (FP8 GEMM
+	 * inputs stored in a byte), s/cp tokens per GPU with context
+	 * parallelism (the scores s/cp x s: the same 5 a s / h).
 	 * Sequence parallelism only lowers memory, so assuming it keeps this a
 	 * lower bound whether or not the step model uses it.  With full
 	 * recomputation a layer keeps only its input, 2 s b h / t, and one
 	 * layer's full activations exist while it is recomputed. */
-	double units = fmin(mem_act_units(m, false, false),	/* 34 for GPT */
-			    mem_act_units(m, m->moe.experts > 0, false));
-	layer_full = s * b * h * (units / tp + 5.0 * a * s / (h * tp));
+	double units = fmin(mem_act_units(m, false, fp8),	/* 34 for GPT */
+			    mem_act_units(m, m->moe.experts > 0, fp8));
+	s /= cp > 1 ? cp : 1;
+	layer_full = s * b * h * (units / tp + 5.0 * a * m->seq_len / (h * tp));
 	/* 1F1B: the first stage holds pp microbatches of L/pp layers = L layers. */
 	if (recompute)
 		act = L * 2.0 * s * b * h / tp + layer_full;
