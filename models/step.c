@@ -109,17 +109,6 @@ static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
 	}
 }
 
-/*
- * Expert parallelism: an MoE layer dispatches each token's hidden state to
- * its top_k experts and combines the results, two all-to-alls forward and
- * two backward (and two more when full recomputation repeats the forward)
- * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
- * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
- * (sequence-parallel split), k copies of h bf16 elements, times the
- * busiest expert's load.  Timed alone on the fabric, one group (as the TP
- * collectives are), on the compute stream's critical path: Megatron-Core's
- * all-to-all dispatcher does not overlap it with compute.
- */
 /* The GPUs of the first group of n consecutive DP ranks of TP rank 0 on
  * stage 0 (an EP or CP group; rank = t + tp d + tp dp k). */
 #define GROUP_MAX 1024
@@ -134,6 +123,17 @@ static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
 	return 0;
 }
 
+/*
+ * Expert parallelism: an MoE layer dispatches each token's hidden state to
+ * its top_k experts and combines the results, two all-to-alls forward and
+ * two backward (and two more when full recomputation repeats the forward)
+ * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
+ * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
+ * (sequence-parallel split), k copies of h bf16 elements, times the
+ * busiest expert's load.  Timed alone on the fabric, one group (as the TP
+ * collectives are), on the compute stream's critical path: Megatron-Core's
+ * all-to-all dispatcher does not overlap it with compute.
+ */
 double step_ep_bytes(const struct tfm *m, const struct layout *L)
 {
 	double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
@@ -267,12 +267,18 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 
 	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 			 o->flash_attention, peak, false, &sh);
+	sh.fused = o->fused_kernels;
+	sh.fp32_logits = o->fp32_logits;
+	sh.fp8 = o->dtype == PAR_FP8;
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
 		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 				 o->flash_attention, peak, true, &xs);
+		xs.fused = sh.fused;
+		xs.fp32_logits = sh.fp32_logits;
+		xs.fp8 = sh.fp8;
 		xs.cp = L->cp;
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
 	} else {
@@ -306,6 +312,15 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, true, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
 		return -1;
+	/* Transformer Engine's TP-communication overlap (Megatron-Core
+	 * --tp-comm-overlap, with sequence parallelism): the all-gathers and
+	 * reduce-scatters are cut into chunks pipelined with the GEMMs they
+	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
+	 * (an upper bound on the overlap: chunking costs are not counted) */
+	if (o->tp_comm_overlap && o->sequence_parallel) {
+		c->tp_fwd_s = fmax(0, c->tp_fwd_s - c->fwd.gemm_s);
+		c->tp_bwd_s = fmax(0, c->tp_bwd_s - c->bwd.gemm_s);
+	}
 	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0 ||
 	    cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
 		return -1;
@@ -423,9 +438,11 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
- * core's forward again, 4 B s^2 h per layer for GPT (transformer.h). */
+ * core's forward again, 4 B s^2 h per layer for GPT (transformer.h),
+ * where it is redone: with flash attention nothing is (cmp_attn_recompute
+ * charges no time), so nothing is counted. */
 static double iteration_flops(const struct tfm *m, const struct layout *L,
-			      enum par_recompute rc)
+			      enum par_recompute rc, bool flash)
 {
 	double B = L->global_batch;
 
@@ -434,7 +451,7 @@ static double iteration_flops(const struct tfm *m, const struct layout *L,
 	double f = tfm_flops(m, B, false);
 	/* the attention cores' forward again: 4 B s^2 h l for GPT */
 	double c = tfm_attn_core_flops_per_token(m) / ((double)m->seq_len * m->hidden);
-	if (rc == PAR_RECOMPUTE_SELECTIVE)
+	if (rc == PAR_RECOMPUTE_SELECTIVE && !flash)
 		f += c * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
 	return f;
 }
@@ -685,7 +702,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (step_run(&p, out, e) < 0)
 		goto done;
 	out->peak_memory_bytes = mem.total_bytes;
-	out->flops_per_iter = iteration_flops(m, L, o->recompute);
+	out->flops_per_iter = iteration_flops(m, L, o->recompute, o->flash_attention);
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
 		   ((double)ranks * out->iteration_s * peak);
@@ -718,7 +735,7 @@ void step_cfg_free(struct step_cfg *c)
 
 int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e)
 {
-	if (gpu_check_curve(g, c->where, e) < 0)
+	if (gpu_check(g, c->where, e) < 0)
 		return -1;
 	if (c->par.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
 		return sc_where_error(c->where, e, "parallel.dtype", "%s has no FP8 "
@@ -736,7 +753,6 @@ int step_simulate(const struct step_cfg *c, const struct tfm *m,
 
 	/* in the order the scenario's problems are best reported in */
 	if (par_check(c->where, m, L, &o, e) < 0 ||
-	    gpu_check_curve(g, c->where, e) < 0 ||
 	    step_check_memory(c, m, L, g, NULL, e) < 0 ||
 	    step_check_gpu(c, g, e) < 0)
 		return -1;

@@ -12,14 +12,21 @@
 #include "models/memory.h"
 #include "models/step.h"
 
+/* Kernel laws that make time no concern here: only FLOPs are checked. */
 static void gpu(struct gpu_spec *g)
 {
 	memset(g, 0, sizeof *g);
 	g->name = "test";
 	g->peak_bf16_flops = 1e15;
 	g->hbm_bw_Bps = 1e12;
-	g->mem_eff = 1;
-	g->flash_eff = 0.5;
+	g->k.sms = 4;
+	g->k.hbm_Bps = 1e12;
+	for (int i = 0; i < KS_COUNT; i++)
+		g->k.stream_frac[i] = 0.5;
+	g->k.launch_s = 5e-6;
+	g->k.bf16 = (struct kern_gemm_law){ 1e12, 1e-6, 2e-6 };
+	g->k.fp8 = g->k.bf16;
+	g->k.attn = (struct kern_attn_law){ 1e14, 1e-6, 5e13, 2e-6, 5e-6 };
 }
 
 int main(void)

@@ -97,7 +97,9 @@ int main(void)
 
 	/* a whole stage: 1.7B row of Megatron Table 1 (tp 1, pp 1, dp 32,
 	 * micro batch 16, full recomputation): 16 bytes/param + activations */
-	struct layout L = { "a100_80gb", 32, 8, 4, 1, 1, 32, 512, 16, 1, 1, 0, 0 };
+	struct layout L = { .gpu = "a100_80gb", .gpus = 32, .gpus_per_node = 8, .nodes = 4,
+			    .tp = 1, .pp = 1, .dp = 32, .global_batch = 512,
+			    .micro_batch = 16, .microbatches = 1, .ep = 1, .cp = 1 };
 	struct par_opts o;
 	struct mem_breakdown b;
 	opts(&o);
