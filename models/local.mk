@@ -58,4 +58,4 @@ check_PROGRAMS += tests/models-shape-t
 TESTS += tests/models-shape-t
 tests_models_shape_t_SOURCES = tests/models-shape-t.c
 TESTS += tests/models-e2e.sh
-EXTRA_DIST += tests/models-e2e.sh
+EXTRA_DIST += tests/models-e2e.sh tests/toy-gpu.h

@@ -11,23 +11,7 @@
 #include "models/layout.h"
 #include "models/memory.h"
 #include "models/step.h"
-
-/* Kernel laws that make time no concern here: only FLOPs are checked. */
-static void gpu(struct gpu_spec *g)
-{
-	memset(g, 0, sizeof *g);
-	g->name = "test";
-	g->peak_bf16_flops = 1e15;
-	g->hbm_bw_Bps = 1e12;
-	g->k.sms = 4;
-	g->k.hbm_Bps = 1e12;
-	for (int i = 0; i < KS_COUNT; i++)
-		g->k.stream_frac[i] = 0.5;
-	g->k.launch_s = 5e-6;
-	g->k.bf16 = (struct kern_gemm_law){ 1e12, 1e-6, 2e-6 };
-	g->k.fp8 = g->k.bf16;
-	g->k.attn = (struct kern_attn_law){ 1e14, 1e-6, 5e13, 2e-6, 5e-6 };
-}
+#include "tests/toy-gpu.h"
 
 int main(void)
 {
@@ -65,7 +49,7 @@ int main(void)
 
 	/* Kernel FLOPs of the multi-query layer, forward, T = 16 tokens:
 	 * 2 T (Q 64x64 + K,V 2 x 64x16 + O 64x64 + MLP 2 x 64x256) + 4 b s^2 h */
-	gpu(&g);
+	toy(&g);
 	struct cmp_shape sh = { .b = 1, .s = 16, .h = 64, .a = 4, .V = 100, .tp = 1,
 				.peak_flops = 1e15, .kv = 1 };
 	cmp_layer_fwd(&g, &sh, &c);
