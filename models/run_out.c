@@ -126,7 +126,7 @@ void run_summarize(struct run *r)
 	rep_summary(rep, "tflops_per_gpu", md->flops_per_iter / (iter_s * md->L.gpus) / 1e12,
 		    "TFLOP/s");
 	rep_summary(rep, "mfu", tfm_model_flops_per_token(&md->m) * md->tokens_per_iter /
-		    (iter_s * md->L.gpus * md->g.peak_bf16_flops), "");
+		    (iter_s * md->L.gpus * pace_peak_flops(&md->src)), "");
 	/* useful training time: the tokens done at the full cluster's pace
 	 * without GC, so slower elastic training and GC count as lost */
 	rep_summary(rep, "goodput", dur_s > 0 ? (double)r->tokens / md->tokens_per_iter *
