@@ -75,8 +75,7 @@ struct acct {
 	struct acct_totals tot;
 	double pool_gpu_j[POOLS_MAX];
 
-	struct budget_alert *alerts;
-	int n_alerts, cap_alerts;
+	int n_alerts;		/* raised so far (the summary's budget_alerts) */
 };
 
 /* --- traces ---------------------------------------------------------------- */
@@ -463,7 +462,6 @@ void acct_free(struct acct *a)
 		trace_free(&a->tr[k]);
 	for (int i = 0; i < POOLS_MAX; i++)
 		free(a->bill[i].s);
-	free(a->alerts);
 	free(a);
 }
 
@@ -498,26 +496,12 @@ int acct_poll(struct acct *a, int64_t now_ns, struct report *rep, struct err *e)
 	acct_projection(a, now_ns, proj);
 	n = budget_check(&a->bud, now_ns, proj, fresh);
 	for (int i = 0; i < n; i++) {
-		if (a->n_alerts == a->cap_alerts) {
-			int nc = a->cap_alerts ? a->cap_alerts * 2 : 8;
-			struct budget_alert *na = realloc(a->alerts, (size_t)nc * sizeof *na);
-			if (na == NULL)
-				return err_set(e, ERR_RUN, "out of memory");
-			a->alerts = na;
-			a->cap_alerts = nc;
-		}
-		a->alerts[a->n_alerts++] = fresh[i];
+		a->n_alerts++;
 		if (rep && rep_event(rep, now_ns * 1e-9, budget_kind_name(fresh[i].kind),
 				     llround(fresh[i].fraction * 100), fresh[i].projected, e) < 0)
 			return -1;
 	}
 	return a->bud.stop_requested ? 1 : 0;
-}
-
-int acct_alerts(const struct acct *a, const struct budget_alert **out)
-{
-	*out = a->alerts;
-	return a->n_alerts;
 }
 
 /* --- outputs --------------------------------------------------------------------- */

@@ -94,8 +94,6 @@ void acct_sample(struct acct *a, int64_t now_ns, double *values);
  * projected total) into rep (may be NULL).  Returns 1 when the run should
  * stop (budget.stop and a budget reached), 0 otherwise, -1 on error. */
 int acct_poll(struct acct *a, int64_t now_ns, struct report *rep, struct err *e);
-/* Alerts raised so far (for tests and tools). */
-int acct_alerts(const struct acct *a, const struct budget_alert **out);
 /* Projected totals now: [BUDGET_COST] in USD, [BUDGET_CARBON] in kg. */
 void acct_projection(struct acct *a, int64_t now_ns, double out[BUDGET_KINDS]);
 

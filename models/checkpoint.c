@@ -19,14 +19,20 @@ const struct cfg_setting ckpt_settings[] = {
 	  "checkpoint bytes per parameter (bf16 weights + fp32 master + Adam m, v)" },
 	{ "training.checkpoint.storage", CFG_STRING, "", 0, 0, "", NULL,
 	  "storage type (storage_types.NAME, scenarios/catalog/storage.cfg); empty: "
-	  "use write_bw_gbps / read_bw_gbps" },
-	{ "training.checkpoint.write_bw_gbps", CFG_FLOAT, "GB/s", 1e-3, 1e6, "100", NULL,
+	  "use write_bw_gbyte_s / read_bw_gbyte_s" },
+	{ "training.checkpoint.write_bw_gbyte_s", CFG_FLOAT, "GB/s", 1e-3, 1e6, "100", NULL,
 	  "aggregate storage write bandwidth (10^9 bytes/s); a cap on the tier's when set" },
-	{ "training.checkpoint.read_bw_gbps", CFG_FLOAT, "GB/s", 1e-3, 1e6, "200", NULL,
+	{ "training.checkpoint.read_bw_gbyte_s", CFG_FLOAT, "GB/s", 1e-3, 1e6, "200", NULL,
 	  "aggregate storage read bandwidth for restores; a cap on the tier's when set" },
-	{ "training.checkpoint.snapshot_gbps", CFG_FLOAT, "GB/s", 1e-3, 1e6, "25", NULL,
+	{ "training.checkpoint.snapshot_bw_gbyte_s", CFG_FLOAT, "GB/s", 1e-3, 1e6, "25", NULL,
 	  "async: per-GPU device-to-host copy bandwidth (PCIe Gen4 x16 ~25 GB/s, "
 	  "reliability.md 5.3)" },
+	CFG_RENAMED_TO("training.checkpoint.write_bw_gbps",
+		       "training.checkpoint.write_bw_gbyte_s"),
+	CFG_RENAMED_TO("training.checkpoint.read_bw_gbps",
+		       "training.checkpoint.read_bw_gbyte_s"),
+	CFG_RENAMED_TO("training.checkpoint.snapshot_gbps",
+		       "training.checkpoint.snapshot_bw_gbyte_s"),
 	{ "training.checkpoint.on_notice", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "on a spot preemption notice, checkpoint and stop if the write fits in the "
 	  "notice (Megatron --exit-signal-handler)" },
@@ -34,16 +40,24 @@ const struct cfg_setting ckpt_settings[] = {
 };
 
 const struct cfg_setting ckpt_storage_settings[] = {
-	{ "storage_types.*.write_gbps_per_node", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
+	{ "storage_types.*.write_bw_per_node_gbyte_s", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
 	  "write bandwidth one node reaches" },
-	{ "storage_types.*.read_gbps_per_node", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
+	{ "storage_types.*.read_bw_per_node_gbyte_s", CFG_FLOAT, "GB/s", 1e-6, 1e6, NULL, NULL,
 	  "read bandwidth one node reaches" },
-	{ "storage_types.*.write_gbps_max", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
+	{ "storage_types.*.write_bw_max_gbyte_s", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
 	  "aggregate write cap of the whole tier" },
-	{ "storage_types.*.read_gbps_max", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
+	{ "storage_types.*.read_bw_max_gbyte_s", CFG_FLOAT, "GB/s", 1e-6, 1e9, "1e9", NULL,
 	  "aggregate read cap of the whole tier" },
 	{ "storage_types.*.latency_s", CFG_FLOAT, "s", 0, 1e6, "0", NULL,
 	  "fixed cost of one save or load (open, metadata, commit)" },
+	CFG_RENAMED_TO("storage_types.*.write_gbps_per_node",
+		       "storage_types.*.write_bw_per_node_gbyte_s"),
+	CFG_RENAMED_TO("storage_types.*.read_gbps_per_node",
+		       "storage_types.*.read_bw_per_node_gbyte_s"),
+	CFG_RENAMED_TO("storage_types.*.write_gbps_max",
+		       "storage_types.*.write_bw_max_gbyte_s"),
+	CFG_RENAMED_TO("storage_types.*.read_gbps_max",
+		       "storage_types.*.read_bw_max_gbyte_s"),
 	CFG_END
 };
 
@@ -61,13 +75,6 @@ double ckpt_daly_s(double delta_s, double mtti_s)
 	if (delta_s >= 2.0 * mtti_s)
 		return mtti_s;
 	return sqrt(2.0 * delta_s * mtti_s) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - delta_s;
-}
-
-double ckpt_daly_wall_s(double solve_s, double tau_s, double delta_s, double restart_s,
-			double mtti_s)
-{
-	return mtti_s * exp(restart_s / mtti_s) * expm1((tau_s + delta_s) / mtti_s) *
-	       solve_s / tau_s;
 }
 
 static int find_policy(const char *s)
@@ -95,16 +102,16 @@ static int storage_figures(const struct scenario *sc, int nodes, struct ckpt *c,
 			return sc_error(sc, e, "training.checkpoint.storage", "no storage type "
 					"\"%s\" (expected an entry of storage_types, as in "
 					"scenarios/catalog/storage.cfg)", t);
-		w = fmin(nodes * sc_float(sc, "storage_types.%s.write_gbps_per_node", t),
-			 sc_float(sc, "storage_types.%s.write_gbps_max", t)) * 1e9;
-		r = fmin(nodes * sc_float(sc, "storage_types.%s.read_gbps_per_node", t),
-			 sc_float(sc, "storage_types.%s.read_gbps_max", t)) * 1e9;
+		w = fmin(nodes * sc_float(sc, "storage_types.%s.write_bw_per_node_gbyte_s", t),
+			 sc_float(sc, "storage_types.%s.write_bw_max_gbyte_s", t)) * 1e9;
+		r = fmin(nodes * sc_float(sc, "storage_types.%s.read_bw_per_node_gbyte_s", t),
+			 sc_float(sc, "storage_types.%s.read_bw_max_gbyte_s", t)) * 1e9;
 		*latency_s = sc_float(sc, "storage_types.%s.latency_s", t);
 	}
-	if (!t[0] || sc_has(sc, "training.checkpoint.write_bw_gbps"))
-		w = fmin(w, sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9);
-	if (!t[0] || sc_has(sc, "training.checkpoint.read_bw_gbps"))
-		r = fmin(r, sc_float(sc, "training.checkpoint.read_bw_gbps") * 1e9);
+	if (!t[0] || sc_has(sc, "training.checkpoint.write_bw_gbyte_s"))
+		w = fmin(w, sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9);
+	if (!t[0] || sc_has(sc, "training.checkpoint.read_bw_gbyte_s"))
+		r = fmin(r, sc_float(sc, "training.checkpoint.read_bw_gbyte_s") * 1e9);
 	c->write_Bps = w;
 	c->read_Bps = r;
 	return 0;
@@ -127,7 +134,7 @@ int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int 
 	c->write_s = latency_s + c->size_bytes / c->write_Bps;
 	c->load_s = latency_s + c->size_bytes / c->read_Bps;
 	c->snapshot_s = c->size_bytes / gpus /
-			(sc_float(sc, "training.checkpoint.snapshot_gbps") * 1e9);
+			(sc_float(sc, "training.checkpoint.snapshot_bw_gbyte_s") * 1e9);
 	c->stall_s = c->mode == CKPT_ASYNC ? c->snapshot_s : c->write_s;
 	c->on_notice = sc_bool(sc, "training.checkpoint.on_notice");
 	c->young_s = isfinite(mtti_s) ? ckpt_young_s(c->stall_s, mtti_s) : NAN;

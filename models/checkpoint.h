@@ -11,16 +11,17 @@
  *
  * Storage: a type from storage_types (scenarios/catalog/storage.cfg:
  * per-node and aggregate bandwidth, latency) or, without one,
- * the aggregate write_bw_gbps / read_bw_gbps.  Bandwidth used = min(nodes x
- * per-node, aggregate cap, write_bw_gbps when given); write time = latency +
- * size / bandwidth, load time likewise with the read figures.
+ * the aggregate write_bw_gbyte_s / read_bw_gbyte_s.  Bandwidth used =
+ * min(nodes x per-node, aggregate cap, write_bw_gbyte_s when given); write
+ * time = latency + size / bandwidth, load time likewise with the read
+ * figures.
  *
  * Modes: sync stalls training for the whole write.  async stalls only for
- * the snapshot (each GPU copies its shard to host memory at snapshot_gbps),
- * then drains to storage in the background; the checkpoint counts (can be
- * restored) when the drain ends.  A checkpoint due while the previous one
- * still drains waits for it (one host buffer), which is the contention of
- * back-to-back checkpoints.
+ * the snapshot (each GPU copies its shard to host memory at
+ * snapshot_bw_gbyte_s), then drains to storage in the background; the
+ * checkpoint counts (can be restored) when the drain ends.  A checkpoint
+ * due while the previous one still drains waits for it (one host buffer),
+ * which is the contention of back-to-back checkpoints.
  *
  * Interval policies: iterations (fixed count), time (fixed training time,
  * rounded to whole iterations), young (sqrt(2 delta M), Young 1974) and
@@ -70,9 +71,5 @@ double ckpt_young_s(double delta_s, double mtti_s);
 /* Daly 2006 eq. 37: sqrt(2 delta M) (1 + sqrt(delta/2M)/3 + (delta/2M)/9) - delta
  * for delta < 2M, else M. */
 double ckpt_daly_s(double delta_s, double mtti_s);
-/* Daly's expected wall-clock time for solve time T_s with restart R:
- * M e^{R/M} (e^{(tau+delta)/M} - 1) T_s / tau (exponential failures). */
-double ckpt_daly_wall_s(double solve_s, double tau_s, double delta_s, double restart_s,
-			double mtti_s);
 
 #endif

@@ -15,8 +15,9 @@ const struct cfg_setting gpu_settings[] = {
 	  "dense TF32 tensor-core peak (0: no TF32)" },
 	{ "gpus.*.hbm_gb", CFG_FLOAT, "GB", 1, 1e4, NULL, NULL,
 	  "HBM capacity (10^9 bytes)" },
-	{ "gpus.*.hbm_bw_gbps", CFG_FLOAT, "GB/s", 1, 1e6, NULL, NULL,
+	{ "gpus.*.hbm_bw_gbyte_s", CFG_FLOAT, "GB/s", 1, 1e6, NULL, NULL,
 	  "HBM bandwidth (10^9 bytes/s)" },
+	CFG_RENAMED_TO("gpus.*.hbm_bw_gbps", "gpus.*.hbm_bw_gbyte_s"),
 	{ "gpus.*.tdp_w", CFG_FLOAT, "W", 1, 1e4, NULL, NULL,
 	  "board power limit" },
 	{ "gpus.*.idle_w", CFG_FLOAT, "W", 0, 1e4, NULL, NULL,
@@ -44,7 +45,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->peak_fp8_flops = sc_float(sc, "gpus.%s.peak_fp8_tflops", name) * 1e12;
 	out->peak_tf32_flops = sc_float(sc, "gpus.%s.peak_tf32_tflops", name) * 1e12;
 	out->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", name) * 1e9;
-	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbps", name) * 1e9;
+	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbyte_s", name) * 1e9;
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);
 	out->idle_w = sc_float(sc, "gpus.%s.idle_w", name);
 	out->nvlink = sc_str(sc, "gpus.%s.nvlink", name);

@@ -35,3 +35,6 @@ EXTRA_DIST += tests/acct-e2e.sh
 check_PROGRAMS += tests/acct-tco-t
 TESTS += tests/acct-tco-t
 tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
+# The planner's search (plan.h; the command is cli/plan.c).
+libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c models/plan_warm.c
+noinst_HEADERS += models/plan.h models/plan_int.h

@@ -27,6 +27,16 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch" },
+	{ "parallel.overlap_p2p_comm", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "pipeline sends and receives run beside the compute (Megatron-Core's "
+	  "--overlap-p2p-communication, interleaved schedule); false: a stage waits "
+	  "for its send before its next pass (Megatron-LM's 1F1B and DeepSpeed's "
+	  "pipeline engine wait on each p2p)" },
+	{ "parallel.p2p_scatter_gather", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "each TP rank sends 1/tp of a pipeline activation and the receivers "
+	  "all-gather it on NVLink (Megatron-LM --scatter-gather-tensors-in-pipeline, "
+	  "the default since 2021); false: every TP rank sends all of it (DeepSpeed's "
+	  "pipeline engine).  Sequence parallelism splits it anyway" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
@@ -58,13 +68,14 @@ void par_defaults(struct par_opts *o)
 	o->recompute = PAR_RECOMPUTE_SELECTIVE;
 	o->overlap_grad_reduce = true;
 	o->dtype = PAR_BF16;
+	o->p2p_scatter_gather = true;
 	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
 	o->zero_bucket_bytes = 1000 * MB;
 	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
 }
 
-/* The checks, reporting through `fail` so both entry points share them. */
+/* The checks, reported at the setting's line in the scenario. */
 struct par_fail {
 	const struct scenario *sc;
 	struct err *e;
@@ -72,9 +83,7 @@ struct par_fail {
 
 static int fail(const struct par_fail *f, const char *path, const char *msg)
 {
-	if (f->sc)
-		return sc_error(f->sc, f->e, path, "%s", msg);
-	return err_set(f->e, ERR_USAGE, "%s: %s", path, msg);
+	return sc_error(f->sc, f->e, path, "%s", msg);
 }
 
 static int check(const struct tfm *m, const struct layout *L,
@@ -118,14 +127,6 @@ static int check(const struct tfm *m, const struct layout *L,
 	return 0;
 }
 
-int par_check(const struct tfm *m, const struct layout *L,
-	      const struct par_opts *o, struct err *e)
-{
-	struct par_fail f = { NULL, e };
-
-	return check(m, L, o, &f);
-}
-
 int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 		      const struct layout *L, struct par_opts *o, struct err *e)
 {
@@ -145,6 +146,8 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 	o->overlap_grad_reduce = sc_bool(sc, "parallel.overlap_grad_reduce");
 	o->flash_attention = sc_bool(sc, "parallel.flash_attention");
 	o->grad_accum_fusion = sc_bool(sc, "parallel.grad_accum_fusion");
+	o->overlap_p2p_comm = sc_bool(sc, "parallel.overlap_p2p_comm");
+	o->p2p_scatter_gather = sc_bool(sc, "parallel.p2p_scatter_gather");
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)

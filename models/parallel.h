@@ -29,6 +29,8 @@ struct par_opts {
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
 	bool flash_attention;
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
+	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
+	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
@@ -45,8 +47,5 @@ double par_megatron_bucket_bytes(int dp);
 /* Read and check against the model and layout (scenario errors). */
 int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 		      const struct layout *L, struct par_opts *o, struct err *e);
-/* Same checks without a scenario (messages name the setting); 0 or -1. */
-int par_check(const struct tfm *m, const struct layout *L,
-	      const struct par_opts *o, struct err *e);
 
 #endif

@@ -1,58 +1,26 @@
 /*
- * plan.c -- see plan.h.  The command `trainsim plan`: its options, what the
- * search needs from the scenario as given, and the table of results.  The
- * bounds are in plan_bound.c, the candidates and the search in
- * plan_search.c, the helpers that warm paces in plan_warm.c; plan_int.h is
- * what they share.
- *
- * Options:
- *   --deadline-days D      required: the run must complete within D days
- *   --minimize cost|carbon|time   objective (default cost); carbon is
- *                          operational plus embodied
- *   --gpus N,N,...         cluster sizes to try (default: the scenario's
- *                          size x 1/4, 1/2, 3/4, 1, 3/2, 2, 3, 4 in whole nodes)
- *   --top N                configurations to list (default 10)
- *   --spot-fractions F,... also search the pricing mix: the share of nodes
- *                          in a spot pool (pools.sp, the rest in pools.od;
- *                          for a scenario without pools of its own)
- *   --tsv FILE             every configuration evaluated, as a table that
- *                          plots/plot-sweep --kind pareto draws
- *   --jobs N               step-model simulations side by side (default:
- *                          the online CPUs); the answer does not depend on it
- *   --json                 print the best one's summary as --json would
- *   --daly                 print Daly's interval for the scenario and exit
- *   -s KEY=VALUE           applied to every candidate (and printed with it)
+ * plan.c -- see plan.h.  What the search needs from the scenario as given,
+ * read once (plan_init), the user's overrides applied to each candidate
+ * (plan_load), and the default cluster sizes.  The bounds are in
+ * plan_bound.c, the candidates and the search in plan_search.c, the helpers
+ * that warm paces in plan_warm.c; plan_int.h is what they share.  The
+ * command, its options and its table are cli/plan.c.
  */
-#include <getopt.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/cfg.h"
-#include "sim/cmd.h"
-#include "sim/forkjobs.h"
 #include "models/plan_int.h"
 #include "models/run.h"
 #include "topologies/topo.h"
 
-static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
-
-static const char plan_usage[] =
-	"usage: trainsim plan [-s KEY=VALUE]... SCENARIO.cfg --deadline-days D\n"
-	"                     [--minimize cost|carbon|time] [--gpus N,N,...] [--top N]\n"
-	"                     [--spot-fractions F,F,...] [--tsv FILE] [--json] [--daly]\n"
-	"                     [--jobs N]\n"
-	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
-	"checkpoint interval for the best run that completes by the deadline.\n";
-
 /* --- the scenario and the user's overrides -------------------------------- */
 
-/* Does the user's override apply to candidate c?  With --spot-fractions a
- * candidate may lack the pool "sp" (no node on spot) or "od" (all on spot):
- * the user's settings of that pool (its price, its preemptions) are left
- * out of it, here and in the command printed (and out of the scenario as
- * given, c NULL, which has pools of neither name). */
+/* With spot fractions a candidate may lack the pool "sp" (no node on spot)
+ * or "od" (all on spot): the user's settings of that pool (its price, its
+ * preemptions) are left out of it, here and in the command printed (and
+ * out of the scenario as given, c NULL, which has pools of neither name). */
 bool plan_ov_applies(const struct plan *p, const struct cand *c, const char *ov)
 {
 	if (p->n_spot == 0)
@@ -64,8 +32,6 @@ bool plan_ov_applies(const struct plan *p, const struct cand *c, const char *ov)
 	return true;
 }
 
-/* Load the scenario with the user's overrides (those that apply to c, or
- * all for NULL) and extra ones. */
 struct scenario *plan_load(const struct plan *p, const struct cand *c,
 			   const char *const *extra, size_t n_extra, struct err *e)
 {
@@ -84,147 +50,9 @@ struct scenario *plan_load(const struct plan *p, const struct cand *c,
 	return sc_load(p->schema, p->file, ov, n, e);
 }
 
-/* --- the results ---------------------------------------------------------- */
+/* --- the scenario as given ------------------------------------------------ */
 
-static void print_cand_line(const struct plan *p, int rank, const struct cand *c)
-{
-	printf("%4d %14.0f %9.2f %11.1f %6d %3d %3d %4d %3d %4s", rank, c->cost_usd,
-	       c->duration_s / 86400.0, c->carbon_kg / 1000.0, c->gpus, c->tp, c->pp,
-	       c->dp, c->mb, c->recompute ? "yes" : "no");
-	if (p->has_zero)
-		printf(" %4d", c->zero);
-	if (p->n_spot)
-		printf(" %4d", c->spot_nodes);
-	printf(" %8.0f %7.1f\n", c->ckpt_s, c->mem_bound_bytes / 1073741824.0);
-}
-
-static void print_command(const struct plan *p, const struct cand *c)
-{
-	printf("     trainsim");
-	for (size_t i = 0; i < p->n_base; i++)
-		if (plan_ov_applies(p, c, p->base_ov[i]))
-			printf(" -s %s", p->base_ov[i]);
-	for (int i = 0; i < c->n_ov; i++)
-		printf(" -s %s", c->ov[i]);
-	printf(" %s\n", p->file);
-}
-
-/* --tsv: the configurations evaluated, as a table plots/plot-sweep reads
- * (the shape of trainsim collect's: run, overrides, figures). */
-void plan_tsv_row(struct plan *p, const struct cand *c)
-{
-	if (!p->tsv_started) {
-		fputs("run\tcluster.gpus\tparallel.tp\tparallel.pp\tparallel.micro_batch"
-		      "\tparallel.recompute", p->tsv);
-		if (p->has_zero)
-			fputs("\tparallel.zero_stage", p->tsv);
-		if (p->n_spot)
-			fputs("\tpools.sp.nodes", p->tsv);
-		fputs("\ttraining.checkpoint.interval_s\tcost_usd\tcarbon_kg"
-		      "\tembodied_carbon_kg\tduration_s\tcompleted\n", p->tsv);
-		p->tsv_started = true;
-	}
-	fprintf(p->tsv, "gpus%d,tp%d,pp%d,mb%d%s", c->gpus, c->tp, c->pp, c->mb,
-		c->recompute ? ",rec" : "");
-	if (p->has_zero)
-		fprintf(p->tsv, ",z%d", c->zero);
-	if (p->n_spot)
-		fprintf(p->tsv, ",spot%d", c->spot_nodes);
-	fprintf(p->tsv, "\t%d\t%d\t%d\t%d\t%s", c->gpus, c->tp, c->pp, c->mb,
-		c->recompute ? "full" : "none");
-	if (p->has_zero)
-		fprintf(p->tsv, "\t%d", c->zero);
-	if (p->n_spot)
-		fprintf(p->tsv, "\t%d", c->spot_nodes);
-	fprintf(p->tsv, "\t%.0f\t%.17g\t%.17g\t%.17g\t%.17g\t1\n", c->ckpt_s, c->cost_usd,
-		c->op_carbon_kg, c->embodied_kg, c->duration_s);
-}
-
-/* The table: the ranked configurations, each with the command that
- * reproduces it. */
-static void print_results(const struct plan *p, const struct cands *done, bool json)
-{
-	printf("# plan %s: deadline %.2f days, minimize %s; %zu layouts fit in memory, "
-	       "%zu may meet the deadline, %ld runs simulated (%ld of them analytic bounds)\n",
-	       p->file, p->deadline_s / 86400.0, goal_names[p->goal], p->n_layouts,
-	       p->n_may_meet, p->runs, p->formula_runs);
-	if (done->n == 0) {
-		printf("# no configuration completes within the deadline\n");
-		return;
-	}
-	printf("rank       cost_usd      days    carbon_t   gpus  tp  pp   dp  mb  rec%s%s"
-	       "   ckpt_s mem_lb_GiB\n", p->has_zero ? " zero" : "",
-	       p->n_spot ? " spot" : "");
-	for (size_t i = 0; i < done->n && i < (size_t)p->top; i++) {
-		print_cand_line(p, (int)i + 1, &done->v[i]);
-		print_command(p, &done->v[i]);
-	}
-	if (json)
-		fputs(done->v[0].json, stdout);
-}
-
-/* The search, then its table. */
-static int search(struct plan *p, bool json, struct err *e)
-{
-	struct cands done;
-
-	if (plan_search(p, &done, e) < 0)
-		return -1;
-	print_results(p, &done, json);
-	plan_cands_free(&done);
-	return 0;
-}
-
-/* --- the command ---------------------------------------------------------- */
-
-static int parse_gpus(struct plan *p, const char *text, struct err *e)
-{
-	size_t n = 1;
-	const char *s = text;
-
-	for (const char *q = text; *q; q++)
-		n += *q == ',';
-	if ((p->gpu_list = calloc(n, sizeof *p->gpu_list)) == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	for (p->n_gpu_list = 0; p->n_gpu_list < n; p->n_gpu_list++) {
-		char *end;
-		long v = strtol(s, &end, 10);
-
-		if (end == s || v < 1 || v > 10000000 || (*end && *end != ','))
-			return err_set(e, ERR_USAGE, "plan: --gpus %s: expected "
-				       "positive integers separated by commas", text);
-		p->gpu_list[p->n_gpu_list] = (int)v;
-		s = end + 1;
-	}
-	return 0;
-}
-
-/* --spot-fractions 0,0.5,1: shares of the nodes in a spot pool. */
-static int parse_fractions(struct plan *p, const char *text, struct err *e)
-{
-	size_t n = 1;
-	const char *s = text;
-
-	for (const char *q = text; *q; q++)
-		n += *q == ',';
-	free(p->spot_fractions);
-	if ((p->spot_fractions = calloc(n, sizeof *p->spot_fractions)) == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	for (p->n_spot = 0; p->n_spot < n; p->n_spot++) {
-		char *end;
-		double v = strtod(s, &end);
-
-		if (end == s || !(v >= 0 && v <= 1) || (*end && *end != ','))
-			return err_set(e, ERR_USAGE, "plan: --spot-fractions %s: expected "
-				       "numbers from 0 to 1 separated by commas", text);
-		p->spot_fractions[p->n_spot] = v;
-		s = end + 1;
-	}
-	return 0;
-}
-
-/* Default sizes: the scenario's, scaled, in whole nodes. */
-static int default_gpus(struct plan *p, struct err *e)
+int plan_default_gpus(struct plan *p, struct err *e)
 {
 	static const double scale[] = { 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4 };
 	int nodes = p->gpus / p->gpus_per_node;
@@ -310,134 +138,21 @@ static int plan_setup(struct plan *p, struct err *e)
 	return rc;
 }
 
-static int print_daly(struct plan *p, struct err *e)
+int plan_init(struct plan *p, struct err *e)
 {
-	struct cand c = { .gpus = p->gpus };
-	double tau, write_s, mtbf_s;
-
-	if (plan_daly_for(p, &c, &tau, &write_s, &mtbf_s, e) < 0)
-		return -1;
-	printf("daly_interval_s %.17g\ncheckpoint_write_s %.17g\nmtbf_s %.17g\n",
-	       tau, write_s, mtbf_s);
-	return 0;
+	if ((p->schema = run_schema_new()) == NULL || (p->paces = pace_cache_new()) == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	return plan_setup(p, e);
 }
 
-int cmd_plan(int argc, char **argv, struct err *e)
+void plan_free(struct plan *p)
 {
-	enum { OPT_DEADLINE = 256, OPT_MIN, OPT_GPUS, OPT_TOP, OPT_JSON, OPT_DALY,
-	       OPT_SPOT, OPT_TSV, OPT_JOBS };
-	static const struct option longs[] = {
-		{ "deadline-days", required_argument, NULL, OPT_DEADLINE },
-		{ "minimize", required_argument, NULL, OPT_MIN },
-		{ "gpus", required_argument, NULL, OPT_GPUS },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "daly", no_argument, NULL, OPT_DALY },
-		{ "spot-fractions", required_argument, NULL, OPT_SPOT },
-		{ "tsv", required_argument, NULL, OPT_TSV },
-		{ "jobs", required_argument, NULL, OPT_JOBS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct plan p = { .goal = GOAL_COST, .top = 10, .deadline_s = -1 };
-	int cpus = fj_cpus();
-	bool json = false, daly = false;
-	const char *gpus = NULL, *tsv = NULL;
-	int ch, rc = -1;
-	char *end;
-
-	p.base_ov = calloc((size_t)argc + 1, sizeof *p.base_ov);
-	if (p.base_ov == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "s:h", longs, NULL)) != -1) {
-		switch (ch) {
-		case 's': p.base_ov[p.n_base++] = optarg; break;
-		case OPT_DEADLINE:
-			p.deadline_s = strtod(optarg, &end) * 86400.0;
-			if (end == optarg || *end || !(p.deadline_s > 0) || isinf(p.deadline_s)) {
-				err_set(e, ERR_USAGE, "plan: --deadline-days %s: expected "
-					"a positive number of days", optarg);
-				goto out;
-			}
-			break;
-		case OPT_MIN: {
-			int g;
-			for (g = 0; goal_names[g] && strcmp(goal_names[g], optarg); g++)
-				;
-			if (goal_names[g] == NULL) {
-				err_set(e, ERR_USAGE, "plan: --minimize %s: expected "
-					"cost, carbon or time", optarg);
-				goto out;
-			}
-			p.goal = (enum goal)g;
-			break;
-		}
-		case OPT_GPUS: gpus = optarg; break;
-		case OPT_TOP:
-			p.top = (int)strtol(optarg, &end, 10);
-			if (end == optarg || *end || p.top < 1 || p.top > 1000) {
-				err_set(e, ERR_USAGE, "plan: --top %s: expected 1..1000", optarg);
-				goto out;
-			}
-			break;
-		case OPT_JSON: json = true; break;
-		case OPT_DALY: daly = true; break;
-		case OPT_SPOT:
-			if (parse_fractions(&p, optarg, e) < 0)
-				goto out;
-			break;
-		case OPT_TSV: tsv = optarg; break;
-		case OPT_JOBS:
-			p.jobs = (int)strtol(optarg, &end, 10);
-			if (end == optarg || *end || p.jobs < 1 || p.jobs > PLAN_JOBS_MAX) {
-				err_set(e, ERR_USAGE, "plan: --jobs %s: expected 1..%d", optarg,
-					PLAN_JOBS_MAX);
-				goto out;
-			}
-			break;
-		case 'h': fputs(plan_usage, stdout); rc = 0; goto out;
-		default:
-			err_set(e, ERR_USAGE, "plan: bad option %s\n%s", argv[optind - 1],
-				plan_usage);
-			goto out;
-		}
-	}
-	if (optind != argc - 1 || (!daly && p.deadline_s < 0)) {
-		err_set(e, ERR_USAGE, "%s", plan_usage);
-		goto out;
-	}
-	p.file = argv[optind];
-	if (p.jobs == 0)
-		p.jobs = cpus < PLAN_JOBS_MAX ? cpus : PLAN_JOBS_MAX;
-	if ((p.schema = run_schema_new()) == NULL || (p.paces = pace_cache_new()) == NULL) {
-		err_set(e, ERR_RUN, "out of memory");
-		goto out;
-	}
-	if (plan_setup(&p, e) < 0)
-		goto out;
-	if (daly) {
-		rc = print_daly(&p, e);
-		goto out;
-	}
-	if ((gpus ? parse_gpus(&p, gpus, e) : default_gpus(&p, e)) < 0)
-		goto out;
-	if (tsv && (p.tsv = fopen(tsv, "w")) == NULL) {
-		err_set(e, ERR_RUN, "plan: --tsv %s: cannot create", tsv);
-		goto out;
-	}
-	rc = search(&p, json, e);
-	if (p.tsv && fclose(p.tsv) != 0 && rc == 0)
-		rc = err_set(e, ERR_RUN, "plan: --tsv %s: cannot write", tsv);
-	p.tsv = NULL;
-out:
-	if (p.tsv)
-		fclose(p.tsv);
-	free(p.spot_fractions);
-	cfg_schema_free(p.schema);
-	pace_cache_free(p.paces);
-	free(p.base_ov);
-	free(p.gpu_list);
-	return rc;
+	free(p->spot_fractions);
+	cfg_schema_free(p->schema);
+	pace_cache_free(p->paces);
+	free(p->gpu_list);
+	p->spot_fractions = NULL;
+	p->schema = NULL;
+	p->paces = NULL;
+	p->gpu_list = NULL;
 }

@@ -24,8 +24,111 @@
 #define MODELS_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
+#include "sim/cfg.h"
+#include "sim/err.h"
+#include "models/gpu.h"
+#include "models/pace.h"
 #include "models/transformer.h"
+
+enum goal { GOAL_COST, GOAL_CARBON, GOAL_TIME };
+
+#define PLAN_OV_MAX 12		/* overrides that define a candidate */
+#define PLAN_OV_LEN 64
+#define PLAN_JOBS_MAX 16	/* helpers warming paces at once */
+
+/* One configuration of the search and, once evaluated, its figures. */
+struct cand {
+	int gpus, tp, pp, dp, mb, zero, recompute;
+	int spot_nodes;			/* with spot_fractions */
+	double ckpt_s;			/* 0 until a full evaluation picks one */
+	double mem_bound_bytes;
+	double bound;			/* lower bound on the objective */
+	int level;			/* of the bound: LB_* (plan_int.h) */
+	bool warmed;			/* its pace asked of a helper (plan_warm_for) */
+	double obj, duration_s, cost_usd, carbon_kg, peak_mem_gib;
+	double op_carbon_kg, embodied_kg;
+	int feasible;
+	char ov[PLAN_OV_MAX][PLAN_OV_LEN];
+	int n_ov;
+	char *json;			/* summary of the chosen evaluation */
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+struct plan;
+/* Called with every configuration evaluated in full that completes. */
+typedef void (*plan_result_fn)(void *ctx, const struct plan *p, const struct cand *c);
+
+/* The search's options (set by the caller before plan_init), the figures
+ * plan_init reads once from the scenario as given, and the counts the
+ * search leaves for its report. */
+struct plan {
+	/* Options. */
+	const char *file;
+	const char **base_ov;		/* the user's -s, applied to every candidate */
+	size_t n_base;
+	enum goal goal;
+	double deadline_s;
+	int top;			/* configurations to rank */
+	int jobs;			/* helpers warming paces */
+	int *gpu_list;			/* sizes to try (malloc'd; plan_free frees) */
+	size_t n_gpu_list;
+	double *spot_fractions;		/* NULL: pricing as the scenario has it
+					 * (else malloc'd; plan_free frees) */
+	size_t n_spot;
+	plan_result_fn on_result;	/* may be NULL */
+	void *on_result_ctx;
+	/* From the scenario as given (plan_init). */
+	struct cfg_schema *schema;
+	bool has_zero;
+	struct tfm m;
+	int gpus, gpus_per_node, global_batch;
+	double hbm_bytes, ckpt_s;
+	char gpu_name[64];
+	double peak_tflops;		/* of the datatype the step model uses */
+	double eff_max;			/* top of the kernel efficiency curves */
+	int virtual_stages;		/* 1 unless the interleaved schedule */
+	struct gpu_spec gpu;		/* for the kernel model (compute.h) */
+	bool sp, flash;			/* parallel.sequence_parallel, .flash_attention */
+	bool step_model;		/* training.iteration_model = step */
+	double formula_eff;		/* training.efficiency (the formula model's) */
+	double nic_Bps;			/* scale-out bandwidth per GPU, one way */
+	int domain_gpus;		/* GPUs of a scale-up (NVLink) domain */
+	bool placed;			/* network.placement given: ranks anywhere */
+	bool dist_opt;			/* parallel.distributed_optimizer */
+	struct pace_cache *paces;	/* step results shared by candidates */
+	/* Counts, for the report. */
+	long runs;			/* evaluations made */
+	long formula_runs;		/* of which analytic bounds (formula pace) */
+	size_t n_layouts;		/* that fit in memory */
+	size_t n_may_meet;		/* of which may meet the deadline */
+};
+
+/* Read what the search needs from the scenario as given (p->file with the
+ * user's overrides): 0, or -1 with e filled (the loader's own errors). */
+int plan_init(struct plan *p, struct err *e);
+/* Everything p owns; p may be partly set up. */
+void plan_free(struct plan *p);
+/* The sizes tried when the user names none: the scenario's size x 1/4,
+ * 1/2, 3/4, 1, 3/2, 2, 3, 4, in whole nodes (after plan_init). */
+int plan_default_gpus(struct plan *p, struct err *e);
+/* Does the user's override ov apply to candidate c (NULL: the scenario as
+ * given)?  Not a spot pool's setting where c has no such pool. */
+bool plan_ov_applies(const struct plan *p, const struct cand *c, const char *ov);
+/* The search: the configurations evaluated in full that complete by the
+ * deadline, best first; the first p->top are the best of all candidates.
+ * Free with plan_cands_free. */
+int plan_search(struct plan *p, struct cands *done, struct err *e);
+void plan_cands_free(struct cands *cs);
+/* Daly's interval for c, with the checkpoint's write time and the mean
+ * time between interruptions it comes from. */
+int plan_daly_for(struct plan *p, const struct cand *c, double *tau_s,
+		  double *write_s, double *mtbf_s, struct err *e);
 
 /* A lower bound on the bytes one GPU holds: model states under tp x pp
  * (and ZeRO over dp) plus 1F1B activations of the first pipeline stage.

@@ -12,6 +12,7 @@
 #include "sim/report.h"
 #include "models/compute.h"
 #include "models/plan_int.h"
+#include "models/zero.h"
 
 /* --- memory --------------------------------------------------------------- */
 
@@ -166,9 +167,10 @@ static double iter_lb_s(const struct plan *p, const struct cand *c, int m)
  * the stage's weights before each forward and each backward of every
  * microbatch and reduce-scatters the gradients after each backward (3m
  * collectives), ZeRO-2 reduce-scatters every microbatch and gathers once
- * (m + 1), ZeRO-1 and the distributed optimizer one of each (2).  S counts
- * only the transformer layers' weight matrices, 12 h^2 per layer in fp16,
- * of the stage with the fewest layers. */
+ * (m + 1), ZeRO-1 and the distributed optimizer one of each (2): zero.h's
+ * zero_comm_elems with S for Psi.  S counts only the transformer layers'
+ * weight matrices, 12 h^2 per layer in fp16, of the stage with the fewest
+ * layers. */
 static double comm_lb_s(const struct plan *p, const struct cand *c, int m)
 {
 	int n = c->dp, D = p->domain_gpus;
@@ -182,8 +184,8 @@ static double comm_lb_s(const struct plan *p, const struct cand *c, int m)
 	if (c->zero == 0 && !p->dist_opt)
 		per_gpu = S * (double)(n - q) / ((double)n * q);
 	else
-		per_gpu = (c->zero == 3 ? 3.0 * m : c->zero == 2 ? m + 1.0 : 2.0) *
-			  S * (double)(n - 1) / ((double)n * q);
+		per_gpu = zero_comm_elems(S, c->zero, p->dist_opt, m) *
+			  (double)(n - 1) / ((double)n * q);
 	return per_gpu / p->nic_Bps;
 }
 

@@ -269,7 +269,7 @@ int plan_daly_for(struct plan *p, const struct cand *c, double *tau_s,
 	if ((sc = plan_load(p, c, ov, (size_t)c->n_ov, e)) == NULL)
 		return -1;
 	*write_s = tfm_params(&p->m) * sc_float(sc, "training.checkpoint.bytes_per_param") /
-		   (sc_float(sc, "training.checkpoint.write_bw_gbps") * 1e9);
+		   (sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9);
 	rate = sc_bool(sc, "failures.enabled") ?
 	       sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 *
 	       (c->gpus / p->gpus_per_node) : 0;
@@ -409,8 +409,8 @@ int plan_search(struct plan *p, struct cands *done, struct err *e)
 		c->level = LB_DONE;
 		if (evaluate_full(p, &full, e) < 0)
 			goto out;
-		if (full.feasible && p->tsv)
-			plan_tsv_row(p, &full);
+		if (full.feasible && p->on_result)
+			p->on_result(p->on_result_ctx, p, &full);
 		if (full.feasible && cands_push(done, &full) < 0) {
 			free(full.json);
 			goto oom;

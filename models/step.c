@@ -352,10 +352,13 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 
 	double p2p_s = 0;
 	if (L->pp > 1) {
-		/* scatter-gather: each TP rank sends its 1/t slice to its peer */
+		/* Each TP rank sends to its peer in the next stage: its 1/t
+		 * slice with scatter-gather or sequence parallelism, else the
+		 * whole activation (all t ranks at once, on their own NICs) */
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
+		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
 		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
-				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / L->tp };
+				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;
@@ -383,6 +386,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
 		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
+		.p2p_blocking = !o->overlap_p2p_comm,
 		.tp = L->tp, .dp = L->dp,
 		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
 			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,

@@ -152,6 +152,7 @@ struct step_plan {
 	const double *fwd_tp_s, *bwd_tp_s;	/* of which TP comm; NULL = 0 */
 	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
 	double p2p_s;				/* activation / gradient transfer */
+	bool p2p_blocking;			/* the sender waits for it (step.c) */
 	/* data parallelism */
 	int tp, dp;
 	enum step_dp_mode dp_mode;

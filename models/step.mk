@@ -16,14 +16,15 @@ tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
 tests_step_sim_t_SOURCES = tests/step-sim-t.c
 EXTRA_DIST += tests/bench/step-175b.cfg
 
-# Megatron-LM Table 1, published vs predicted: `make validate` prints the
-# table; make check asserts the issue's accuracy targets.
-check_PROGRAMS += tests/bench/step-table1-b
-tests_bench_step_table1_b_SOURCES = tests/bench/step-table1.c
+# `make validate`: calibration (Table 1, busbw, Patterson) and independent
+# validation rows (scenarios/validation/independent.tsv) in two tables;
+# make check asserts Table 1's targets and that every runnable row runs.
+check_PROGRAMS += tests/bench/validate-b
+tests_bench_validate_b_SOURCES = tests/bench/validate.c
 TESTS += tests/step-validate.sh
 EXTRA_DIST += tests/step-validate.sh
-validate: tests/bench/step-table1-b
-	./tests/bench/step-table1-b $(srcdir)/scenarios/validation
+validate: tests/bench/validate-b
+	./tests/bench/validate-b $(srcdir)/scenarios/validation
 .PHONY: validate
 
 # One 175B iteration on 1024 and 16,384 GPUs (make bench).

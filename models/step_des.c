@@ -3,7 +3,8 @@
  * (step.c builds the plan from a scenario; see step.h for the model.)
  *
  * Event kinds: seg_done (a compute segment of a stage ends), arrive (a p2p
- * activation or gradient reaches a stage), bucket (a gradient bucket is
+ * activation or gradient reaches a stage), sent (a blocking p2p send is
+ * done and its stage may go on), bucket (a gradient bucket is
  * complete), comm_done (a collective timed without the netsim ends),
  * opt_done (the optimizer step ends).  Netsim completions call back
  * directly.
@@ -53,7 +54,7 @@ struct des {
 	struct stage *stages;
 	uint8_t *fwd_ready, *bwd_ready;	/* [V * m] */
 	int **groups;		/* [pp*tp] -> dp GPU indices */
-	int k_seg, k_arrive, k_bucket, k_comm, k_opt;
+	int k_seg, k_arrive, k_sent, k_bucket, k_comm, k_opt;
 	bool free_comm;		/* no DP collectives cost anything */
 	int64_t p2p_ns;
 	int stages_left;
@@ -363,14 +364,34 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 		return try_start(d, k, e);
 	}
 	st->seg = 0;
-	if (!op->bwd && vs < d->V - 1)
-		arrive_after(d, 0, vs + 1, op->mb);
-	if (op->bwd && vs > 0)
-		arrive_after(d, 1, vs - 1, op->mb);
+	bool sends = op->bwd ? vs > 0 : vs < d->V - 1;
+	if (sends)
+		arrive_after(d, op->bwd, op->bwd ? vs - 1 : vs + 1, op->mb);
 	st->next++;
 	if (d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1 &&
 	    stream_kick(d, k, STREAM_GATHER, e) < 0)
 		return -1;
+	if (sends && d->p->p2p_blocking && d->p2p_ns > 0) {
+		/* Megatron-LM's p2p_communication waits on the batched
+		 * isend/irecv before the next pass: the stage is held until
+		 * its send is delivered */
+		st->busy = true;
+		ev_after(d->sim, d->p2p_ns, d->k_sent, (uint64_t)k);
+		return 0;
+	}
+	if (try_start(d, k, e) < 0)
+		return -1;
+	return check_finished(d, k, e);
+}
+
+static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct des *d = ctx;
+	int k = (int)ev->arg;
+	struct stage *st = &d->stages[k];
+
+	(void)sim;
+	st->busy = false;
 	if (try_start(d, k, e) < 0)
 		return -1;
 	return check_finished(d, k, e);
@@ -430,7 +451,7 @@ static int check_finished(struct des *d, int k, struct err *e)
 	struct stream *g = &st->st[STREAM_GRAD];
 
 	(void)e;
-	if (st->finished || st->next < st->n_ops || st->pending_ready > 0 ||
+	if (st->finished || st->busy || st->next < st->n_ops || st->pending_ready > 0 ||
 	    g->in_flight > 0 || g->head < g->len)
 		return 0;
 	st->finished = true;
@@ -507,6 +528,7 @@ static int des_setup(struct des *d, struct err *e)
 		return err_set(e, ERR_RUN, "step: out of memory");
 	d->k_seg = ev_kind(d->sim, "step_segment_done", on_seg, d);
 	d->k_arrive = ev_kind(d->sim, "step_p2p_arrive", on_arrive, d);
+	d->k_sent = ev_kind(d->sim, "step_p2p_sent", on_sent, d);
 	d->k_bucket = ev_kind(d->sim, "step_grad_bucket", on_bucket, d);
 	d->k_comm = ev_kind(d->sim, "step_collective_done", on_comm, d);
 	d->k_opt = ev_kind(d->sim, "step_optimizer_done", on_opt, d);

@@ -117,6 +117,7 @@ void cfg_schema_free(struct cfg_schema *s)
 	free(s->group);
 	free(s->wild);
 	free(s->ent);
+	free(s->ren);
 	free(s);
 }
 
@@ -182,10 +183,23 @@ static void index_build(struct cfg_schema *s)
 	}
 }
 
+static void rename_add(struct cfg_schema *s, const struct cfg_setting *d)
+{
+	if (s->n_ren == s->cap_ren) {
+		s->cap_ren = s->cap_ren ? 2 * s->cap_ren : 16;
+		s->ren = cfg_xrealloc(s->ren, s->cap_ren * sizeof *s->ren);
+	}
+	s->ren[s->n_ren++] = d;
+}
+
 void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table)
 {
 	defaults_reset(s->defaults);
 	for (; table->path != NULL; table++) {
+		if (table->type == CFG_RENAMED) {
+			rename_add(s, table);
+			continue;
+		}
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 64;
 			s->ent = cfg_xrealloc(s->ent, s->cap * sizeof *s->ent);
@@ -249,8 +263,18 @@ static int seg_match(const char *pat, const char *path)
 	}
 }
 
+bool cfg_path_is(const char *pat, const char *path)
+{
+	return seg_match(pat, path) == MATCH_LEAF;
+}
+
+bool cfg_path_under(const char *pat, const char *path)
+{
+	return seg_match(pat, path) == MATCH_PREFIX;
+}
+
 /* The number of "*" segments in a pattern: fewer is more specific. */
-static size_t wildcards(const char *p)
+size_t cfg_path_stars(const char *p)
 {
 	size_t n = 0;
 
@@ -278,7 +302,7 @@ long cfg_schema_find(const struct cfg_schema *s, const char *path)
 		size_t i = s->wild[k];
 		if (seg_match(s->ent[i]->path, path) != MATCH_LEAF)
 			continue;
-		size_t w = wildcards(s->ent[i]->path);
+		size_t w = cfg_path_stars(s->ent[i]->path);
 		if (w < best_w) {
 			best = (long)i;
 			best_w = w;
@@ -312,6 +336,7 @@ const char *cfg_type_name(enum cfg_type t)
 	case CFG_REF: return "ref";
 	case CFG_FLOAT_LIST: return "float[]";
 	case CFG_INT_LIST: return "int[]";
+	case CFG_RENAMED: return "renamed";
 	}
 	return "?";
 }

@@ -17,6 +17,15 @@
  * Paths may hold one or more "*" for the children of a named group, so a
  * catalog declares its entries once:  "gpus.*.tdp_w".
  *
+ * A setting that was renamed stays in its model's table as a
+ * CFG_RENAMED_TO(old, new) line (same "*" patterns, the n-th "*" of the
+ * new path taking the name of the n-th of the old), so a scenario that
+ * still uses the old name is refused with the new one to write:
+ *     FILE:LINE: links.hdr.bw_gbps: renamed to links.hdr.bw_gbit_s
+ *     (same value, Gb/s)
+ * The unit is the new entry's.  A rename keeps value and unit: a setting
+ * that changes meaning gets a new name and the old one is simply removed.
+ *
  * Error messages always read
  *     FILE:LINE: KEY: what is wrong (expected ...)
  * or, for an override,
@@ -41,6 +50,7 @@ enum cfg_type {
 	CFG_REF,		/* text naming a child of the group in choices */
 	CFG_FLOAT_LIST,		/* [1.0, 2.0, ...]; each element in min..max */
 	CFG_INT_LIST,		/* [0, 1, 2, ...]; each element in min..max */
+	CFG_RENAMED,		/* no setting: path was renamed to choices */
 };
 
 struct cfg_setting {
@@ -53,11 +63,15 @@ struct cfg_setting {
 	const char *help;
 };
 #define CFG_END { NULL, 0, NULL, 0, 0, NULL, NULL, NULL }
+/* The setting old is now called new (a path of this or another table). */
+#define CFG_RENAMED_TO(old, new) \
+	{ (old), CFG_RENAMED, NULL, 0, 0, NULL, (new), NULL }
 
 struct cfg_schema;
 struct cfg_schema *cfg_schema_new(void);
 void cfg_schema_free(struct cfg_schema *s);
-/* Add a table ending with CFG_END; the table must outlive the schema. */
+/* Add a table ending with CFG_END; the table must outlive the schema.
+ * Its CFG_RENAMED_TO lines go to the schema's list of old names. */
 void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table);
 /* Print every setting (path, type, unit, range, default, help). */
 void cfg_schema_print(const struct cfg_schema *s, FILE *out);

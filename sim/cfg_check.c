@@ -5,7 +5,8 @@
  * and reports the first problem in this order:
  *   1. settings present, in file order (an overridden setting has moved to
  *      the end of its group): each must be in the schema -- an unknown one
- *      is an error with a "did you mean", never ignored -- and its value
+ *      is an error with a "did you mean" (or, for the old name of a
+ *      renamed setting, the new name), never ignored -- and its value
  *      must pass cfg_check_value(); a group must be a group;
  *   2. settings absent, in schema order: a required setting (def == NULL)
  *      is required wherever its enclosing groups are fixed names, and below
@@ -22,7 +23,7 @@
 static int walk(struct scenario *sc, const config_setting_t *g, char *path,
 		size_t plen, struct err *e)
 {
-	char why[CFG_WHY_MAX], exp[CFG_WHY_MAX], hint[CFG_PATH_MAX + 32];
+	char why[CFG_WHY_MAX], exp[CFG_WHY_MAX];
 
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -43,7 +44,9 @@ static int walk(struct scenario *sc, const config_setting_t *g, char *path,
 				cfg_cat(why, sizeof why, " (expected %s)", exp);
 				return cfg_fail(sc, e, path, why);
 			}
-		} else if (cfg_schema_is_group(sc->schema, path)) {
+		} else if (cfg_schema_is_group(sc->schema, path) ||
+			   (config_setting_is_group(s) &&
+			    cfg_rename_is_group(sc->schema, path))) {
 			if (!config_setting_is_group(s)) {
 				cfg_value_words(s, exp, sizeof exp);
 				return sc_error(sc, e, path, "%s is not a group "
@@ -52,8 +55,8 @@ static int walk(struct scenario *sc, const config_setting_t *g, char *path,
 			if (walk(sc, s, path, (size_t)len, e) < 0)
 				return -1;
 		} else {
-			cfg_suggest(sc->schema, path, hint, sizeof hint);
-			return sc_error(sc, e, path, "unknown setting%s", hint);
+			cfg_unknown_why(sc->schema, path, why, sizeof why);
+			return cfg_fail(sc, e, path, why);
 		}
 		path[plen] = '\0';
 	}

@@ -5,6 +5,7 @@
  * sim/cfg.h.  The loader is cut into one concern per file:
  *   cfg.c           the schema: tables, path matching, type names, ranges
  *   cfg_where.c     where a problem is (FILE:LINE, override), "did you mean"
+ *   cfg_rename.c    old names of renamed settings: "renamed to ..."
  *   cfg_value.c     a libconfig value against its setting; values in words
  *   cfg_override.c  text to values: -s KEY=VALUE and the schema defaults
  *   cfg_bigint.c    64-bit integer literals that libconfig 1.5 truncates
@@ -53,6 +54,8 @@ struct cfg_schema {
 	struct cfg_slot *leaf, *group;
 	size_t mask;			/* slots - 1, in each table */
 	size_t *wild, n_wild;		/* entries with "*" */
+	const struct cfg_setting **ren;	/* CFG_RENAMED_TO lines, in order */
+	size_t n_ren, cap_ren;
 };
 
 struct sc_override {
@@ -90,6 +93,12 @@ long cfg_path_push(char *path, size_t plen, const char *name, size_t len);
 
 /* ---- cfg.c: the schema ------------------------------------------------- */
 
+/* Does path name the setting pattern pat ("*" matching any one name)? */
+bool cfg_path_is(const char *pat, const char *path);
+/* Is path a group above the settings pattern pat names? */
+bool cfg_path_under(const char *pat, const char *path);
+/* The number of "*" segments in a pattern. */
+size_t cfg_path_stars(const char *pat);
 /* Index of the most specific entry for a setting path; -1 if none. */
 long cfg_schema_find(const struct cfg_schema *s, const char *path);
 /* Is path a group that holds some schema entry? */
@@ -117,6 +126,20 @@ int cfg_fail(const struct scenario *sc, struct err *e, const char *path,
 /* " (did you mean model.layers?)" when a known path is close, else "". */
 void cfg_suggest(const struct cfg_schema *s, const char *path, char *out,
 		 size_t n);
+
+/* ---- cfg_rename.c ------------------------------------------------------ */
+
+/* The rename lines' own bugs (new path not in the schema, old one still
+ * there, "*" counts that differ): -1 with e filled (ERR_RUN). */
+int cfg_rename_check(const struct cfg_schema *s, struct err *e);
+/* Why path, which is not in the schema, is refused: "renamed to NEW (same
+ * value, UNIT)" for an old name, else "unknown setting" and a "did you
+ * mean". */
+void cfg_unknown_why(const struct cfg_schema *s, const char *path, char *why,
+		     size_t n);
+/* Is path a group that only old names are in (a renamed setting moved to
+ * another group)?  Its settings are then looked at one by one. */
+bool cfg_rename_is_group(const struct cfg_schema *s, const char *path);
 
 /* ---- cfg_value.c ------------------------------------------------------- */
 

@@ -284,6 +284,10 @@ int cfg_add_parsed(const struct cfg_setting *d, config_setting_t *parent,
 	case CFG_FLOAT_LIST:
 		rc = add_list(d, parent, name, tok, len, why, n);
 		break;
+	case CFG_RENAMED:	/* an old name, never an entry (cfg_schema_add) */
+		snprintf(why, n, "is not a setting");
+		rc = -1;
+		break;
 	}
 	free(tok);
 	return rc;
@@ -333,7 +337,7 @@ static const struct cfg_setting *override_entry(const struct scenario *sc,
 						const char *text, const char *key,
 						struct err *e)
 {
-	char hint[CFG_PATH_MAX + 32];
+	char why[CFG_WHY_MAX];
 	long idx = cfg_schema_find(sc->schema, key);
 
 	if (idx >= 0)
@@ -342,9 +346,8 @@ static const struct cfg_setting *override_entry(const struct scenario *sc,
 		err_set(e, ERR_USAGE, "-s %s: %s: is a group, not a setting "
 			"(expected a setting inside it)", text, key);
 	else {
-		cfg_suggest(sc->schema, key, hint, sizeof hint);
-		err_set(e, ERR_USAGE, "-s %s: %s: unknown setting%s", text, key,
-			hint);
+		cfg_unknown_why(sc->schema, key, why, sizeof why);
+		err_set(e, ERR_USAGE, "-s %s: %s: %s", text, key, why);
 	}
 	return NULL;
 }

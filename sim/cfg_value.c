@@ -79,6 +79,9 @@ void cfg_expected_words(const struct scenario *sc, const struct cfg_setting *d,
 		ref_words(sc, d, buf, n);
 		unit = NULL;
 		break;
+	case CFG_RENAMED:	/* an old name, never an entry (cfg_schema_add) */
+		unit = NULL;
+		break;
 	}
 	if (unit != NULL)
 		cfg_cat(buf, n, " %s", unit);
@@ -248,6 +251,8 @@ int cfg_check_value(const struct cfg_setting *d, const config_setting_t *s,
 	case CFG_INT_LIST:
 	case CFG_FLOAT_LIST:
 		return check_list(d, s, v, why, n);
+	case CFG_RENAMED:	/* an old name, never an entry (cfg_schema_add) */
+		break;
 	}
 	snprintf(why, n, "has an unknown type");
 	return -1;

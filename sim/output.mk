@@ -1,7 +1,8 @@
-# sim/output.mk -- the report: HDF5 output, JSON and human summaries.
+# sim/output.mk -- the report: HDF5 output and reading it back (h5in.c),
+# JSON and human summaries.
 noinst_HEADERS += sim/report.h
-libtrainsim_a_SOURCES += sim/report.c sim/h5out.c
-noinst_HEADERS += sim/h5out.h
+libtrainsim_a_SOURCES += sim/report.c sim/h5out.c sim/h5in.c
+noinst_HEADERS += sim/h5out.h sim/h5in.h
 check_PROGRAMS += tests/report-t
 TESTS += tests/report-t
 tests_report_t_SOURCES = tests/report-t.c

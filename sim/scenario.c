@@ -64,6 +64,8 @@ static int load_defaults(const struct cfg_schema *s, struct err *e)
 
 	if (defs->ready)
 		return 0;
+	if (cfg_rename_check(s, e) < 0)
+		return -1;
 	if (defs->of == NULL)
 		defs->of = cfg_xrealloc(NULL, (s->n ? s->n : 1) * sizeof *defs->of);
 	for (size_t i = 0; i < s->n; i++) {

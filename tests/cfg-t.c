@@ -1,7 +1,7 @@
 /*
  * cfg-t.c -- the scenario loader (sim/cfg.h): every schema rule, includes,
- * overrides of each type, defaults, references, lists, unknown settings,
- * and the exact text of each message (file, line, key).
+ * overrides of each type, defaults, references, lists, unknown and renamed
+ * settings, and the exact text of each message (file, line, key).
  *
  * Each test writes small scenario files into a fresh temporary directory;
  * the line numbers expected are the lines of those files, counted by hand
@@ -505,6 +505,35 @@ static void test_overrides(void)
 	    "(expected an integer in 1..100000)", "override: beyond 64 bits");
 }
 
+/* A schema of table t alone fails its first load with ERR_RUN and msg. */
+static void bad_table(const struct cfg_setting *t, const char *msg,
+		      const char *name)
+{
+	struct cfg_schema *s = cfg_schema_new();
+	struct err e = { 0 };
+
+	cfg_schema_add(s, t);
+	struct scenario *sc = sc_load(s, put("y.cfg", "a = { };\n"), NULL, 0, &e);
+	tap_ok(sc == NULL && e.status == ERR_RUN && strcmp(e.msg, msg) == 0,
+	       "%s", name);
+	if (sc != NULL || strcmp(e.msg, msg) != 0)
+		tap_diag("got \"%s\" (status %d)", e.msg, e.status);
+	sc_free(sc);
+	cfg_schema_free(s);
+}
+
+/* What cfg_schema_print() writes for s (free it). */
+static char *schema_text(const struct cfg_schema *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	cfg_schema_print(s, m);
+	fclose(m);
+	return buf;
+}
+
 static void test_schema_itself(void)
 {
 	static const struct cfg_setting bad_def[] = {
@@ -517,18 +546,11 @@ static void test_schema_itself(void)
 	};
 	struct cfg_schema *s = cfg_schema_new();
 	struct err e = { 0 };
-
-	cfg_schema_add(s, bad_def);
 	const char *f = put("y.cfg", "a = { };\n");
-	tap_ok(sc_load(s, f, NULL, 0, &e) == NULL && e.status == ERR_RUN &&
-	       strcmp(e.msg, "schema: a.b: bad default \"20\": 20 is out of range "
-		      "(expected an integer in 1..10)") == 0,
-	       "a bad default is a bug in the table: ERR_RUN");
-	if (strstr(e.msg, "schema") == NULL)
-		tap_diag("%s", e.msg);
-	cfg_schema_free(s);
 
-	s = cfg_schema_new();
+	bad_table(bad_def, "schema: a.b: bad default \"20\": 20 is out of range "
+		  "(expected an integer in 1..10)",
+		  "a bad default is a bug in the table: ERR_RUN");
 	cfg_schema_add(s, bad_ref);
 	memset(&e, 0, sizeof e);
 	char want[512];
@@ -542,11 +564,7 @@ static void test_schema_itself(void)
 	cfg_schema_free(s);
 
 	/* --schema: one line per setting. */
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	cfg_schema_print(schema, m);
-	fclose(m);
+	char *buf = schema_text(schema);
 	int lines = 0;
 	for (char *p = buf; *p; p++)
 		lines += *p == '\n';
@@ -563,6 +581,74 @@ static void test_schema_itself(void)
 	tap_ok(l && strstr(l, "1f1b|interleaved") && strstr(l, "enum"),
 	       "enum line shows its choices");
 	free(buf);
+}
+
+/* Renamed settings (CFG_RENAMED_TO): the old name, in a file or an
+ * override, is refused with the new one, "*"s filled from the path used;
+ * the new name reads as any setting; a rename line's own bugs are ERR_RUN. */
+static const struct cfg_setting ren_tab[] = {
+	{ "links.*.bw_gbit_s", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL, "bandwidth" },
+	CFG_RENAMED_TO("links.*.bw_gbps", "links.*.bw_gbit_s"),
+	{ "pools.*.zones.*.count", CFG_INT, "", 0, 100, "0", NULL, "nodes" },
+	CFG_RENAMED_TO("legacy.*.*.n", "pools.*.zones.*.count"),
+	CFG_END
+};
+
+static void test_renames(void)
+{
+	struct cfg_schema *keep = schema;
+	struct err e;
+
+	schema = cfg_schema_new();
+	cfg_schema_add(schema, ren_tab);
+	bad("links = {             # L1\n"
+	    "  hdr = {             # L2\n"
+	    "    bw_gbps = 200.0;  # L3\n"
+	    "  };\n"
+	    "};\n", NULL, 0,
+	    "@/x.cfg:3: links.hdr.bw_gbps: renamed to links.hdr.bw_gbit_s "
+	    "(same value, Gb/s)", "old name in a file: the new one, with its unit");
+	const char *ov[] = { "links.ndr.bw_gbps=400" };
+	bad("", ov, 1, "-s links.ndr.bw_gbps=400: links.ndr.bw_gbps: renamed to "
+	    "links.ndr.bw_gbit_s (same value, Gb/s)", "old name in an override");
+	bad("legacy = { a = { b = { n = 3; }; }; };  # L1\n", NULL, 0,
+	    "@/x.cfg:1: legacy.a.b.n: renamed to pools.a.zones.b.count (same value)",
+	    "moved to another group: the n-th \"*\" keeps the n-th name; no unit");
+	struct scenario *sc = load("legacy = { a = { b = { m = 3; }; }; };\n",
+				   NULL, 0, &e);
+	tap_ok(sc == NULL && strstr(e.msg, "legacy.a.b.m: unknown setting") != NULL,
+	       "a name beside an old one in its group is still unknown");
+	sc_free(sc);
+	sc = load("links = { hdr = { bw_gbit_s = 200.0; }; };\n", NULL, 0, &e);
+	tap_near(sc ? sc_float(sc, "links.hdr.bw_gbit_s") : -1, 200, 0,
+		 "the new name loads (200 Gb/s)");
+	sc_free(sc);
+	char *buf = schema_text(schema);
+	tap_ok(strstr(buf, "bw_gbps") == NULL && strstr(buf, "legacy") == NULL,
+	       "--schema lists no old name");
+	free(buf);
+	cfg_schema_free(schema);
+	schema = keep;
+
+	static const struct cfg_setting to_nothing[] = {
+		{ "a.new", CFG_INT, "", 0, 9, "0", NULL, "" },
+		CFG_RENAMED_TO("a.old", "a.neu"), CFG_END
+	};
+	static const struct cfg_setting still_there[] = {
+		{ "a.new", CFG_INT, "", 0, 9, "0", NULL, "" },
+		{ "a.old", CFG_INT, "", 0, 9, "0", NULL, "" },
+		CFG_RENAMED_TO("a.old", "a.new"), CFG_END
+	};
+	static const struct cfg_setting stars[] = {
+		{ "a.*.new", CFG_INT, "", 0, 9, "0", NULL, "" },
+		CFG_RENAMED_TO("a.*.*.old", "a.*.new"), CFG_END
+	};
+	bad_table(to_nothing, "schema: a.old: renamed to \"a.neu\", which is "
+		  "not a setting", "rename to a path not in the schema: ERR_RUN");
+	bad_table(still_there, "schema: a.old: renamed to a.new but still a "
+		  "setting", "rename of a path still in the schema: ERR_RUN");
+	bad_table(stars, "schema: a.*.*.old: renamed to a.*.new, with another "
+		  "number of \"*\"", "rename with fewer \"*\": ERR_RUN");
 }
 
 /* A path outside the schema is a programming error: abort, not a value. */
@@ -607,6 +693,7 @@ int main(void)
 	test_schema_rules();
 	test_overrides();
 	test_schema_itself();
+	test_renames();
 	test_bug_aborts();
 
 	cfg_schema_free(schema);

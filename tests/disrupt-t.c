@@ -70,7 +70,8 @@ static void test_daly_formula(void)
 static const char *const long_run[] = {
 	"run.tokens=6.5e11", "failures.per_node_per_1000_days=12000",
 	"failures.detect_s=0", "failures.restart_s=50", "failures.spares=10000000",
-	"training.checkpoint.write_bw_gbps=0.029388", "training.checkpoint.read_bw_gbps=0.175",
+	"training.checkpoint.write_bw_gbyte_s=0.029388",
+	"training.checkpoint.read_bw_gbyte_s=0.175",
 	"output.sample_interval_s=1e9", "training.checkpoint.policy=\"iterations\"",
 	"training.checkpoint.interval_iters=1",
 };
@@ -108,14 +109,17 @@ static void sweep_point(long k, const char *key, double *mean, double *se, doubl
 	*se = sqrt(fmax(0, s2 / SEEDS - *mean * *mean) / (SEEDS - 1));
 }
 
-/* Daly's expected wall-clock time, segment by segment: full segments of
- * tau + delta and a last one of the remaining training without a checkpoint. */
+/* Daly's expected wall-clock time, segment by segment (Daly 2006, FGCS
+ * 22(3), the complete model with exponential failures): a segment of w
+ * seconds of work and checkpoint, restart R, takes M e^{R/M} (e^{w/M} - 1)
+ * on average.  Full segments are tau + delta, the last the remaining
+ * training without a checkpoint. */
 static double daly_expected(double it_s, double iters, long k, double delta, double R,
 			    double M)
 {
 	double segs = floor((iters - 1) / k), last = (iters - segs * k) * it_s;
 
-	return segs * ckpt_daly_wall_s(k * it_s, k * it_s, delta, R, M) +
+	return segs * M * exp(R / M) * expm1((k * it_s + delta) / M) +
 	       M * exp(R / M) * expm1(last / M);
 }
 
@@ -311,7 +315,7 @@ static void test_full_fidelity(void)
 		const char *ov[] = { "failures.per_node_per_1000_days=200000",
 				     "training.checkpoint.interval_s=120", "gc.mode=\"manual\"",
 				     "gc.every_iters=7", "failures.restart_s=20", "failures.spares=10000000",
-				     "training.checkpoint.write_bw_gbps=0.1", modes[m],
+				     "training.checkpoint.write_bw_gbyte_s=0.1", modes[m],
 				     "run.full_fidelity=false" };
 		size_t nov = sizeof ov / sizeof ov[0];
 		const char *keys[] = { "duration_s", "lost_work_s", "time_gc_s",
@@ -435,7 +439,7 @@ static void test_weibull_rate(void)
 }
 
 /* Storage tier: write = latency + size / min(nodes x per-node, tier cap,
- * write_bw_gbps); async stalls only for the snapshot (shard / 25 GB/s) but
+ * write_bw_gbyte_s); async stalls only for the snapshot (shard / 25 GB/s) but
  * a checkpoint due while the previous drains waits for it: with a drain W
  * longer than the interval tau, every checkpoint after the first stalls
  * snapshot + W - tau. */
@@ -444,8 +448,9 @@ static void test_storage_async(void)
 	double l = 12, h = 768, s = 2048, V = 51200;
 	double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
 	double size = P * 14, W = 3 + size / 0.8e9, snap = size / 16 / 25e9;
-	const char *tier[] = { "storage_types.t.write_gbps_per_node=0.5",
-			       "storage_types.t.read_gbps_per_node=1", "storage_types.t.write_gbps_max=0.8",
+	const char *tier[] = { "storage_types.t.write_bw_per_node_gbyte_s=0.5",
+			       "storage_types.t.read_bw_per_node_gbyte_s=1",
+			       "storage_types.t.write_bw_max_gbyte_s=0.8",
 			       "storage_types.t.latency_s=3", "training.checkpoint.storage=\"t\"",
 			       "failures.enabled=false", "training.checkpoint.mode=\"sync\"",
 			       "training.checkpoint.policy=\"iterations\"",

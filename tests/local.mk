@@ -1,5 +1,5 @@
 # tests/local.mk -- end-to-end tests of the trainsim command.
-EXTRA_DIST += tests/tap.h
+EXTRA_DIST += tests/tap.h tests/tap.sh
 TESTS += tests/bad-input.sh
 EXTRA_DIST += tests/bad-input.sh tests/bad
 check_PROGRAMS += tests/run-model-t
@@ -23,3 +23,5 @@ TESTS += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/scenarios-disrupt.sh
 EXTRA_DIST += tests/traces
 EXTRA_DIST += tests/formula-run.h
+TESTS += tests/layering.sh
+EXTRA_DIST += tests/layering.sh

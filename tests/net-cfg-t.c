@@ -159,8 +159,8 @@ int main(void)
 	bad("network.fat_tree.oversubscription=[1.37]", "network.fat_tree.oversubscription",
 	    "ratio that does not split the ports");
 	bad("cluster.gpus=16384", "cluster.gpus", "more nodes than a three-tier radix-40 tree has ports");
-	bad("links.ib_hdr.bw_gbps=0", "links.ib_hdr.bw_gbps", "zero bandwidth");
-	bad("links.ib_hdr.bw_gbps=-200", "links.ib_hdr.bw_gbps", "negative bandwidth");
+	bad("links.ib_hdr.bw_gbit_s=0", "links.ib_hdr.bw_gbit_s", "zero bandwidth");
+	bad("links.ib_hdr.bw_gbit_s=-200", "links.ib_hdr.bw_gbit_s", "negative bandwidth");
 	bad("network.placement=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,99]", "network.placement",
 	    "placement names a missing GPU");
 	bad("network.topology=none", "network.topology", "disconnected graph (two nodes, no fabric)");

@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(33);
+	tap_plan(38);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -139,6 +139,25 @@ int main(void)
 	tap_ok(r.pp_exposed_s > 0 && r.iteration_s > 33e-3,
 	       "p2p is exposed (%.3g s)", r.pp_exposed_s);
 	sums_to_total(&r, "with p2p the breakdown still sums");
+
+	/* 1F1B, p = 2, m = 2, t_f = 1 ms, t_b = 2 ms, p2p 0.5 ms.  Sends
+	 * beside the compute: stage 1 runs F1 B1 F2 B2 from t_f + p on, its
+	 * B2 ends at 3t_f + 2t_b + p and its gradient reaches stage 0 at
+	 * 3t_f + 2t_b + 2p; stage 0's B2 ends at 3t_f + 3t_b + 2p = 10 ms.
+	 * Blocking sends (Megatron-LM's 1F1B waits on its isend/irecv):
+	 * stage 0 holds after F1 and F2 for p each, so F2 reaches stage 1 at
+	 * 2t_f + 2p, after B1's end (2t_f + t_b + p) plus its own send: F2
+	 * starts at 2t_f + t_b + 2p, B2 ends at 3t_f + 2t_b + 2p, its gradient
+	 * arrives at + p more, and stage 0 ends at 3t_f + 3t_b + 3p = 10.5 ms */
+	plan(&p, 2, 1, 2, 1e-3, 2e-3);
+	p.p2p_s = 0.5e-3;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 10e-3, 1e-12, "p2p beside compute: 3t_f + 3t_b + 2p");
+	p.p2p_blocking = true;
+	tap_ok(step_run(&p, &r, &e) == 0, "blocking p2p runs (%s)", e.msg);
+	tap_near(r.iteration_s, 10.5e-3, 1e-12, "blocking p2p: 3t_f + 3t_b + 3p");
+	tap_near(r.compute_s, 6e-3, 1e-12, "blocking p2p is not compute");
+	sums_to_total(&r, "blocking p2p: the breakdown sums");
 
 	/* optimizer step after everything */
 	plan(&p, 2, 1, 4, 1e-3, 2e-3);

@@ -1,14 +1,37 @@
 #!/bin/sh
-# Megatron-LM Table 1 (Narayanan et al. SC'21, 10 rows): the step model's
-# TFLOP/s per GPU within the issue's targets (mean |error| <= 5%, every row
-# within 10%).  The table itself is what `make validate` prints.
+# `make validate` as a test (tests/bench/validate-b):
+# 1. Megatron-LM Table 1 (Narayanan et al. SC'21, 10 rows, the calibration
+#    data): the step model's TFLOP/s per GPU within the issue's targets,
+#    mean |error| <= 5%, every row within 10%.
+# 2. The validation harness runs every runnable row of
+#    scenarios/validation/independent.tsv (counted here from the file
+#    itself, at least the issue's four), and lists the pending ones.  Their
+#    errors are reported in the table, not asserted: nothing was fitted to
+#    them.
+# 3. It exits 0 (every row it was asked to run ran).
 set -u
-echo "1..1"
-out=$("$BUILDDIR/tests/bench/step-table1-b" "$SRCDIR/scenarios/validation" 2>&1)
+. "$SRCDIR/tests/tap.sh"
+echo "1..3"
+dir=scenarios/validation
+out=$("$BUILDDIR/tests/bench/validate-b" "$dir" 2>&1)
 status=$?
 echo "$out" | sed 's/^/# /'
-if [ $status -eq 0 ]; then
-	echo "ok 1 - Megatron Table 1: mean <= 5%, max <= 10%"
-else
-	echo "not ok 1 - Megatron Table 1: mean <= 5%, max <= 10%"
-fi
+
+echo "$out" | awk '/^table1: mean/ { found = 1; bad = !($3 <= 5.0 && $5 <= 10.0) }
+	END { exit !found || bad }'
+ok $? "Megatron Table 1: mean <= 5%, max <= 10%"
+
+# Rows of the TSV by status (comments skipped; the first line is the header).
+count() {
+	awk -F'\t' -v want="$1" '/^#/ { next }
+		!hd { for (i = 1; i <= NF; i++) if ($i == "status") c = i; hd = 1; next }
+		(want == "runnable") == ($c == "runnable") { n++ } END { print n + 0 }' \
+		"$dir/independent.tsv"
+}
+runnable=$(count runnable)
+pending=$(count pending)
+want="validation: ran $runnable of $runnable runnable rows, $pending pending"
+[ "$runnable" -ge 4 ] && echo "$out" | grep -qx "$want"
+ok $? "every runnable validation row runs ($runnable rows, $pending pending)"
+
+ok $status "validate-b exits 0"

@@ -29,12 +29,12 @@ struct net_time_cache {
 	uint8_t used[TIME_CACHE];
 };
 
-static void spec(struct link_spec *s, const char *name, double gbps,
+static void spec(struct link_spec *s, const char *name, double gbit_s,
 		 double eff, double lat_ns)
 {
 	memset(s, 0, sizeof *s);
 	snprintf(s->name, sizeof s->name, "%s", name);
-	s->bw_Bps = gbps * 1e9 / 8;
+	s->bw_Bps = gbit_s * 1e9 / 8;
 	s->efficiency = eff;
 	s->latency_ns = lat_ns;
 }
@@ -70,7 +70,7 @@ static int check_link(const struct link_spec *s, const char **bad_key,
 	static char key[96];
 
 	if (!(s->bw_Bps > 0) || !isfinite(s->bw_Bps)) {
-		snprintf(key, sizeof key, "links.%s.bw_gbps", s->name);
+		snprintf(key, sizeof key, "links.%s.bw_gbit_s", s->name);
 		*bad_key = key;
 		return err_set(e, ERR_USAGE, "link '%s' has bandwidth %g B/s "
 			       "(expected more than zero)", s->name, s->bw_Bps);
@@ -220,8 +220,6 @@ struct net *net_new(const struct net_params *p_in, const char **bad_key,
 		*bad_key = "network.placement";
 		goto fail;
 	}
-	for (int32_t l = 0; l < net->g.n_links; l++)
-		net->tier_cap_Bps[net->g.tier[l]] += net->g.bw_Bps[l];
 	net->time_cache = calloc(1, sizeof *net->time_cache);
 	if (net->time_cache == NULL) {
 		err_set(e, ERR_RUN, "out of memory for the network");
@@ -248,14 +246,6 @@ int net_rank_gpu(const struct net *net, int rank)
 	if (rank < 0 || rank >= net->p.gpus)
 		return -1;
 	return net->rank_gpu[rank];
-}
-
-size_t net_tier_capacity(const struct net *net, const char *const **names,
-			 const double **capacity_Bps)
-{
-	*names = graph_tier_names;
-	*capacity_Bps = net->tier_cap_Bps;
-	return TIER_COUNT;
 }
 
 /* The catalog entry a link of this tier was built from. */

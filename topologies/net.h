@@ -67,11 +67,6 @@ size_t netsim_tiers(const struct netsim *ns, const char *const **names,
 
 /* Flows not yet delivered (for tests and progress). */
 size_t netsim_active_flows(const struct netsim *ns);
-/* The same tiers' total link capacity (sum over the tier's directed links),
- * so that utilization = bytes / (capacity * time): names and values owned
- * by net. */
-size_t net_tier_capacity(const struct net *net, const char *const **names,
-			 const double **capacity_Bps);
 
 /* Power of all the network's ports (W) from the links catalog's idle_w:
  * each cable has a port at both ends (NVLink is in the GPU's power). */

@@ -68,10 +68,11 @@ const struct cfg_setting net_settings[] = {
 	  "0: no limit" },
 	{ "network.placement", CFG_INT_LIST, "", 0, 1e7, "[]", NULL,
 	  "GPU of each rank (a permutation of 0..gpus-1); empty: rank r on GPU r" },
-	{ "links.*.bw_gbps", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL,
+	{ "links.*.bw_gbit_s", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL,
 	  "bandwidth per direction in 10^9 bits/s (or bw_Bps)" },
+	CFG_RENAMED_TO("links.*.bw_gbps", "links.*.bw_gbit_s"),
 	{ "links.*.bw_Bps", CFG_FLOAT, "B/s", 0, 1e15, "0", NULL,
-	  "bandwidth per direction in bytes/s (or bw_gbps)" },
+	  "bandwidth per direction in bytes/s (or bw_gbit_s)" },
 	{ "links.*.efficiency", CFG_FLOAT, "", 0, 1, "1", NULL,
 	  "achievable fraction of the bandwidth (protocol overhead), > 0" },
 	{ "links.*.latency_ns", CFG_FLOAT, "ns", 0, 1e9, "0", NULL,
@@ -97,17 +98,17 @@ static int read_link(const struct scenario *sc, const char *name,
 		return sc_error(sc, e, key, "no link \"%s\" in the links catalog "
 				"(expected an entry of links, e.g. from "
 				"catalog/links.cfg)", name);
-	double gbps = sc_float(sc, "links.%s.bw_gbps", name);
+	double gbit_s = sc_float(sc, "links.%s.bw_gbit_s", name);
 	double Bps = sc_float(sc, "links.%s.bw_Bps", name);
 	bool has_B = sc_has(sc, "links.%s.bw_Bps", name);
-	snprintf(path, sizeof path, "links.%s.%s", name, has_B ? "bw_Bps" : "bw_gbps");
-	if (gbps > 0 && Bps > 0)
-		return sc_error(sc, e, path, "both bw_gbps and bw_Bps are given "
+	snprintf(path, sizeof path, "links.%s.%s", name, has_B ? "bw_Bps" : "bw_gbit_s");
+	if (gbit_s > 0 && Bps > 0)
+		return sc_error(sc, e, path, "both bw_gbit_s and bw_Bps are given "
 				"(expected one of them)");
-	s->bw_Bps = Bps > 0 ? Bps : gbps * 1e9 / 8;
+	s->bw_Bps = Bps > 0 ? Bps : gbit_s * 1e9 / 8;
 	if (!(s->bw_Bps > 0))
 		return sc_error(sc, e, path, "link \"%s\" has no bandwidth (expected "
-				"more than 0 in bw_gbps or bw_Bps)", name);
+				"more than 0 in bw_gbit_s or bw_Bps)", name);
 	s->efficiency = sc_float(sc, "links.%s.efficiency", name);
 	if (!(s->efficiency > 0)) {
 		snprintf(path, sizeof path, "links.%s.efficiency", name);

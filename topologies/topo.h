@@ -140,7 +140,6 @@ struct net {
 	int *rank_gpu;
 	struct flow_sys *idle;	/* empty flow system for net_coll_time_s */
 	struct net_time_cache *time_cache;
-	double tier_cap_Bps[TIER_COUNT];
 };
 
 struct net *net_new(const struct net_params *p, const char **bad_key,

@@ -29,6 +29,6 @@ for cfg in "$SRCDIR"/scenarios/*.cfg; do
 	done | digest)
 	echo "$name json=$j h5=$h"
 done
-if [ -x ./tests/bench/step-table1-b ]; then
-	./tests/bench/step-table1-b "$SRCDIR/scenarios/validation" | sed 's/^/validate: /'
+if [ -x ./tests/bench/validate-b ]; then
+	./tests/bench/validate-b "$SRCDIR/scenarios/validation" | sed 's/^/validate: /'
 fi

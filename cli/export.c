@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cmd.h"
 #include "sim/h5in.h"
+#include "cli/cmd.h"
 
 enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_LIST };
 

@@ -6,18 +6,18 @@
  * arguments or input, so main exits 2).  main() dispatches through the
  * table in trainsim.c.
  */
-#ifndef SIM_CMD_H
-#define SIM_CMD_H
+#ifndef CLI_CMD_H
+#define CLI_CMD_H
 
 #include "sim/err.h"
 
-/* trainsim collective: an nccl-tests-style table (sim/cmd_collective.c). */
+/* trainsim collective: an nccl-tests-style table (cli/cmd_collective.c). */
 int cmd_collective(int argc, char **argv, struct err *e);
-/* sim/collect.c: one row per run file (TSV, optionally an HDF5 table). */
+/* cli/collect.c: one row per run file (TSV, optionally an HDF5 table). */
 int cmd_collect(int argc, char **argv, struct err *e);
-/* sim/export.c: a run file's series, events, summary, step as text columns. */
+/* cli/export.c: a run file's series, events, summary, step as text columns. */
 int cmd_export(int argc, char **argv, struct err *e);
-/* models/plan.c: search layouts and policies for the best run under a deadline. */
+/* cli/plan.c: search layouts and policies for the best run under a deadline. */
 int cmd_plan(int argc, char **argv, struct err *e);
 
 #endif

@@ -18,13 +18,13 @@
 #include <string.h>
 
 #include "sim/cfg.h"
-#include "sim/cmd.h"
 #include "sim/err.h"
-#include "sim/progress.h"
 #include "sim/report.h"
 #include "models/pace.h"
 #include "models/replicas.h"
 #include "models/run.h"
+#include "cli/cmd.h"
+#include "cli/progress.h"
 
 struct cli {
 	const char *scenario;

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "sim/cfg.h"
-#include "sim/cmd.h"
 #include "models/run.h"
 #include "topologies/net.h"
+#include "cli/cmd.h"
 
 static const char collective_usage[] =
 	"usage: trainsim collective SCENARIO.cfg [options]\n"

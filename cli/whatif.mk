@@ -1,8 +1,7 @@
-# whatif.mk -- what-if studies: collect/export of run files, the planner,
-# sweep scripts, plots, and their tests.
-libtrainsim_a_SOURCES += sim/h5in.c sim/collect.c sim/export.c models/plan.c \
-	models/plan_bound.c models/plan_search.c models/plan_warm.c
-noinst_HEADERS += sim/h5in.h models/plan.h models/plan_int.h
+# cli/whatif.mk -- what-if studies: the tests and benchmarks of collect,
+# export and plan (their sources are in cli/local.mk, the planner's search
+# in models/local.mk, reading run files in sim/output.mk), sweep scripts
+# and plots.
 TESTS += tests/whatif-collect.sh tests/whatif-plan.sh
 EXTRA_DIST += tests/whatif-collect.sh tests/whatif-plan.sh
 TESTS += tests/whatif-plot.sh

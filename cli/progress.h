@@ -3,8 +3,8 @@
  * simulated day, wall time.  Shown only when stderr is a terminal, and at
  * most ten times a second, so it costs nothing in sweeps.
  */
-#ifndef SIM_PROGRESS_H
-#define SIM_PROGRESS_H
+#ifndef CLI_PROGRESS_H
+#define CLI_PROGRESS_H
 
 #include <stdbool.h>
 

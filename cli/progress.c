@@ -3,7 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/progress.h"
+#include "cli/progress.h"
 
 static double wall_s(void)
 {

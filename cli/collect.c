@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cmd.h"
 #include "sim/h5in.h"
 #include "sim/h5out.h"
+#include "cli/cmd.h"
 
 struct keys {
 	char **names, **units;
