@@ -59,6 +59,7 @@ static const char usage_text[] =
 	"  export RUN.h5            a run's series, events, summary, step as columns\n"
 	"  plan SCENARIO.cfg --deadline-days D\n"
 	"                           search for the best configuration\n"
+	"  cluster FILE.cfg         many jobs on one shared fleet (scheduler, pools)\n"
 	"\n"
 	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
 
@@ -310,6 +311,7 @@ static const struct subcommand {
 	{ "collect", cmd_collect },
 	{ "export", cmd_export },
 	{ "plan", cmd_plan },
+	{ "cluster", cmd_cluster },
 	{ NULL, NULL },
 };
 

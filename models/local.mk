@@ -41,3 +41,13 @@ tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
 # The planner's search (plan.h; the command is cli/plan.c).
 libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c models/plan_warm.c
 noinst_HEADERS += models/plan.h models/plan_int.h
+# Shared clusters (issue 17): trainsim cluster's models.
+libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autoscale.c \
+	models/fleet.c models/sched.c models/cluster.c
+noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
+	models/fleet.h models/sched.h models/cluster.h
+check_PROGRAMS += tests/cluster-autoscale-t
+TESTS += tests/cluster-autoscale-t
+tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
+TESTS += tests/cluster-sched.sh
+EXTRA_DIST += tests/cluster-sched.sh tests/cluster
