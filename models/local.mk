@@ -1,18 +1,21 @@
 # models/local.mk -- the run model and its accounting.
-libtrainsim_a_SOURCES += models/gpu.c models/kernels.c models/kernels_tsv.c models/stack.c models/transformer.c models/layout.c models/pool.c models/pace.c
-noinst_HEADERS += models/gpu.h models/kernels.h models/stack.h models/transformer.h models/layout.h models/pool.h models/pace.h
+libtrainsim_a_SOURCES += models/gpu.c models/node.c models/kernels.c models/kernels_tsv.c models/stack.c \
+	models/transformer.c models/layout.c models/pool.c models/pace.c
+noinst_HEADERS += models/gpu.h models/node.h models/kernels.h models/stack.h models/transformer.h \
+	models/layout.h models/pool.h models/pace.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
-	models/replay.c models/spot.c models/gc.c models/replicas.c
+	models/replay.c models/replay_sky.c models/replay_bamboo.c \
+	models/replay_fail.c models/spot.c models/gc.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h models/run_int.h \
-	models/replay.h models/spot.h models/gc.h models/replicas.h
+	models/replay.h models/replay_int.h models/spot.h models/gc.h models/replicas.h
 # Accounting's parts (issue 6).
-libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c \
-	models/region.c
-noinst_HEADERS += models/trace.h models/storage.h models/budget.h models/telemetry.h \
-	models/region.h
+libtrainsim_a_SOURCES += models/trace.c models/trace_csv.c models/trace_aws.c \
+	models/storage.c models/budget.c models/telemetry.c models/region.c
+noinst_HEADERS += models/trace.h models/trace_int.h models/storage.h models/budget.h \
+	models/telemetry.h models/region.h
 check_PROGRAMS += tests/acct-energy-t
 TESTS += tests/acct-energy-t
 tests_acct_energy_t_SOURCES = tests/acct-energy-t.c
@@ -34,6 +37,9 @@ TESTS += tests/acct-trace-t
 tests_acct_trace_t_SOURCES = tests/acct-trace-t.c
 TESTS += tests/acct-e2e.sh
 EXTRA_DIST += tests/acct-e2e.sh
+check_PROGRAMS += tests/node-t
+TESTS += tests/node-t
+tests_node_t_SOURCES = tests/node-t.c
 check_PROGRAMS += tests/acct-tco-t
 TESTS += tests/acct-tco-t
 tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
@@ -50,3 +56,12 @@ TESTS += tests/cluster-autoscale-t
 tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
 TESTS += tests/cluster-sched.sh
 EXTRA_DIST += tests/cluster-sched.sh tests/cluster
+# Model shapes and presets (issue 13).
+check_PROGRAMS += tests/models-params-t
+TESTS += tests/models-params-t
+tests_models_params_t_SOURCES = tests/models-params-t.c
+check_PROGRAMS += tests/models-shape-t
+TESTS += tests/models-shape-t
+tests_models_shape_t_SOURCES = tests/models-shape-t.c
+TESTS += tests/models-e2e.sh
+EXTRA_DIST += tests/models-e2e.sh tests/toy-gpu.h
