@@ -8,7 +8,7 @@ noinst_HEADERS += tests/fuzz/targets.h
 check_PROGRAMS += tests/fuzz-replay
 TESTS += tests/fuzz-replay
 tests_fuzz_replay_SOURCES = tests/fuzz-replay.c tests/fuzz/targets.c
-EXTRA_DIST += tests/fuzz/fuzz-main.c tests/fuzz/seed.sh tests/fuzz-regress
+EXTRA_DIST += tests/fuzz/fuzz-main.c tests/fuzz/seed.sh tests/fuzz/known tests/fuzz-regress
 
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = scenario trace h5
