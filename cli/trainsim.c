@@ -201,6 +201,13 @@ static int write_root_attrs(struct report *rep, const struct cli *c,
 	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
 }
 
+/* What the run says besides its numbers goes to stderr, -q or not. */
+static void warn_stderr(void *ctx, const char *text)
+{
+	(void)ctx;
+	fprintf(stderr, "trainsim: warning: %s\n", text);
+}
+
 static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e)
 {
 	struct report *rep = rep_new();
@@ -240,6 +247,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	opts.pace_cache = paces;
 	opts.progress = progress_update;
 	opts.progress_ctx = &prog;
+	opts.warn = warn_stderr;
 	rc = run_simulate_job(job, &opts, rep, e);
 	progress_end(&prog);
 	if (rc == 0 && reps)
