@@ -68,9 +68,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->total_iters = (int64_t)ceil(md->m.tokens / (double)md->tokens_per_iter);
 	md->tokens_needed = md->total_iters * md->tokens_per_iter;
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
-	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
-			       md->mtti_s, &md->ck, e) < 0 ||
-	    step_cfg_read_net(sc, &md->step, e) < 0) {
+	if (step_cfg_read_net(sc, &md->step, e) < 0 ||
+	    ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
+			       md->mtti_s, net_cfg_node_out_Bps(md->step.net), &md->ck, e) < 0) {
 		run_model_free(md);
 		return -1;
 	}
