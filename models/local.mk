@@ -1,6 +1,6 @@
 # models/local.mk -- the run model and its accounting.
-libtrainsim_a_SOURCES += models/gpu.c models/transformer.c models/layout.c models/pool.c models/pace.c
-noinst_HEADERS += models/gpu.h models/transformer.h models/layout.h models/pool.h models/pace.h
+libtrainsim_a_SOURCES += models/gpu.c models/kernels.c models/kernels_tsv.c models/stack.c models/transformer.c models/layout.c models/pool.c models/pace.c
+noinst_HEADERS += models/gpu.h models/kernels.h models/stack.h models/transformer.h models/layout.h models/pool.h models/pace.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
@@ -16,6 +16,9 @@ noinst_HEADERS += models/trace.h models/storage.h models/budget.h models/telemet
 check_PROGRAMS += tests/acct-energy-t
 TESTS += tests/acct-energy-t
 tests_acct_energy_t_SOURCES = tests/acct-energy-t.c
+check_PROGRAMS += tests/acct-network-t
+TESTS += tests/acct-network-t
+tests_acct_network_t_SOURCES = tests/acct-network-t.c
 EXTRA_DIST += tests/acct-load.h tests/acct
 check_PROGRAMS += tests/acct-billing-t
 TESTS += tests/acct-billing-t

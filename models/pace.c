@@ -24,6 +24,11 @@ struct pace_cache {
 		int64_t key[KEY_LEN];
 		struct pace p;
 	} *v;
+	size_t n_pf, cap_pf;	/* platforms by cluster shape */
+	struct cached_platform {
+		int gpus, gpus_per_node;
+		struct platform pf;
+	} *pf;
 };
 
 struct pace_cache *pace_cache_new(void)
@@ -33,8 +38,10 @@ struct pace_cache *pace_cache_new(void)
 
 void pace_cache_free(struct pace_cache *c)
 {
-	if (c)
+	if (c) {
 		free(c->v);
+		free(c->pf);
+	}
 	free(c);
 }
 
@@ -206,4 +213,29 @@ double pace_iters_at(const struct pace *p, int64_t i0, double tau)
 	if (rest < p->every * p->iter_s)
 		return next + rest / p->iter_s;
 	return (double)(next + p->every);
+}
+
+int pace_cache_platform(struct pace_cache *c, const struct net_cfg *net,
+			int gpus, int gpus_per_node, struct platform *out,
+			struct err *e)
+{
+	for (size_t i = 0; c && i < c->n_pf; i++)
+		if (c->pf[i].gpus == gpus && c->pf[i].gpus_per_node == gpus_per_node) {
+			*out = c->pf[i].pf;
+			return 0;
+		}
+	if (platform_from_cfg(net, out, e) < 0)
+		return -1;
+	if (c == NULL)
+		return 0;
+	if (c->n_pf == c->cap_pf) {
+		size_t nc = c->cap_pf ? 2 * c->cap_pf : 8;
+		struct cached_platform *v = realloc(c->pf, nc * sizeof *v);
+		if (v == NULL)
+			return 0;	/* not kept: built again next time */
+		c->pf = v;
+		c->cap_pf = nc;
+	}
+	c->pf[c->n_pf++] = (struct cached_platform){ gpus, gpus_per_node, *out };
+	return 0;
 }

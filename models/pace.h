@@ -29,6 +29,7 @@
 #include "models/layout.h"
 #include "models/step.h"
 #include "models/transformer.h"
+#include "topologies/platform.h"
 
 /*
  * A cache of paces shared by runs of scenarios that differ only in what its
@@ -50,6 +51,13 @@ size_t pace_cache_size(const struct pace_cache *c);
 int pace_cache_send(const struct pace_cache *c, size_t from, int fd);
 int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
 		    struct err *e);
+/* The platform as built (topologies/platform.h) from net, for a cluster of
+ * gpus in nodes of gpus_per_node, built once per shape: the planner's
+ * candidates differ in cluster size only, never in network settings.  c
+ * may be NULL (built each time). */
+int pace_cache_platform(struct pace_cache *c, const struct net_cfg *net,
+			int gpus, int gpus_per_node, struct platform *out,
+			struct err *e);
 
 /* What every pace is computed from (pointers into the run's model, all
  * read once per load). */

@@ -47,6 +47,14 @@ void run_tell_accounting(struct run *r)
 		act.tensor_active_frac = st->tensor_active_frac;
 		act.comm_frac = (st->tp_exposed_s + st->pp_exposed_s + st->dp_exposed_s) /
 				st->iteration_s;
+		/* traffic while the replicas run, at the pace in force (GC
+		 * pauses included: the same bytes over a longer iteration) */
+		for (size_t i = 0; run_working(r) && i < st->n_tiers; i++) {
+			int t = platform_tier_index(st->tier_names[i]);
+			if (t >= 0)
+				act.tier_bytes_per_s[t] += st->tier_bytes[i] /
+							   r->pace->iter_s;
+		}
 	}
 	act.checkpoints_written = r->checkpoints;
 	if (!held)

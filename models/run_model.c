@@ -11,6 +11,7 @@
 
 #include "models/run_int.h"
 #include "topologies/net.h"
+#include "topologies/platform.h"
 
 /* The settings the paces read, in the order their problems are reported:
  * the options and memory at the full layout, then, for the step model, the
@@ -43,6 +44,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
+	if (gpu_check(&md->g, sc_where_of(sc), e) < 0)
+		return -1;
+	gpu_warn_uncalibrated(&md->g);
 	if (pools_from_scenario(sc, md->L.nodes, &md->pools, e) < 0)
 		return -1;
 	if (failure_from_scenario(sc, md->L.nodes, md->L.gpus_per_node, &md->fl, e) < 0)
@@ -62,6 +66,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 		run_model_free(md);
 		return -1;
 	}
+	md->band = hypot(md->g.band, md->step.par.stack_band);
 	md->iteration_s = md->full.compute_s;
 	md->flops_per_iter = md->full.flops_per_iter;
 	md->tokens_per_iter = (int64_t)md->L.global_batch * md->m.seq_len;
@@ -70,7 +75,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (step_cfg_read_net(sc, &md->step, e) < 0 ||
 	    ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
-			       md->mtti_s, net_cfg_node_out_Bps(md->step.net), &md->ck, e) < 0) {
+			       md->mtti_s, net_cfg_node_out_Bps(md->step.net), &md->ck, e) < 0 ||
+	    pace_cache_platform(cache, md->step.net, md->L.gpus, md->L.gpus_per_node,
+				&md->pf, e) < 0) {
 		run_model_free(md);
 		return -1;
 	}
@@ -97,7 +104,7 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 		free(j);
 		return NULL;
 	}
-	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, e);
+	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, &j->md.pf, e);
 	if (j->acct == NULL) {
 		run_job_free(j);
 		return NULL;

@@ -286,6 +286,29 @@ double sc_list_float(const struct scenario *sc, size_t i, const char *fmt, ...)
 	return cfg_num_of(config_setting_get_elem(s, (unsigned)i));
 }
 
+void sc_dir_of(const struct scenario *sc, char *out, size_t n, const char *fmt, ...)
+{
+	char path[CFG_PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	accessor_path("sc_dir_of", path, fmt, ap);
+	va_end(ap);
+	const config_setting_t *s = config_lookup(&sc->cfg, path);
+	char file[CFG_PATH_MAX];
+
+	if (s == NULL || config_setting_source_line(s) == 0) {	/* default, -s */
+		snprintf(out, n, "%s", sc->incdir ? sc->incdir : ".");
+		return;
+	}
+	cfg_file_words(sc, config_setting_source_file(s), file, sizeof file);
+	const char *slash = strrchr(file, '/');
+	if (slash)
+		snprintf(out, n, "%.*s", (int)(slash - file), file);
+	else
+		snprintf(out, n, ".");
+}
+
 bool sc_has(const struct scenario *sc, const char *fmt, ...)
 {
 	char path[CFG_PATH_MAX];

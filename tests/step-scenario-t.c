@@ -9,12 +9,7 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "sim/cfg.h"
-#include "models/gpu.h"
-#include "models/layout.h"
-#include "models/parallel.h"
-#include "models/step.h"
-#include "models/transformer.h"
+#include "tests/step-load.h"
 
 static char path[4096];
 
@@ -47,43 +42,35 @@ static const char *write_scenario(const char *parallel_extra, const char *extra)
 	return path;
 }
 
-struct loaded {
-	struct scenario *sc;
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	struct step_cfg cfg;	/* the parallel options; no network */
-};
-
+/* Row 1 with these parallel settings and override, read but for the
+ * network (these files have no links). */
 static int load(struct cfg_schema *s, const char *par, const char *ovr,
-		struct loaded *x, struct err *e)
+		struct step_job *x, struct err *e)
 {
 	const char *file = write_scenario(par, "");
+	int rc;
 
-	memset(e, 0, sizeof *e);
-	x->sc = file ? sc_load(s, file, ovr ? &ovr : NULL, ovr ? 1 : 0, e) : NULL;
+	if (!file) {
+		memset(x, 0, sizeof *x);
+		snprintf(e->msg, sizeof e->msg, "cannot write a scenario in /tmp");
+		return -1;
+	}
+	rc = step_job_load(s, file, ovr ? &ovr : NULL, ovr ? 1 : 0, x, e);
 	unlink(path);
-	if (!x->sc)
-		return -1;
-	tfm_from_scenario(x->sc, &x->m);
-	if (layout_from_scenario(x->sc, &x->m, &x->L, e) < 0)
-		return -1;
-	gpu_from_scenario(x->sc, x->L.gpu, &x->g);
-	step_cfg_from_scenario(x->sc, &x->cfg);
-	return 0;
+	return rc;
 }
 
 static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 			const char *key, const char *what)
 {
-	struct loaded x;
+	struct step_job x;
 	struct err e;
 	int rc = load(s, par, ovr, &x, &e);
 
 	if (rc == 0)
 		rc = par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e);
 	if (rc == 0)
-		rc = gpu_check_curve(&x.g, x.cfg.where, &e);
+		rc = gpu_check(&x.g, x.cfg.where, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, key) != NULL,
 	       "%s is a scenario error naming %s", what, key);
 	if (rc == 0 || !strstr(e.msg, key))
@@ -94,10 +81,11 @@ static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 int main(void)
 {
 	struct cfg_schema *s = cfg_schema_new();
-	struct loaded x;
+	struct step_job x;
 	struct err e;
 	struct mem_breakdown b;
 
+	/* step_schema_new() less the network: these files have no links */
 	cfg_schema_add(s, tfm_settings);
 	cfg_schema_add(s, layout_settings);
 	cfg_schema_add(s, gpu_settings);
@@ -143,8 +131,8 @@ int main(void)
 		    "parallel.distributed_optimizer", "ZeRO and the distributed optimizer");
 	check_error(s, "zero_stage = 2; pp = 2;", NULL,
 		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
-	check_error(s, "", "gpus.a100_80gb.gemm_eff=[0.5]",
-		    "gpus.a100_80gb.gemm_eff", "a curve with mismatched lists");
+	check_error(s, "", "gpus.a100_80gb.kernels=no-such-folder",
+		    "gpus.a100_80gb.kernels", "a kernel folder that is not there");
 
 	/* An error found after the load, as for an elastic job shrunk by
 	 * failures: 512 sequences in microbatches of 16 on dp = 16 make 2

@@ -80,13 +80,6 @@ size_t netsim_tiers(const struct netsim *ns, const char *const **names,
 /* Flows not yet delivered (for tests and progress). */
 size_t netsim_active_flows(const struct netsim *ns);
 
-/* Power of all the network's ports (W) from the links catalog's idle_w:
- * each cable has a port at both ends (NVLink is in the GPU's power). */
-double net_idle_power_w(const struct net *net);
-/* Energy of the traffic carried so far (J): each byte on each link it
- * crossed, times 8 bits, times that link's pj_per_bit. */
-double netsim_energy_j(const struct netsim *ns);
-
 /* The nccl-tests-style table of `trainsim collective`: sizes min_bytes,
  * min_bytes*factor, ... up to max_bytes, on ranks 0..n_ranks-1 (0: all
  * GPUs); columns size, count, type, redop, root, time (us), algbw and

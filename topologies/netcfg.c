@@ -78,11 +78,16 @@ const struct cfg_setting net_settings[] = {
 	  "achievable fraction of the bandwidth (protocol overhead), > 0" },
 	{ "links.*.latency_ns", CFG_FLOAT, "ns", 0, 1e9, "0", NULL,
 	  "one hop: switch port to port plus cable" },
-	{ "links.*.idle_w", CFG_FLOAT, "W", 0, 1e5, "0", NULL, "power per port" },
 	{ "links.*.pj_per_bit", CFG_FLOAT, "pJ/bit", 0, 1e6, "0", NULL,
-	  "energy per bit carried, on top of idle_w" },
+	  "energy per bit per link crossed, on top of the idle power" },
 	{ "links.*.switch_radix", CFG_INT, "", 0, 4096, "0", NULL,
 	  "ports of the matching switch (0: not a switched link)" },
+	{ "links.*.switch_w", CFG_FLOAT, "W", 0, 1e6, "0", NULL,
+	  "power of that switch, load or not (needed for a scale-out link)" },
+	{ "links.*.nic_w", CFG_FLOAT, "W", 0, 1e4, "0", NULL,
+	  "power of one NIC of this link (needed for a scale-out link)" },
+	{ "links.*.transceiver_w", CFG_FLOAT, "W", 0, 1e3, "0", NULL,
+	  "power of the module at each cable end (0: passive copper)" },
 	CFG_END
 };
 
@@ -117,9 +122,28 @@ static int read_link(const struct scenario *sc, const char *name,
 				"(expected 0 < efficiency <= 1)");
 	}
 	s->latency_ns = sc_float(sc, "links.%s.latency_ns", name);
-	s->idle_w = sc_float(sc, "links.%s.idle_w", name);
 	s->pj_per_bit = sc_float(sc, "links.%s.pj_per_bit", name);
 	s->switch_radix = (int)sc_int(sc, "links.%s.switch_radix", name);
+	s->switch_w = sc_float(sc, "links.%s.switch_w", name);
+	s->nic_w = sc_float(sc, "links.%s.nic_w", name);
+	s->transceiver_w = sc_float(sc, "links.%s.transceiver_w", name);
+	return 0;
+}
+
+/* A fabric's switches and NICs draw power: no silent 0 W for them. */
+static int check_fabric_power(const struct scenario *sc, const char *name,
+			      struct err *e)
+{
+	static const char *const need[] = { "switch_w", "nic_w" };
+	char path[160];
+
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+		if (!sc_has(sc, "links.%s.%s", name, need[i])) {
+			snprintf(path, sizeof path, "links.%s", name);
+			return sc_error(sc, e, path, "the scale-out link has no %s "
+					"(expected links.%s.%s in W, as in "
+					"catalog/links.cfg)", need[i], name, need[i]);
+		}
 	return 0;
 }
 
@@ -234,8 +258,9 @@ struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
 	read_fabric(sc, p);
 	read_collective(sc, p);
 	if (p->topology != TOPO_NONE &&
-	    read_link(sc, sc_str(sc, "network.scale_out_link"),
-		      "network.scale_out_link", &p->scale_out, e) < 0)
+	    (read_link(sc, sc_str(sc, "network.scale_out_link"),
+		       "network.scale_out_link", &p->scale_out, e) < 0 ||
+	     check_fabric_power(sc, p->scale_out.name, e) < 0))
 		goto fail;
 	if (p->nics_per_node > 0 && p->nics_per_node < p->gpus_per_node &&
 	    read_link(sc, sc_str(sc, "network.pcie_link"), "network.pcie_link",

@@ -47,6 +47,7 @@
 #include "models/step.h"
 #include "models/transformer.h"
 #include "topologies/net.h"
+#include "tests/step-load.h"
 
 #define T1_ROWS 10
 #define VROWS_MAX 64
@@ -98,43 +99,16 @@ static double stats_mean_abs(const struct stats *s)
 
 /* ---- step model on one scenario ---- */
 
-static struct cfg_schema *step_schema(void)
-{
-	struct cfg_schema *schema = cfg_schema_new();
-
-	if (schema) {
-		cfg_schema_add(schema, tfm_settings);
-		cfg_schema_add(schema, layout_settings);
-		cfg_schema_add(schema, gpu_settings);
-		cfg_schema_add(schema, par_settings);
-		cfg_schema_add(schema, net_settings);
-	}
-	return schema;
-}
-
 static int row_simulate(const struct cfg_schema *schema, const char *path, struct step_result *r,
 		    struct layout *L_out, struct err *e)
 {
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	struct step_cfg cfg = { 0 };
-	int rc = -1;
-	struct scenario *sc = sc_load(schema, path, overrides, n_overrides, e);
+	struct step_job j;
+	int rc = step_job_run(schema, path, overrides, n_overrides, &j, e);
 
-	if (!sc)
-		return -1;
-	tfm_from_scenario(sc, &m);
-	if (layout_from_scenario(sc, &m, &L, e) == 0) {
-		gpu_from_scenario(sc, L.gpu, &g);
-		step_cfg_from_scenario(sc, &cfg);
-		if (step_cfg_read_net(sc, &cfg, e) == 0)
-			rc = step_simulate(&cfg, &m, &L, &g, r, e);
-		if (L_out)
-			*L_out = L;
-	}
-	step_cfg_free(&cfg);
-	sc_free(sc);
+	*r = j.r;
+	if (L_out)
+		*L_out = j.L;
+	step_job_free(&j);
 	return rc;
 }
 
@@ -518,7 +492,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 int main(int argc, char **argv)
 {
 	const char *dir = "scenarios/validation";
-	struct cfg_schema *schema = step_schema();
+	struct cfg_schema *schema = step_schema_new();
 	struct stats t1 = { 0 }, val = { 0 };
 	int status = 0, ran = 0, runnable = 0, pending = 0;
 
