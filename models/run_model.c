@@ -33,6 +33,10 @@ static int pace_setup(const struct scenario *sc, struct pace_cache *cache,
 	if (md->src.use_step && (step_check_gpu(&md->step, &md->g, e) < 0 ||
 				 step_cfg_read_net(sc, &md->step, e) < 0))
 		return -1;
+	/* the formula model too: no FP8 run on a GPU without FP8 */
+	if (md->step.par.dtype == PAR_FP8 && md->g.peak_fp8_flops <= 0)
+		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor cores "
+				"(expected bf16)", md->g.name);
 	return pace_compute(&md->src, md->L.dp, &md->full, e);
 }
 
