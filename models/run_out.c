@@ -194,7 +194,7 @@ int run_end_reason(struct run *r, struct err *e)
 	if (r->completed)
 		snprintf(why, sizeof why, "completed");
 	else if (rep_summary_get(r->rep, "budget_stopped") > 0)
-		snprintf(why, sizeof why, "did not complete: stopped by a budget (budgets.*) "
+		snprintf(why, sizeof why, "did not complete: stopped by its budget (budget.stop) "
 			 "at %.1f%% of the tokens", 100.0 * r->tokens / md->tokens_needed);
 	else
 		snprintf(why, sizeof why, "did not complete: run.max_days (%.4g days) reached "
