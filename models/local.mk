@@ -40,3 +40,22 @@ tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
 # The planner's search (plan.h; the command is cli/plan.c).
 libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c models/plan_warm.c
 noinst_HEADERS += models/plan.h models/plan_int.h
+# Shared clusters (issue 17): trainsim cluster's models.
+libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autoscale.c \
+	models/fleet.c models/sched.c models/cluster.c
+noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
+	models/fleet.h models/sched.h models/cluster.h
+check_PROGRAMS += tests/cluster-autoscale-t
+TESTS += tests/cluster-autoscale-t
+tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
+TESTS += tests/cluster-sched.sh
+EXTRA_DIST += tests/cluster-sched.sh tests/cluster
+# Model shapes and presets (issue 13).
+check_PROGRAMS += tests/models-params-t
+TESTS += tests/models-params-t
+tests_models_params_t_SOURCES = tests/models-params-t.c
+check_PROGRAMS += tests/models-shape-t
+TESTS += tests/models-shape-t
+tests_models_shape_t_SOURCES = tests/models-shape-t.c
+TESTS += tests/models-e2e.sh
+EXTRA_DIST += tests/models-e2e.sh tests/toy-gpu.h

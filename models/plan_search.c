@@ -239,7 +239,8 @@ static int enumerate(struct plan *p, struct cands *cs)
 								.zero = z, .recompute = rec };
 
 							c.mem_bound_bytes = plan_mem_bound_bytes(
-								&p->m, tp, pp, dp, mbs[k], rec, z);
+								&p->m, tp, pp, dp, mbs[k], rec, z,
+								p->fp8, p->cp);
 							if (c.mem_bound_bytes > p->hbm_bytes) {
 								plan_reject(p, &c, REJ_MEMORY, NAN);
 								continue;

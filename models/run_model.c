@@ -145,6 +145,14 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 	return j;
 }
 
+void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
+		   double *work_s)
+{
+	*gpus = j->md.L.gpus;
+	*gpu = j->md.g.name;
+	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
+}
+
 void run_job_free(struct run_job *j)
 {
 	if (j == NULL)

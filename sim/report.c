@@ -5,6 +5,7 @@
  * human summaries.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,17 +24,25 @@ struct rep_nums {
 	size_t n, cap;
 };
 
-/* A /step dataset: a float vector, or labels when labels != NULL. */
+/* A /step dataset (table NULL) or a column of /TABLE: a float vector, or
+ * labels when labels != NULL. */
 struct rep_vec {
-	char *name, *unit;
+	char *name, *unit, *table;
 	double *v;
 	char **labels;
 	size_t n;
 };
 
-/* A declared time series. */
+/* A declared time series; an enum of names[0..nnames-1] when names != NULL. */
 struct rep_series {
 	char *name, *unit;
+	char **names;
+	size_t nnames;
+};
+
+/* A declared event kind and what its who and value mean. */
+struct rep_kind {
+	char *name, *meaning;
 };
 
 /* A root attribute: a string when str != NULL, else u64. */
@@ -56,6 +65,8 @@ struct report {
 	struct h5o *file;	/* NULL when not writing */
 	struct h5o_col **cols;	/* time_s then each series, once sampled */
 	struct h5o_col *events;
+	struct rep_kind *kinds;
+	size_t nkinds, capkinds;
 
 	struct err deferred;	/* first failure of a void setter */
 	struct err broken;	/* a file failure: later writes and commit fail */
@@ -65,6 +76,15 @@ static int rep_valid_name(const char *name)
 {
 	return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL &&
 	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+/* The code of a declared event kind, or -1. */
+static int rep_kind_code(const struct report *r, const char *kind)
+{
+	for (size_t i = 0; i < r->nkinds; i++)
+		if (strcmp(r->kinds[i].name, kind) == 0)
+			return (int)i;
+	return -1;
 }
 
 static char *rep_strdup0(const char *s)
@@ -95,6 +115,16 @@ static void rep_vec_free(struct rep_vec *v)
 	free(v->v);
 	free(v->name);
 	free(v->unit);
+	free(v->table);
+}
+
+static void rep_series_free(struct rep_series *s)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->name);
+	free(s->unit);
 }
 
 void rep_abort(struct report *r)
@@ -125,11 +155,14 @@ void rep_free(struct report *r)
 		free(r->attrs[i].str);
 	}
 	free(r->attrs);
-	for (i = 0; i < r->nseries; i++) {
-		free(r->series[i].name);
-		free(r->series[i].unit);
-	}
+	for (i = 0; i < r->nseries; i++)
+		rep_series_free(&r->series[i]);
 	free(r->series);
+	for (i = 0; i < r->nkinds; i++) {
+		free(r->kinds[i].name);
+		free(r->kinds[i].meaning);
+	}
+	free(r->kinds);
 	free(r);
 }
 
@@ -218,6 +251,11 @@ double rep_summary_value(const struct report *r, size_t i)
 	return i < r->summary.n ? r->summary.v[i].value : NAN;
 }
 
+const char *rep_summary_unit(const struct report *r, size_t i)
+{
+	return i < r->summary.n ? r->summary.v[i].unit : NULL;
+}
+
 void rep_step_scalar(struct report *r, const char *name, double value, const char *unit)
 {
 	rep_nums_set(r, &r->step_scalars, "step scalar", name, value, unit);
@@ -286,7 +324,13 @@ int rep_attr_u64(struct report *r, const char *name, uint64_t value, struct err 
 
 /* --- /step vectors and labels ------------------------------------------- */
 
-static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct err *e)
+static bool rep_same_table(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static struct rep_vec *rep_vec_new(struct report *r, const char *table, const char *name,
+				   struct err *e)
 {
 	struct rep_vec *v;
 	void *grown;
@@ -295,26 +339,36 @@ static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct er
 		return err_set(e, ERR_RUN, "step dataset name \"%s\" is empty, holds '/' "
 			       "or is the reserved \"units\"", name ? name : "(null)"),
 		       NULL;
+	if (table && (!rep_valid_name(table) || strcmp(table, "step") == 0 ||
+		      strcmp(table, "summary") == 0 || strcmp(table, "timeseries") == 0 ||
+		      strcmp(table, "events") == 0))
+		return err_set(e, ERR_RUN, "table name \"%s\" is bad or reserved", table),
+		       NULL;
 	for (size_t i = 0; i < r->nvecs; i++)
-		if (strcmp(r->vecs[i].name, name) == 0)
-			return err_set(e, ERR_RUN, "step dataset %s given twice", name),
-			       NULL;
+		if (rep_same_table(r->vecs[i].table, table) &&
+		    strcmp(r->vecs[i].name, name) == 0)
+			return err_set(e, ERR_RUN, "dataset %s/%s given twice",
+				       table ? table : "step", name), NULL;
 	grown = grow_room(r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs, 8);
 	if (grown == NULL)
 		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
 	r->vecs = grown;
 	v = &r->vecs[r->nvecs];
 	memset(v, 0, sizeof *v);
-	if ((v->name = strdup(name)) == NULL)
-		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
 	r->nvecs++;
+	if ((v->name = strdup(name)) == NULL ||
+	    (table && (v->table = strdup(table)) == NULL)) {
+		rep_vec_free(v);
+		r->nvecs--;
+		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
+	}
 	return v;
 }
 
-int rep_step_vector(struct report *r, const char *name, const double *v, size_t n,
-		    const char *unit, struct err *e)
+int rep_table_vector(struct report *r, const char *table, const char *name,
+		     const double *v, size_t n, const char *unit, struct err *e)
 {
-	struct rep_vec *x = rep_vec_new(r, name, e);
+	struct rep_vec *x = rep_vec_new(r, table, name, e);
 
 	if (x == NULL)
 		return -1;
@@ -331,8 +385,20 @@ int rep_step_vector(struct report *r, const char *name, const double *v, size_t 
 	return 0;
 }
 
+int rep_step_vector(struct report *r, const char *name, const double *v, size_t n,
+		    const char *unit, struct err *e)
+{
+	return rep_table_vector(r, NULL, name, v, n, unit, e);
+}
+
 int rep_step_labels(struct report *r, const char *name, const char *const *labels,
 		    size_t n, struct err *e)
+{
+	return rep_table_labels(r, NULL, name, labels, n, e);
+}
+
+int rep_table_labels(struct report *r, const char *table, const char *name,
+		     const char *const *labels, size_t n, struct err *e)
 {
 	struct rep_vec *x;
 	size_t i;
@@ -341,7 +407,7 @@ int rep_step_labels(struct report *r, const char *name, const char *const *label
 		if (labels[i] == NULL)
 			return err_set(e, ERR_RUN, "step labels %s: label %zu is NULL",
 				       name, i);
-	if ((x = rep_vec_new(r, name, e)) == NULL)
+	if ((x = rep_vec_new(r, table, name, e)) == NULL)
 		return -1;
 	/* Count only what was copied, so rep_vec_free is right on failure. */
 	if ((x->labels = calloc(n ? n : 1, sizeof *x->labels)) == NULL)
@@ -358,29 +424,78 @@ oom:
 
 /* --- time series and events --------------------------------------------- */
 
-int rep_series(struct report *r, const char *name, const char *unit)
+static struct rep_series *rep_series_add(struct report *r, const char *name,
+					  const char *unit)
 {
 	struct rep_series *s;
 	void *grown;
 
 	if (r->series_frozen || !rep_valid_name(name) || strcmp(name, "time_s") == 0)
-		return -1;
+		return NULL;
 	for (size_t i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, name) == 0)
-			return -1;
+			return NULL;
 	grown = grow_room(r->series, &r->capseries, r->nseries, sizeof *r->series, 8);
 	if (grown == NULL)
-		return -1;
+		return NULL;
 	r->series = grown;
 	s = &r->series[r->nseries];
+	memset(s, 0, sizeof *s);
 	s->name = strdup(name);
 	s->unit = rep_strdup0(unit);
 	if (s->name == NULL || s->unit == NULL) {
-		free(s->name);
-		free(s->unit);
-		return -1;
+		rep_series_free(s);
+		return NULL;
 	}
 	r->nseries++;
+	return s;
+}
+
+int rep_series(struct report *r, const char *name, const char *unit)
+{
+	return rep_series_add(r, name, unit) != NULL ? 0 : -1;
+}
+
+int rep_series_enum(struct report *r, const char *name, const char *const *names,
+		    size_t n)
+{
+	struct rep_series *s;
+
+	if (n == 0 || n > H5O_ENUM_MAX || (s = rep_series_add(r, name, "")) == NULL)
+		return -1;
+	if ((s->names = calloc(n, sizeof *s->names)) == NULL)
+		goto fail;
+	for (; s->nnames < n; s->nnames++)
+		if ((s->names[s->nnames] = strdup(names[s->nnames])) == NULL)
+			goto fail;
+	return 0;
+fail:
+	rep_series_free(s);
+	r->nseries--;
+	return -1;
+}
+
+int rep_event_kind(struct report *r, const char *kind, const char *meaning)
+{
+	struct rep_kind *k;
+	void *grown;
+
+	if (r->events != NULL || r->nkinds == H5O_ENUM_MAX || !rep_valid_name(kind) ||
+	    strlen(kind) > REP_KIND_MAX || rep_kind_code(r, kind) >= 0)
+		return -1;
+	grown = grow_room(r->kinds, &r->capkinds, r->nkinds, sizeof *r->kinds, 8);
+	if (grown == NULL)
+		return -1;
+	r->kinds = grown;
+	k = &r->kinds[r->nkinds];
+	k->name = strdup(kind);
+	k->meaning = rep_strdup0(meaning);
+	if (k->name == NULL || k->meaning == NULL) {
+		free(k->name);
+		free(k->meaning);
+		return -1;
+	}
+	r->nkinds++;
 	return 0;
 }
 
@@ -420,7 +535,11 @@ static int rep_open_series(struct report *r, struct err *e)
 		return -1;
 	for (i = 0; i < r->nseries; i++) {
 		snprintf(path, sizeof path, "/timeseries/%s", r->series[i].name);
-		r->cols[i + 1] = h5o_col_f64(r->file, path, r->series[i].unit, e);
+		const struct rep_series *s = &r->series[i];
+
+		r->cols[i + 1] = s->names != NULL
+			? h5o_col_enum(r->file, path, (const char *const *)s->names, s->nnames, e)
+			: h5o_col_f64(r->file, path, s->unit, e);
 		if (r->cols[i + 1] == NULL)
 			return -1;
 	}
@@ -437,32 +556,61 @@ int rep_sample(struct report *r, double time_s, const double *values, struct err
 		return 0;
 	if (h5o_col_put(r->cols[0], &time_s, e) < 0)
 		return rep_broke(r, e);
-	for (size_t i = 0; i < r->nseries; i++)
-		if (h5o_col_put(r->cols[i + 1], &values[i], e) < 0)
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct rep_series *s = &r->series[i];
+		uint8_t code = 0;
+		int rc;
+
+		if (s->names != NULL) {
+			if (!(values[i] >= 0 && values[i] < (double)s->nnames))
+				return err_set(e, ERR_RUN, "series %s: %g is not one of its %zu codes",
+					       s->name, values[i], s->nnames);
+			code = (uint8_t)values[i];
+			rc = h5o_col_put(r->cols[i + 1], &code, e);
+		} else {
+			rc = h5o_col_put(r->cols[i + 1], &values[i], e);
+		}
+		if (rc < 0)
 			return rep_broke(r, e);
+	}
 	return 0;
+}
+
+/* Create /events with the kinds declared so far (at the first event or
+ * at commit). */
+static int rep_open_events(struct report *r, struct err *e)
+{
+	const char **names;
+
+	if (r->events != NULL)
+		return 0;
+	if ((names = calloc(r->nkinds ? r->nkinds : 1, sizeof *names)) == NULL)
+		return err_set(e, ERR_RUN, "events: out of memory");
+	for (size_t i = 0; i < r->nkinds; i++)
+		names[i] = r->kinds[i].name;
+	r->events = h5o_col_events(r->file, "/events", names, r->nkinds, e);
+	free(names);
+	return r->events != NULL ? 0 : -1;
 }
 
 int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
 	      double value, struct err *e)
 {
 	struct h5o_event ev;
-	size_t len = strlen(kind);
+	int code = rep_kind_code(r, kind);
 
 	if (rep_check_broken(r, e) < 0)
 		return -1;
-	if (len >= sizeof ev.kind)
-		return err_set(e, ERR_RUN, "event kind \"%s\" is longer than %zu bytes",
-			       kind, sizeof ev.kind - 1);
+	if (code < 0)
+		return err_set(e, ERR_RUN, "event kind \"%s\" was not declared", kind);
 	if (r->file == NULL)
 		return 0;
-	if (r->events == NULL &&
-	    (r->events = h5o_col_events(r->file, "/events", e)) == NULL)
+	if (rep_open_events(r, e) < 0)
 		return rep_broke(r, e);
-	/* Zeroed first: the bytes after the kind's NUL go to the file. */
+	/* Zeroed first: no indeterminate padding goes near the file. */
 	memset(&ev, 0, sizeof ev);
 	ev.time_s = time_s;
-	memcpy(ev.kind, kind, len);
+	ev.kind = (uint8_t)code;
 	ev.who = who;
 	ev.value = value;
 	if (h5o_col_put(r->events, &ev, e) < 0)
@@ -489,18 +637,25 @@ static int rep_write_nums(struct h5o *f, const char *group, const struct rep_num
 	return 0;
 }
 
-static int rep_write_step(struct report *r, struct err *e)
+/* The /step vectors, then each table's columns (a table's group is made
+ * at its first column). */
+static int rep_write_vecs(struct report *r, bool tables, struct err *e)
 {
 	char path[512];
 
-	if (h5o_group(r->file, "/step", e) < 0 ||
-	    rep_write_nums(r->file, "/step", &r->step_scalars, e) < 0)
-		return -1;
 	for (size_t i = 0; i < r->nvecs; i++) {
 		const struct rep_vec *v = &r->vecs[i];
+		bool first = true;
 		int rc;
 
-		snprintf(path, sizeof path, "/step/%s", v->name);
+		if ((v->table != NULL) != tables)
+			continue;
+		for (size_t j = 0; j < i && tables; j++)
+			first = first && !rep_same_table(r->vecs[j].table, v->table);
+		snprintf(path, sizeof path, "/%s", v->table);
+		if (tables && first && h5o_group(r->file, path, e) < 0)
+			return -1;
+		snprintf(path, sizeof path, "/%s/%s", tables ? v->table : "step", v->name);
 		if (v->labels != NULL)
 			rc = h5o_vec_str(r->file, path, (const char *const *)v->labels,
 					 v->n, e);
@@ -512,12 +667,47 @@ static int rep_write_step(struct report *r, struct err *e)
 	return 0;
 }
 
+static int rep_write_step(struct report *r, struct err *e)
+{
+	if (h5o_group(r->file, "/step", e) < 0 ||
+	    rep_write_nums(r->file, "/step", &r->step_scalars, e) < 0)
+		return -1;
+	return rep_write_vecs(r, false, e) < 0 ? -1 : rep_write_vecs(r, true, e);
+}
+
+/* What each field of /events holds, then what who and value mean for each
+ * kind, as string attributes of /events (so the file explains itself). */
+static const char *const rep_event_fields[][2] = {
+	{ "time_s", "simulated time of the event, s from the start of the run" },
+	{ "kind", "what happened (an enum); the attribute named after the kind says "
+		  "what who and value mean for it" },
+	{ "who", "the node or pool it happened to; -1 when it concerns the whole job" },
+	{ "value", "a figure that depends on kind (see the kind's attribute)" },
+};
+
+static int rep_write_events_doc(struct report *r, struct err *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof rep_event_fields / sizeof rep_event_fields[0]; i++)
+		if (h5o_attr_str(r->file, "/events", rep_event_fields[i][0],
+				 rep_event_fields[i][1], e) < 0)
+			return -1;
+	for (i = 0; i < r->nkinds; i++)
+		if (h5o_attr_str(r->file, "/events", r->kinds[i].name, r->kinds[i].meaning,
+				 e) < 0)
+			return -1;
+	return 0;
+}
+
 static int rep_write_all(struct report *r, struct err *e)
 {
 	size_t i;
 
 	if (r->deferred.status != ERR_OK)
 		return err_set(e, r->deferred.status, "%s", r->deferred.msg);
+	if (h5o_attr_u64(r->file, "/", "layout_version", REP_LAYOUT_VERSION, e) < 0)
+		return -1;
 	for (i = 0; i < r->nattrs; i++) {
 		const struct rep_attr *a = &r->attrs[i];
 		int rc = a->str != NULL ? h5o_attr_str(r->file, "/", a->name, a->str, e)
@@ -525,10 +715,8 @@ static int rep_write_all(struct report *r, struct err *e)
 		if (rc < 0)
 			return -1;
 	}
-	if (rep_open_series(r, e) < 0)
-		return -1;
-	if (r->events == NULL &&
-	    (r->events = h5o_col_events(r->file, "/events", e)) == NULL)
+	if (rep_open_series(r, e) < 0 || rep_open_events(r, e) < 0 ||
+	    rep_write_events_doc(r, e) < 0)
 		return -1;
 	if (h5o_group(r->file, "/summary", e) < 0 ||
 	    rep_write_nums(r->file, "/summary", &r->summary, e) < 0)
@@ -599,57 +787,4 @@ void rep_print_json(const struct report *r, FILE *out)
 			fputs("null", out);
 	}
 	fputs("}\n", out);
-}
-
-/* A value as a person reads it: integers whole, others to ~4 digits. */
-static void rep_human_value(double v, char *buf, size_t len)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else if (isinf(v))
-		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
-	else if (v == floor(v) && a < 1e9)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 1e9 || a < 1e-3)
-		snprintf(buf, len, "%.4e", v);
-	else if (a >= 1000)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.4g", v);
-}
-
-/* Long durations in hours or days as well as seconds. */
-static void rep_human_hint(double v, const char *unit, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (strcmp(unit, "s") != 0 || !isfinite(v))
-		return;
-	if (fabs(v) >= 2 * 86400.0)
-		snprintf(buf, len, "  (%.2f days)", v / 86400.0);
-	else if (fabs(v) >= 2 * 3600.0)
-		snprintf(buf, len, "  (%.2f hours)", v / 3600.0);
-}
-
-void rep_print_human(const struct report *r, FILE *out)
-{
-	size_t i, name_w = 0, value_w = 0;
-	char value[64], hint[64];
-
-	for (i = 0; i < r->summary.n; i++) {
-		rep_human_value(r->summary.v[i].value, value, sizeof value);
-		if (strlen(r->summary.v[i].name) > name_w)
-			name_w = strlen(r->summary.v[i].name);
-		if (strlen(value) > value_w)
-			value_w = strlen(value);
-	}
-	for (i = 0; i < r->summary.n; i++) {
-		const struct rep_num *x = &r->summary.v[i];
-
-		rep_human_value(x->value, value, sizeof value);
-		rep_human_hint(x->value, x->unit, hint, sizeof hint);
-		fprintf(out, "%-*s  %*s%s%s%s\n", (int)name_w, x->name, (int)value_w, value,
-			x->unit[0] ? " " : "", x->unit, hint);
-	}
 }
