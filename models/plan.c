@@ -162,6 +162,9 @@ static int plan_setup(struct plan *p, struct err *e)
 		sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 : 0;
 	p->ckpt_fixed = strcmp(sc_str(sc, "training.checkpoint.policy"), "time") == 0 ||
 			strcmp(sc_str(sc, "training.checkpoint.policy"), "iterations") == 0;
+	p->pp0 = (int)sc_int(sc, "parallel.pp");
+	p->uneven = sc_int(sc, "parallel.first_stage_layers") > 0 ||
+		    sc_int(sc, "parallel.last_stage_layers") > 0;
 	if (plan_pools_setup(p, sc, e) < 0) {
 		sc_free(sc);
 		return -1;

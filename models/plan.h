@@ -110,6 +110,8 @@ struct plan {
 	double ckpt_bytes_per_param, ckpt_write_Bps;	/* Daly's interval */
 	double fail_per_node_per_s;	/* 0: failures off */
 	bool ckpt_fixed;		/* policy time or iterations (else Daly, Young) */
+	int pp0;			/* the scenario's pp ... */
+	bool uneven;			/* ... with first/last_stage_layers set */
 	int n_pools;			/* the scenario's pools, rescaled with the size */
 	char pool_name[PLAN_POOLS_MAX][32];
 	int pool_nodes[PLAN_POOLS_MAX];

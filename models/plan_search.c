@@ -154,6 +154,10 @@ static void cand_set_overrides(struct cand *c, const struct plan *p)
 		 c->recompute ? "full" : "none");
 	if (p->has_zero)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.zero_stage=%d", c->zero);
+	if (p->uneven && c->pp != p->pp0) {	/* the scenario's split is for its pp */
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.first_stage_layers=0");
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.last_stage_layers=0");
+	}
 	if (c->ckpt_s > 0 && !p->ckpt_fixed)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "training.checkpoint.policy=time");
 	if (c->ckpt_s > 0)
@@ -226,7 +230,9 @@ static int enumerate(struct plan *p, struct cands *cs)
 			if (p->m.heads % tp || gpus % tp)
 				continue;
 			for (int pp = 1; pp <= p->m.layers; pp++) {
-				if (p->m.layers % pp || gpus % (tp * pp))
+				/* stages of unequal layer counts are the
+				 * loader's to accept or refuse */
+				if (gpus % (tp * pp))
 					continue;
 				int dp = gpus / (tp * pp);
 				for (size_t k = 0; k < sizeof mbs / sizeof *mbs; k++) {
