@@ -29,6 +29,8 @@ BIG='-s cluster.gpus=256 -s parallel.tp=1 -s parallel.pp=1 -s parallel.micro_bat
 DF64="$N64 -s 'network.topology=\"dragonfly\"'"
 DFX="-s cluster.gpus=256 -s parallel.tp=1 -s parallel.pp=1 -s parallel.micro_batch=1 -s parallel.global_batch=512 -s 'network.topology=\"dragonfly\"' -s network.dragonfly.p=4 -s network.dragonfly.a=8 -s network.dragonfly.h=4"
 H100="-s 'cluster.gpu=\"h100_sxm\"' -s 'parallel.dtype=\"fp8\"'"
+MOE='-s model.moe.experts=8'
+MLA='-s model.mla.kv_lora_rank=128 -s model.mla.qk_nope_head_dim=64 -s model.mla.qk_rope_head_dim=32 -s model.mla.v_head_dim=64'
 
 # key | scenario | context | value ('' = the rule) | path ('' = concrete())
 cat >"$tmp/table" <<'EOF'
@@ -51,6 +53,19 @@ parallel.virtual_stages|T|-s 'parallel.schedule="interleaved"'|4|
 parallel.zero_stage|T|-s parallel.pp=1|1|
 parallel.dtype|T|-s 'cluster.gpu="h100_sxm"'|"fp8"|
 parallel.tp_comm_overlap|T|-s parallel.sequence_parallel=true||
+parallel.overlap_param_gather|T|-s parallel.distributed_optimizer=true||
+parallel.cp_comm|T|-s parallel.cp=2||
+model.mla.q_lora_rank|T|MLA|256|
+model.mla.kv_lora_rank|T|MLA|256|
+model.mla.qk_nope_head_dim|T|MLA|128|
+model.mla.qk_rope_head_dim|T|MLA|64|
+model.mla.v_head_dim|T|MLA|128|
+model.moe.top_k|T|MOE|4|
+model.moe.shared_experts|T|MOE|1|
+model.moe.ffn_hidden|T|MOE|1024|
+model.moe.dense_layers|T|MOE|2|
+model.moe.capacity_factor|T|MOE|1|
+model.moe.imbalance|T|MOE|2|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 training.efficiency|T|FORM||
 power.gpu_busy_fraction|T|FORM||
@@ -217,7 +232,7 @@ while read -r key type range def; do
 		val=$(echo "$line" | cut -d'|' -f4)
 		path=$(echo "$line" | cut -d'|' -f5)
 	fi
-	for v in FAIL SPOTX OWN FORM STO TIER N64 BIG DF64 DFX H100; do
+	for v in FAIL SPOTX OWN FORM STO TIER N64 BIG DF64 DFX H100 MOE MLA; do
 		eval "x=\$$v"
 		extra=$(echo "$extra" | awk -v n="$v" -v x="$x" '{ for (i = 1; i <= NF; i++) if ($i == n) $i = x; print }')
 	done
