@@ -27,6 +27,7 @@
 #include "models/pace.h"
 #include "models/replicas.h"
 #include "models/run.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/human.h"
 #include "cli/progress.h"
@@ -85,14 +86,11 @@ static int parse_seed(const char *text, struct cli *c, struct err *e)
 
 static int parse_replicas(const char *text, struct cli *c, struct err *e)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < 1 || v > 100000)
-		return err_set(e, ERR_USAGE, "--replicas %s: expected an integer from 1 "
-			       "to 100000", text);
+	if (args_long("--replicas", text, 1, 100000, "an integer from 1 to 100000",
+		      &v, e) < 0)
+		return -1;
 	c->replicas = (int)v;
 	return 0;
 }
@@ -213,11 +211,27 @@ static int write_root_attrs(struct report *rep, const struct cli *c,
 	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
 }
 
+/* What the run says besides its numbers goes to stderr, -q or not; why
+ * a run did not complete is kept for the human summary's last line. */
+struct run_note {
+	char why[400];
+};
+
+static void warn_stderr(void *ctx, const char *text)
+{
+	struct run_note *n = ctx;
+
+	fprintf(stderr, "trainsim: warning: %s\n", text);
+	if (strncmp(text, "did not complete", 16) == 0)
+		snprintf(n->why, sizeof n->why, "%s", text);
+}
+
 static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e)
 {
 	struct report *rep = rep_new();
 	struct progress prog;
 	struct run_opts opts = { 0 };
+	struct run_note note = { "" };
 	struct replicas *reps = NULL;
 	struct pace_cache *paces = NULL;
 	struct run_job *job = NULL;	/* the settings, read once */
@@ -260,6 +274,8 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	opts.pace_cache = paces;
 	opts.progress = progress_update;
 	opts.progress_ctx = &prog;
+	opts.warn = warn_stderr;
+	opts.warn_ctx = &note;
 	rc = run_simulate_job(job, &opts, rep, e);
 	progress_end(&prog);
 	if (rc == 0 && reps)
@@ -268,8 +284,11 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		goto out;
 	if (c->json)
 		rep_print_json(rep, stdout);
-	else if (!c->quiet)
+	else if (!c->quiet) {
 		human_print(rep, c->verbose, stdout);
+		if (note.why[0])
+			printf("\nthe run %s\n", note.why);
+	}
 out:
 	replicas_free(reps);
 	run_job_free(job);
@@ -300,11 +319,8 @@ static int trainsim(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		goto out;
 	rc = -1;
-	schema = run_schema_new();
-	if (schema == NULL) {
-		err_set(e, ERR_RUN, "out of memory");
+	if ((schema = args_run_schema(e)) == NULL)
 		goto out;
-	}
 	if (c.schema) {
 		cfg_schema_print(schema, stdout);
 		rc = 0;

@@ -72,6 +72,8 @@ const struct cfg_setting net_settings[] = {
 	{ "links.*.bw_gbit_s", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL,
 	  "bandwidth per direction in 10^9 bits/s (or bw_Bps)" },
 	CFG_RENAMED_TO("links.*.bw_gbps", "links.*.bw_gbit_s"),
+	CFG_REMOVED_FOR("links.*.idle_w", "a link's idle power is its switches', NICs' "
+			"and transceivers' (links.*.switch_w, nic_w, transceiver_w)"),
 	{ "links.*.bw_Bps", CFG_FLOAT, "B/s", 0, 1e15, "0", NULL,
 	  "bandwidth per direction in bytes/s (or bw_gbit_s)" },
 	{ "links.*.efficiency", CFG_FLOAT, "", 0, 1, "1", NULL,
@@ -225,6 +227,16 @@ void net_cfg_free(struct net_cfg *c)
 	if (c)
 		free(c->placement);
 	free(c);
+}
+
+double net_cfg_node_out_Bps(const struct net_cfg *c)
+{
+	const struct net_params *p = &c->p;
+	int nics = p->nics_per_node > 0 ? p->nics_per_node : p->gpus_per_node;
+
+	if (p->topology == TOPO_NONE)
+		return 0;
+	return p->scale_out.bw_Bps * p->scale_out.efficiency * nics;
 }
 
 struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)

@@ -5,8 +5,7 @@
 # FUZZ_SECONDS (default 60) on a corpus seeded from scenarios/ and tests/;
 # crashes land in fuzz-out/ (copy each into tests/fuzz-regress/TARGET/).
 noinst_HEADERS += tests/fuzz/targets.h
-check_PROGRAMS += tests/fuzz-replay
-TESTS += tests/fuzz-replay
+UNIT_TESTS += tests/fuzz-replay
 tests_fuzz_replay_SOURCES = tests/fuzz-replay.c tests/fuzz/targets.c
 EXTRA_DIST += tests/fuzz/fuzz-main.c tests/fuzz/seed.sh tests/fuzz/known tests/fuzz-regress
 
