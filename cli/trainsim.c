@@ -168,25 +168,25 @@ static char *default_out_path(const char *scenario)
 
 /* The -s overrides (and --seed) as given, one KEY=VALUE per line: what
  * defines this run within a sweep (trainsim collect reads it back). */
-static char *overrides_text(const struct cli *c)
+char *cli_overrides_text(const char *const *ov, size_t n)
 {
 	size_t len = 1;
 	char *s, *p;
 
-	for (size_t i = 0; i < c->n_overrides; i++)
-		len += strlen(c->overrides[i]) + 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(ov[i]) + 1;
 	if ((s = p = malloc(len)) == NULL)
 		return NULL;
 	*p = '\0';
-	for (size_t i = 0; i < c->n_overrides; i++)
-		p += sprintf(p, "%s\n", c->overrides[i]);
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\n", ov[i]);
 	return s;
 }
 
 static int write_root_attrs(struct report *rep, const struct cli *c,
 			    const struct scenario *sc, struct err *e)
 {
-	char *ov = overrides_text(c);
+	char *ov = cli_overrides_text(c->overrides, c->n_overrides);
 	int rc;
 
 	if (ov == NULL)

@@ -42,7 +42,7 @@ const struct cfg_setting fleet_settings[] = {
 	CFG_END
 };
 
-static const char *const class_names[] = { "reserved", "on_demand", "spot" };
+const char *const fleet_class_names[FC_COUNT] = { "reserved", "on_demand", "spot" };
 
 static int pool_from_scenario(const struct scenario *sc, const char *name,
 			      struct fleet_pool *p, struct err *e)
@@ -62,11 +62,11 @@ static int pool_from_scenario(const struct scenario *sc, const char *name,
 			return sc_error(sc, e, "fleet.pools.*.instance", "%s: no such instance "
 					"in the catalog (pool %s)", inst, name);
 		usd_h = sc_float(sc, "instances.%s.%s_usd_per_hour", inst,
-				 class_names[p->klass]);
+				 fleet_class_names[p->klass]);
 		if (usd_h == 0)
 			return sc_error(sc, e, "fleet.pools.*.instance", "%s has no %s price "
 					"(pool %s: give usd_per_node_hour)", inst,
-					class_names[p->klass], name);
+					fleet_class_names[p->klass], name);
 	}
 	p->usd_per_node_s = usd_h / 3600.0;
 	p->preempt_per_node_s = sc_float(sc, "fleet.pools.%s.preemptions_per_node_per_day",

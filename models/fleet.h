@@ -25,7 +25,7 @@
 #include "models/cjob.h"
 #include "models/gpu.h"
 
-enum fleet_class { FC_RESERVED, FC_ON_DEMAND, FC_SPOT };
+enum fleet_class { FC_RESERVED, FC_ON_DEMAND, FC_SPOT, FC_COUNT };
 enum fleet_node { FN_OFF, FN_BOOT, FN_FREE, FN_BUSY, FN_DOWN };
 
 struct fleet_pool {
@@ -52,6 +52,7 @@ struct fleet {
 };
 
 extern const struct cfg_setting fleet_settings[];
+extern const char *const fleet_class_names[FC_COUNT];	/* reserved on_demand spot */
 int fleet_from_scenario(const struct scenario *sc, struct fleet *f, struct err *e);
 void fleet_free(struct fleet *f);
 int fleet_pool_of(const struct fleet *f, int node);
