@@ -570,6 +570,14 @@ static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 	sched_cfg_from_scenario(sc, &scfg);
 	sched_init(&c->s, &scfg, c->js.v);
 	as_from_scenario(sc, &c->rule);
+	if (c->rule.down_util >= c->rule.up_util)
+		return sc_error(sc, e, "autoscale.down_util", "%g is not below "
+				"autoscale.up_util (%g): every window would both grow and "
+				"shrink", c->rule.down_util, c->rule.up_util);
+	if (c->rule.window_s < c->rule.period_s)
+		return sc_error(sc, e, "autoscale.window_s", "%g s is shorter than "
+				"autoscale.period_s (%g s): no window holds a sample",
+				c->rule.window_s, c->rule.period_s);
 	as_window_init(&c->win, &c->rule);
 	c->place = malloc(((size_t)c->f.n_nodes + 1) * sizeof *c->place);
 	c->team_usd = calloc(c->js.n_teams + 1, sizeof *c->team_usd);

@@ -2,6 +2,7 @@
  * jobgen.c -- job classes, the generator, the inline list and the trace
  * (see jobgen.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,12 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
+	FILE *probe = fopen(path, "r");	/* name the setting that points there */
+	if (probe == NULL) {
+		sc_error(sc, e, key, "%s: cannot read: %s", rel, strerror(errno));
+		goto out;
+	}
+	fclose(probe);
 	if ((run = sc_load(schema, path, NULL, 0, e)) == NULL ||
 	    (job = run_job_from_scenario(run, NULL, e)) == NULL)
 		goto out;

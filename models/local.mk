@@ -48,5 +48,5 @@ noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h 
 check_PROGRAMS += tests/cluster-autoscale-t
 TESTS += tests/cluster-autoscale-t
 tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
-TESTS += tests/cluster-sched.sh
-EXTRA_DIST += tests/cluster-sched.sh tests/cluster
+TESTS += tests/cluster-sched.sh tests/cluster-out.sh
+EXTRA_DIST += tests/cluster-sched.sh tests/cluster-out.sh tests/cluster

@@ -15,7 +15,9 @@ check() { ok_eq "$3" "$2" "$1"; }
 starts() {
 	h5dump -d /jobs/start_s "$1" | sed -n '/DATA {/{n;p;q}' | sed 's/.*): //; s/ //g'
 }
-plan 4
+plan 11
+col() { "$TRAINSIM" export --table jobs "$1" "$2" | awk 'NR > 1 { printf "%s%s", s, $1; s = "," }'; }
+fig() { "$TRAINSIM" export --summary "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 "$TRAINSIM" cluster -q -o "$tmp/fifo.h5" -s 'sched.policy="fifo"' "tests/cluster/small.cfg"
 check "FIFO start times" "0,100,150,150" "$(starts "$tmp/fifo.h5")"
 "$TRAINSIM" cluster -q -o "$tmp/easy.h5" -s 'sched.policy="easy"' "tests/cluster/small.cfg"
@@ -34,3 +36,45 @@ printf '1 0 -1 100 -1 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1\n' > "$tmp/short.swf"
 rc=$?
 check "a short SWF row: exit 2, FILE:LINE, no file" "2 1 no" \
 	"$rc $(grep -c "short.swf:1: 17 fields" "$tmp/err") $([ -e "$tmp/bad.h5" ] && echo yes || echo no)"
+
+# Priority with preemption (tests/cluster/priority.cfg, four 1-GPU nodes):
+# "low" (4 nodes, 100 s) starts at 0; "high" (priority 5, 2 nodes, 50 s)
+# arrives at 30 and preempts it; low checkpoints for 10 s (keeping its 30 s
+# of work) and frees its nodes at 40; high runs 40-90; low, back in the
+# queue, needs all 4 nodes: it restarts at 90 with 70 s to go and ends at
+# 160, the run's end.
+"$TRAINSIM" cluster -q -o "$tmp/prio.h5" tests/cluster/priority.cfg
+check "priority: starts (first start), ends, preemptions" "0,40 160,90 1,0" \
+	"$(col "$tmp/prio.h5" start_s) $(col "$tmp/prio.h5" end_s) $(col "$tmp/prio.h5" preemptions)"
+check "priority: duration_s is the last job's end" "160" "$(fig "$tmp/prio.h5" duration_s)"
+
+# Placement (tests/cluster/place.cfg, 3 leaves of 2 nodes): a 1-node job,
+# then two 2-node jobs.  Topology-aware: the first takes leaf 0 (all tie:
+# the first), each 2-node job a whole free leaf (1, then 2): 1,1,1 leaves.
+# First fit: the lowest free nodes -- node 0; nodes 1-2 (leaves 0 and 1);
+# nodes 3-4 (leaves 1 and 2): 1,2,2 leaves.
+"$TRAINSIM" cluster -q -o "$tmp/topo.h5" tests/cluster/place.cfg
+"$TRAINSIM" cluster -q -o "$tmp/ff.h5" -s 'fleet.placement="first_fit"' tests/cluster/place.cfg
+check "placement: leaves per job, topology-aware vs first fit" "1,1,1 1,2,2" \
+	"$(col "$tmp/topo.h5" leaves) $(col "$tmp/ff.h5" leaves)"
+
+# A job that can never start (tests/cluster/stranded.cfg): nothing runs,
+# the autoscaler holds (1 waiting, not > 20), so after two whole windows
+# of quiescent 15 s ticks (12 a window; the 25th tick, at 375 s) it ends
+# "stranded" and the run stops there instead of ticking to max_days.
+"$TRAINSIM" cluster -q -o "$tmp/str.h5" tests/cluster/stranded.cfg
+check "stranded: state, jobs_stranded, duration_s" "stranded 1 375" \
+	"$(col "$tmp/str.h5" state) $(fig "$tmp/str.h5" jobs_stranded) $(fig "$tmp/str.h5" duration_s)"
+ev=$(fig "$tmp/str.h5" events)
+[ "$ev" -lt 40 ]; ok $? "stranded: $ev events (25 ticks and a few more), not millions"
+
+# The CSV reader (tests/cluster/trace.csv, 8-GPU nodes, room for all):
+# j3 (0 GPUs) and j4 (never ran) are skipped; times relative to the first
+# submit (2023-03-01 00:00:00); run time = end - start: j1 0 + 3600 s;
+# j2 submit 00:10 = 600, 30 min = 1800 s, 16 GPUs = 2 nodes; j5 submit
+# 00:40 = 2400, 2 h.  Ids that are names: the row's order among jobs.
+"$TRAINSIM" cluster -q -o "$tmp/csv.h5" tests/cluster/csv.cfg
+check "CSV: ids, submits, ends, nodes" "1,2,3 0,600,2400 3600,2400,9600 1,2,1" \
+	"$(col "$tmp/csv.h5" id) $(col "$tmp/csv.h5" submit_s) $(col "$tmp/csv.h5" end_s) $(col "$tmp/csv.h5" nodes)"
+check "CSV: users are teams, projects kept" "alice,bob,bob llm,eval,eval" \
+	"$(col "$tmp/csv.h5" team) $(col "$tmp/csv.h5" project)"
