@@ -5,7 +5,9 @@
  *
  * Node slots are laid out pool after pool, each pool starting on a new
  * leaf, nodes_per_leaf slots a leaf; a pool has max_nodes slots, of which
- * the autoscaler turns some on.  A node is off, booting (billed, not
+ * the autoscaler turns some on.  Jobs hold whole nodes, never sharing one:
+ * a 1-GPU job takes a node of gpus_per_node GPUs and pays for all of it
+ * (its unused GPUs draw idle power on its books).  A node is off, booting (billed, not
  * usable), free, busy (a job holds it) or down (failed, in repair; billed).
  *
  * Placement (fleet.placement):

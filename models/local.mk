@@ -49,4 +49,11 @@ check_PROGRAMS += tests/cluster-autoscale-t
 TESTS += tests/cluster-autoscale-t
 tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
 TESTS += tests/cluster-sched.sh tests/cluster-out.sh
+# The cluster benchmark: 100,000 jobs, 100,000 GPUs, 90 days (seconds;
+# never run by make check).
+EXTRA_DIST += tests/bench/cluster-100k.sh tests/bench/cluster-100k.cfg
+bench-cluster: trainsim
+	TRAINSIM='$(abs_top_builddir)/trainsim' SRCDIR='$(abs_top_srcdir)' \
+		$(SHELL) $(top_srcdir)/tests/bench/cluster-100k.sh
+.PHONY: bench-cluster
 EXTRA_DIST += tests/cluster-sched.sh tests/cluster-out.sh tests/cluster

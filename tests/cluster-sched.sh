@@ -15,7 +15,7 @@ check() { ok_eq "$3" "$2" "$1"; }
 starts() {
 	h5dump -d /jobs/start_s "$1" | sed -n '/DATA {/{n;p;q}' | sed 's/.*): //; s/ //g'
 }
-plan 11
+plan 12
 col() { "$TRAINSIM" export --table jobs "$1" "$2" | awk 'NR > 1 { printf "%s%s", s, $1; s = "," }'; }
 fig() { "$TRAINSIM" export --summary "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 "$TRAINSIM" cluster -q -o "$tmp/fifo.h5" -s 'sched.policy="fifo"' "tests/cluster/small.cfg"
@@ -78,3 +78,13 @@ check "CSV: ids, submits, ends, nodes" "1,2,3 0,600,2400 3600,2400,9600 1,2,1" \
 	"$(col "$tmp/csv.h5" id) $(col "$tmp/csv.h5" submit_s) $(col "$tmp/csv.h5" end_s) $(col "$tmp/csv.h5" nodes)"
 check "CSV: users are teams, projects kept" "alice,bob,bob llm,eval,eval" \
 	"$(col "$tmp/csv.h5" team) $(col "$tmp/csv.h5" project)"
+
+# A training job (tests/cluster/training.cfg: scenarios/tiny.cfg alone on
+# its 2 nodes, nothing failing) runs as long as the run model says the run
+# takes: its iterations (3815 x 0.66 s = 2516 s) plus the stalls of the
+# checkpoints written on the way (every 600 s of training, none after the
+# last: ceil(2516 / 600) - 1 = 4).
+"$TRAINSIM" cluster -q -o "$tmp/tr.h5" tests/cluster/training.cfg
+want=$("$TRAINSIM" --json -q -o "$tmp/tiny.h5" scenarios/tiny.cfg | tr ',' '\n' |
+	awk -F': ' '$1 ~ /"duration_s"/ { print $2 }')
+ok_near "$(col "$tmp/tr.h5" end_s)" "$want" 1e-12 "training job: run time = the run model's duration with its 4 checkpoint stalls"
