@@ -31,15 +31,17 @@ const struct cfg_setting jobgen_settings[] = {
 	  "Poisson arrival rate (53.3: AcmeTrace's 470,497 GPU jobs on 2 clusters "
 	  "over Mar-Aug 2023, Hu et al. NSDI'24, github.com/InternLM/AcmeTrace)" },
 	{ "classes.*.gpus", CFG_INT_LIST, "GPUs", 1, 1e7, "[1]", NULL,
-	  "job sizes to draw from (fixed jobs)" },
+	  "job sizes to draw from (fixed jobs; [1] is an assumption)" },
 	{ "classes.*.gpus_weights", CFG_FLOAT_LIST, "", 0, 1e12, "[1.0]", NULL,
 	  "relative frequency of each size" },
 	{ "classes.*.duration_median_s", CFG_FLOAT, "s", 1e-3, 1e9, "600", NULL,
-	  "median run time of a fixed job, lognormal (an assumption: Hu et al. "
-	  "NSDI'24 report LLM-cluster jobs mostly minutes long)" },
+	  "median run time of a fixed job, lognormal (an assumption, not fitted: "
+	  "Hu et al. NSDI'24 find LLM-development jobs shorter than earlier DL "
+	  "traces'; models/jobgen.h)" },
 	{ "classes.*.duration_sigma", CFG_FLOAT, "", 0, 10, "1.5", NULL,
-	  "sigma of the lognormal run time (an assumption: heavy tailed, Philly "
-	  "Jeon et al. ATC'19 and PAI Weng et al. NSDI'22 span minutes to weeks)" },
+	  "sigma of the lognormal run time (an assumption, not fitted: Philly, "
+	  "Jeon et al. ATC'19, and PAI, Weng et al. NSDI'22, span minutes to "
+	  "days; models/jobgen.h)" },
 	{ "classes.*.limit_factor", CFG_FLOAT, "", 1, 1e3, "1", NULL,
 	  "the user's requested time / the true run time (EASY's estimate)" },
 	{ "classes.*.checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL,
