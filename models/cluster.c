@@ -808,8 +808,13 @@ int cluster_simulate(const struct scenario *sc, struct report *rep, struct err *
 	memset(&c, 0, sizeof c);
 	if (cl_setup(&c, sc, rep, e) < 0)
 		goto out;
-	for (size_t i = 0; i < c.js.n; i++)
-		ev_at(c.sim, ns_of(c.js.v[i].submit_s), c.kind[K_ARRIVE], i);
+	for (size_t i = 0; i < c.js.n; i++) {
+		/* On the clock's nanosecond grid, so a job started on arrival
+		 * waits exactly 0 s. */
+		int64_t at = ns_of(c.js.v[i].submit_s);
+		c.js.v[i].submit_s = (double)at / EV_NS_PER_S;
+		ev_at(c.sim, at, c.kind[K_ARRIVE], i);
+	}
 	ev_at(c.sim, 0, c.kind[K_SAMPLE], 0);
 	if (c.elastic)
 		ev_at(c.sim, ns_of(c.rule.period_s), c.kind[K_TICK], 0);

@@ -15,7 +15,7 @@ check() { ok_eq "$3" "$2" "$1"; }
 starts() {
 	h5dump -d /jobs/start_s "$1" | sed -n '/DATA {/{n;p;q}' | sed 's/.*): //; s/ //g'
 }
-plan 12
+plan 13
 col() { "$TRAINSIM" export --table jobs "$1" "$2" | awk 'NR > 1 { printf "%s%s", s, $1; s = "," }'; }
 fig() { "$TRAINSIM" export --summary "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 "$TRAINSIM" cluster -q -o "$tmp/fifo.h5" -s 'sched.policy="fifo"' "tests/cluster/small.cfg"
@@ -88,3 +88,21 @@ check "CSV: users are teams, projects kept" "alice,bob,bob llm,eval,eval" \
 want=$("$TRAINSIM" --json -q -o "$tmp/tiny.h5" scenarios/tiny.cfg | tr ',' '\n' |
 	awk -F': ' '$1 ~ /"duration_s"/ { print $2 }')
 ok_near "$(col "$tmp/tr.h5" end_s)" "$want" 1e-12 "training job: run time = the run model's duration with its 4 checkpoint stalls"
+
+# Spot reclaims (tests/cluster/spot.cfg: two spot nodes never replaced, a
+# 10-hour job checkpointing hourly).  The job starts on node 0; the first
+# reclaim (t1) takes node 0, losing all t1 of its work (under the hour:
+# no checkpoint yet); it restarts at once on node 1, which the second
+# reclaim (t2) takes, losing t2 - t1 more.  No node is left and none will
+# come: the job ends "stranded" at t2, the run's end.  So, by hand from
+# the two event times: lost work = GPU-hours x 3600 = t2, 2 preemptions,
+# and the pool billed node 0 until t1 and node 1 until t2 at 1 USD/h.
+"$TRAINSIM" cluster -q -o "$tmp/sp.h5" tests/cluster/spot.cfg
+t=$("$TRAINSIM" export --events "$tmp/sp.h5" spot_reclaim | awk 'NR > 1 { printf "%s ", $1 }')
+set -- $t
+want=$(awk -v a="$1" -v b="$2" 'BEGIN { printf "2 %.6f %.6f stranded %.6f %.6f", b, b, b, (a + b) / 3600 }')
+got=$(awk -v p="$(col "$tmp/sp.h5" preemptions)" -v l="$(col "$tmp/sp.h5" lost_work_s)" \
+	-v g="$(col "$tmp/sp.h5" gpu_hours)" -v s="$(col "$tmp/sp.h5" state)" \
+	-v d="$(fig "$tmp/sp.h5" duration_s)" -v c="$(fig "$tmp/sp.h5" cost_usd)" \
+	'BEGIN { printf "%d %.6f %.6f %s %.6f %.6f", p, l, g * 3600, s, d, c }')
+check "spot: preemptions, lost work, GPU-s, state, duration, cost from the reclaim times" "$want" "$got"
