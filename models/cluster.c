@@ -19,6 +19,7 @@
 #include "models/gpu.h"
 #include "models/jobgen.h"
 #include "models/sched.h"
+#include "topologies/net.h"
 
 static const struct cfg_setting cluster_settings[] = {
 	{ "cluster_run.seed", CFG_INT, "", 0, 9.2e18, "1", NULL,
@@ -34,7 +35,7 @@ struct cfg_schema *cluster_schema_new(void)
 {
 	static const struct cfg_setting *const tables[] = {
 		cluster_settings, fleet_settings, sched_settings, as_settings,
-		jobgen_settings, gpu_settings, cost_settings, NULL
+		jobgen_settings, gpu_settings, cost_settings, net_settings, NULL
 	};
 	struct cfg_schema *s = cfg_schema_new();
 
@@ -849,9 +850,9 @@ int cluster_check(const struct scenario *sc, FILE *out, struct err *e)
 	if (rep == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
 	if (cl_setup(&c, sc, rep, e) == 0) {
-		fprintf(out, "# fleet: %d pools, %d node slots, %d leaves; %zu jobs, "
-			"%zu teams\n", c.f.n_pools, c.f.n_nodes, c.f.n_leaves, c.js.n,
-			c.js.n_teams);
+		fprintf(out, "# fleet: %d pools, %d node slots, %d leaves of %d nodes; "
+			"%zu jobs, %zu teams\n", c.f.n_pools, c.f.n_nodes, c.f.n_leaves,
+			c.f.nodes_per_leaf, c.js.n, c.js.n_teams);
 		rc = 0;
 	}
 	cl_free(&c);

@@ -5,13 +5,17 @@
 #include <string.h>
 
 #include "models/fleet.h"
+#include "topologies/net.h"
 
 const struct cfg_setting fleet_settings[] = {
 	{ "fleet.gpu", CFG_REF, "", 0, 0, NULL, "gpus", "GPU type (gpus catalog)" },
 	{ "fleet.gpus_per_node", CFG_INT, "GPUs", 1, 1024, "8", NULL, "GPUs per node" },
-	{ "fleet.nodes_per_leaf", CFG_INT, "nodes", 1, 1e6, "32", NULL,
-	  "nodes under one leaf switch (32: one scalable unit of an NVIDIA DGX "
-	  "SuperPOD, DGX SuperPOD reference architecture)" },
+	{ "fleet.nodes_per_leaf", CFG_INT, "nodes", 0, 1e6, "0", NULL,
+	  "nodes that share leaf switches, the unit placement packs jobs into "
+	  "(0: from the fat tree the network.* settings build -- a leaf's ports "
+	  "down / NICs per node, or a rail-optimised unit's nodes; with NDR's "
+	  "64-port switches 32 nodes, one scalable unit of an NVIDIA DGX "
+	  "SuperPOD)" },
 	{ "fleet.placement", CFG_ENUM, "", 0, 0, "topology", "topology|first_fit",
 	  "pack jobs into few leaf switches, or take the first free nodes" },
 	{ "fleet.gpu_busy_fraction", CFG_FLOAT, "", 0, 1, "0.8", NULL,
@@ -102,6 +106,10 @@ int fleet_from_scenario(const struct scenario *sc, struct fleet *f, struct err *
 	f->repair_s = sc_float(sc, "fleet.repair_s");
 	f->gpus_per_node = (int)sc_int(sc, "fleet.gpus_per_node");
 	f->nodes_per_leaf = (int)sc_int(sc, "fleet.nodes_per_leaf");
+	if (f->nodes_per_leaf == 0 &&
+	    (f->nodes_per_leaf = net_nodes_per_leaf(sc, f->gpus_per_node,
+						    "fleet.nodes_per_leaf", e)) < 0)
+		return -1;
 	f->topology = strcmp(sc_str(sc, "fleet.placement"), "topology") == 0;
 	f->n_pools = (int)n;
 	for (size_t i = 0; i < n; i++) {

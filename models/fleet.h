@@ -4,7 +4,9 @@
  * it hangs from, and placement.
  *
  * Node slots are laid out pool after pool, each pool starting on a new
- * leaf, nodes_per_leaf slots a leaf; a pool has max_nodes slots, of which
+ * leaf, nodes_per_leaf slots a leaf (fleet.nodes_per_leaf, or 0: as many
+ * as share a leaf -- or a rail-optimised unit -- of the fat tree the
+ * network.* settings build, topologies/net.h); a pool has max_nodes slots, of which
  * the autoscaler turns some on.  Jobs hold whole nodes, never sharing one:
  * a 1-GPU job takes a node of gpus_per_node GPUs and pays for all of it
  * (its unused GPUs draw idle power on its books).  A node is off, booting (billed, not

@@ -15,7 +15,7 @@ check() { ok_eq "$3" "$2" "$1"; }
 starts() {
 	h5dump -d /jobs/start_s "$1" | sed -n '/DATA {/{n;p;q}' | sed 's/.*): //; s/ //g'
 }
-plan 13
+plan 14
 col() { "$TRAINSIM" export --table jobs "$1" "$2" | awk 'NR > 1 { printf "%s%s", s, $1; s = "," }'; }
 fig() { "$TRAINSIM" export --summary "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 "$TRAINSIM" cluster -q -o "$tmp/fifo.h5" -s 'sched.policy="fifo"' "tests/cluster/small.cfg"
@@ -106,3 +106,15 @@ got=$(awk -v p="$(col "$tmp/sp.h5" preemptions)" -v l="$(col "$tmp/sp.h5" lost_w
 	-v d="$(fig "$tmp/sp.h5" duration_s)" -v c="$(fig "$tmp/sp.h5" cost_usd)" \
 	'BEGIN { printf "%d %.6f %.6f %s %.6f %.6f", p, l, g * 3600, s, d, c }')
 check "spot: preemptions, lost work, GPU-s, state, duration, cost from the reclaim times" "$want" "$got"
+
+# Leaves from the fabric (fleet.nodes_per_leaf = 0; tests/cluster/csv.cfg,
+# 4 nodes of 8 GPUs): the default HDR switch has 40 ports, 20 down at 1:1,
+# and a rail-optimised unit holds 20 nodes; NDR's 64 ports give 32 down,
+# 4 nodes of 8 NICs a leaf without rails; at 3:1 the leaf keeps 48 down:
+# 6 nodes; with 4 NICs a node, 8.
+leaves() { "$TRAINSIM" cluster --check "$@" tests/cluster/csv.cfg | sed 's/.* leaves of \([0-9]*\) nodes.*/\1/'; }
+ndr='network.scale_out_link="ib_ndr"'
+got="$(leaves) $(leaves -s "$ndr" -s network.fat_tree.rail_optimized=false)"
+got="$got $(leaves -s "$ndr" -s network.fat_tree.rail_optimized=false -s 'network.fat_tree.oversubscription=[3.0,1.0]')"
+got="$got $(leaves -s "$ndr" -s network.fat_tree.rail_optimized=false -s network.nics_per_node=4)"
+check "nodes per leaf from the fat tree: HDR rails, NDR, NDR 3:1, NDR 4 NICs" "20 4 6 8" "$got"
