@@ -11,6 +11,9 @@
  *   trainsim export --events RUN.h5 [KIND...]
  *                                        time_s kind who value (all kinds
  *                                        when none are named)
+ *   trainsim export --attr RUN.h5 NAME  a root string attribute as it is
+ *                                        (model, gpu, region, scenario, ...);
+ *                                        empty when the file has none
  *   trainsim export --step RUN.h5 [NAME...]
  *                                        /step scalars (name value unit) or,
  *                                        when named, /step vectors as columns
@@ -34,13 +37,14 @@
 #include "cli/cmd.h"
 
 enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_LIST,
-		   EX_TABLE };
+		   EX_ATTR, EX_TABLE };
 
 static const char export_usage[] =
-	"usage: trainsim export [--list|--summary|--events|--step|--step-list|--table NAME]\n"
-	"                       RUN.h5 [NAME...]\n"
+	"usage: trainsim export [--list|--summary|--events|--step|--step-list|--attr|\n"
+	"                        --table NAME] RUN.h5 [NAME...]\n"
 	"Print a run's time series (default), series list, summary, events,\n"
-	"/step data or a table as whitespace-separated columns (see doc/whatif.txt).\n";
+	"/step data, root attributes or a table as whitespace-separated columns\n"
+	"(see doc/whatif.txt).\n";
 
 static void print_word(const char *s, FILE *out)
 {
@@ -254,6 +258,23 @@ static int export_events(struct h5in *f, char **kinds, size_t n_kinds, FILE *out
 	return 0;
 }
 
+/* One root string attribute and a newline; nothing but the newline when
+ * the file has none (files of older trainsims lack model, gpu, region). */
+static int export_attr(struct h5in *f, char **names, size_t n, FILE *out, struct err *e)
+{
+	char *v;
+
+	if (n != 1)
+		return err_set(e, ERR_USAGE, "trainsim export --attr: name one attribute\n%s",
+			       export_usage);
+	v = h5in_attr_str(f, "/", names[0], e);
+	if (v == NULL && e->status != ERR_OK)
+		return -1;
+	fprintf(out, "%s\n", v ? v : "");
+	free(v);
+	return 0;
+}
+
 int cmd_export(int argc, char **argv, struct err *e)
 {
 	static const struct option longs[] = {
@@ -262,6 +283,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		{ "events", no_argument, NULL, 'E' },
 		{ "step", no_argument, NULL, 'P' },
 		{ "step-list", no_argument, NULL, 'T' },
+		{ "attr", no_argument, NULL, 'A' },
 		{ "table", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -282,6 +304,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		case 'E': mode = EX_EVENTS; break;
 		case 'P': mode = EX_STEP; break;
 		case 'T': mode = EX_STEP_LIST; break;
+		case 'A': mode = EX_ATTR; break;
 		case 'B': mode = EX_TABLE; table = optarg; break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default:
@@ -300,6 +323,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 	case EX_STEP_LIST: rc = export_list(f, "/step", 1, stdout, e); break;
 	case EX_SUMMARY: rc = print_attrs(f, "/summary", stdout, e); break;
 	case EX_EVENTS: rc = export_events(f, names, n, stdout, e); break;
+	case EX_ATTR: rc = export_attr(f, names, n, stdout, e); break;
 	case EX_TABLE: rc = export_table(f, table, names, n, stdout, e); break;
 	case EX_STEP:
 		rc = n ? print_columns(f, "/step", NULL, names, n, stdout, e)

@@ -536,6 +536,29 @@ static int declare_series(struct cl *c)
 	return rc;
 }
 
+/* The /events kinds, with what their who and value mean. */
+static int declare_events(struct cl *c)
+{
+	static const char *const kinds[][2] = {
+		{ "budget_alert", "a team's cost crossed its budget; who = team index, "
+				  "value = its cost so far (USD)" },
+		{ "preempt", "a job is preempted for a higher-priority one; who = job "
+			     "index, value = its nodes" },
+		{ "node_failure", "a node failed; who = node, value = the job it ran (-1: "
+				  "none)" },
+		{ "spot_reclaim", "the provider took a spot node back; who = node, "
+				  "value = the job it ran (-1: none)" },
+		{ "scale_up", "the autoscaler requested nodes; value = how many" },
+		{ "scale_down", "the autoscaler released nodes; value = how many" },
+		{ "stranded", "a job can never start; who = job index, value = its nodes" },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		rc |= rep_event_kind(c->rep, kinds[i][0], kinds[i][1]);
+	return rc;
+}
+
 static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 		    struct err *e)
 {
@@ -594,6 +617,8 @@ static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 		c->kind[k] = ev_kind(c->sim, kinds[k].name, kinds[k].fn, c);
 	if (declare_series(c) != 0)
 		return err_set(e, ERR_RUN, "time series: bad or repeated pool name");
+	if (declare_events(c) != 0)
+		return err_set(e, ERR_RUN, "event kinds: bad or repeated");
 	return 0;
 }
 

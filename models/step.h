@@ -45,14 +45,21 @@
  * Megatron-Core with Transformer Engine) exposes per layer only what the
  * layer's GEMMs cannot cover.
  *
+ * TP overlap also slows the GEMMs it runs beside (the SMs Transformer
+ * Engine's userbuffer kernels hold, step.c).  The distributed optimizer's
+ * weight all-gather runs under the next iteration's first forward passes
+ * with overlap_param_gather (Megatron-Core --overlap-param-gather).
+ *
  * Not modelled: the gradient-norm all-reduce (a few scalars),
- * host-side (Python, launch queue) stalls, data loading, the distributed
- * optimizer's parameter all-gather overlapped with the next forward,
- * ZeRO-3's prefetch buffers in memory, stragglers and clock throttling.
+ * host-side (Python, launch queue) stalls, data loading, SMs taken by
+ * NCCL's DP kernels during overlapped compute, DeepSpeed's step-coupled
+ * pipeline schedule, ZeRO-3's prefetch buffers in memory, stragglers and
+ * clock throttling.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
- *   tp_exposed_s  TP collectives (on the critical path)
+ *   tp_exposed_s  TP collectives and MoE layers' EP all-to-alls (on the
+ *                 critical path)
  *   bubble_s      idle waiting for the pipeline with free p2p
  *   pp_exposed_s  extra idle the p2p transfers cause
  *   dp_exposed_s  after the pipeline's last compute: gradient collectives
@@ -129,6 +136,22 @@ int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
 
+/* The kernel shape (compute.h) of the model's dense layers, or of its MoE
+ * layers (moe), on one TP rank. */
+struct cmp_shape;
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh);
+
+/* One EP all-to-all's bytes per GPU (nccl-tests' size): the GPU's 1/t of
+ * a microbatch's tokens, top_k copies of h bf16 elements each, times the
+ * busiest expert's load (step.c). */
+double step_ep_bytes(const struct tfm *m, const struct layout *L);
+
+/* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
+ * rank's key/value heads, keys and values in bf16; a layer's forward
+ * passes cp-1 of them to the ring neighbour (step.c). */
+double step_cp_block_bytes(const struct tfm *m, const struct layout *L);
+
 /* The breakdown into the report's /step group (step_report.c). */
 struct report;
 int step_report(struct report *r, const struct step_result *s, struct err *e);
@@ -184,8 +207,14 @@ struct step_plan {
 	const double *chunk_params;	/* per virtual stage: parameters per GPU */
 	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
 	double bucket_bytes;
+	double grad_bytes;		/* per gradient element in DP collectives
+					 * (0: 2, the weights' bf16/fp16) */
 	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
 	bool overlap_grad_reduce;
+	/* per stage (NULL: none): compute of the next iteration's first
+	 * forward passes that hides the weight all-gather after Adam
+	 * (sharded modes; Megatron-Core --overlap-param-gather) */
+	const double *param_gather_hide_s;
 	double optimizer_s;
 	double final_sync_s;		/* after the gradients, before Adam: the
 					 * tied-embedding all-reduce */
