@@ -93,20 +93,6 @@ static char *cl_out_path(const char *file)
 	return out;
 }
 
-/* The -s overrides, one KEY=VALUE a line: what defines this run within a
- * sweep (trainsim collect reads the root attribute "overrides" back). */
-static int cl_overrides(struct report *rep, const struct cl_args *a, struct err *e)
-{
-	char *s = cli_overrides_text(a->ov, a->n_ov);
-	int rc;
-
-	if (s == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	rc = rep_attr_str(rep, "overrides", s, e);
-	free(s);
-	return rc;
-}
-
 static int cl_run(const struct cl_args *a, const struct scenario *sc, struct err *e)
 {
 	struct report *rep = rep_new();
@@ -119,7 +105,7 @@ static int cl_run(const struct cl_args *a, const struct scenario *sc, struct err
 		goto out;
 	}
 	if ((text = sc_text(sc, e)) == NULL ||
-	    rep_open(rep, a->out ? a->out : path, e) < 0 || cl_overrides(rep, a, e) < 0 ||
+	    rep_open(rep, a->out ? a->out : path, e) < 0 || cli_write_overrides(rep, a->ov, a->n_ov, e) < 0 ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", text, e) < 0 ||
 	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0 ||
