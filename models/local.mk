@@ -1,6 +1,8 @@
 # models/local.mk -- the run model and its accounting.
-libtrainsim_a_SOURCES += models/gpu.c models/kernels.c models/kernels_tsv.c models/stack.c models/transformer.c models/layout.c models/pool.c models/pace.c
-noinst_HEADERS += models/gpu.h models/kernels.h models/stack.h models/transformer.h models/layout.h models/pool.h models/pace.h
+libtrainsim_a_SOURCES += models/gpu.c models/node.c models/kernels.c models/kernels_tsv.c models/stack.c \
+	models/transformer.c models/layout.c models/pool.c models/pace.c
+noinst_HEADERS += models/gpu.h models/node.h models/kernels.h models/stack.h models/transformer.h \
+	models/layout.h models/pool.h models/pace.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
@@ -35,6 +37,9 @@ TESTS += tests/acct-trace-t
 tests_acct_trace_t_SOURCES = tests/acct-trace-t.c
 TESTS += tests/acct-e2e.sh
 EXTRA_DIST += tests/acct-e2e.sh
+check_PROGRAMS += tests/node-t
+TESTS += tests/node-t
+tests_node_t_SOURCES = tests/node-t.c
 check_PROGRAMS += tests/acct-tco-t
 TESTS += tests/acct-tco-t
 tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
