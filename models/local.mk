@@ -16,33 +16,16 @@ libtrainsim_a_SOURCES += models/trace.c models/trace_csv.c models/trace_aws.c \
 	models/storage.c models/budget.c models/telemetry.c models/region.c
 noinst_HEADERS += models/trace.h models/trace_int.h models/storage.h models/budget.h \
 	models/telemetry.h models/region.h
-check_PROGRAMS += tests/acct-energy-t
-TESTS += tests/acct-energy-t
-tests_acct_energy_t_SOURCES = tests/acct-energy-t.c
-check_PROGRAMS += tests/acct-network-t
-TESTS += tests/acct-network-t
-tests_acct_network_t_SOURCES = tests/acct-network-t.c
+UNIT_TESTS += tests/acct-energy-t
+UNIT_TESTS += tests/acct-network-t
 EXTRA_DIST += tests/acct-load.h tests/acct
-check_PROGRAMS += tests/acct-billing-t
-TESTS += tests/acct-billing-t
-tests_acct_billing_t_SOURCES = tests/acct-billing-t.c
-check_PROGRAMS += tests/acct-budget-t
-TESTS += tests/acct-budget-t
-tests_acct_budget_t_SOURCES = tests/acct-budget-t.c
-check_PROGRAMS += tests/acct-patterson-t
-TESTS += tests/acct-patterson-t
-tests_acct_patterson_t_SOURCES = tests/acct-patterson-t.c
-check_PROGRAMS += tests/acct-trace-t
-TESTS += tests/acct-trace-t
-tests_acct_trace_t_SOURCES = tests/acct-trace-t.c
-TESTS += tests/acct-e2e.sh
-EXTRA_DIST += tests/acct-e2e.sh
-check_PROGRAMS += tests/node-t
-TESTS += tests/node-t
-tests_node_t_SOURCES = tests/node-t.c
-check_PROGRAMS += tests/acct-tco-t
-TESTS += tests/acct-tco-t
-tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
+UNIT_TESTS += tests/acct-billing-t
+UNIT_TESTS += tests/acct-budget-t
+UNIT_TESTS += tests/acct-patterson-t
+UNIT_TESTS += tests/acct-trace-t
+SHELL_TESTS += tests/acct-e2e.sh
+UNIT_TESTS += tests/node-t
+UNIT_TESTS += tests/acct-tco-t
 # The planner's search (plan.h; the command is cli/plan.c).
 libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c models/plan_warm.c
 noinst_HEADERS += models/plan.h models/plan_int.h
@@ -51,10 +34,9 @@ libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autos
 	models/fleet.c models/sched.c models/cluster.c
 noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
 	models/fleet.h models/sched.h models/cluster.h
-check_PROGRAMS += tests/cluster-autoscale-t
-TESTS += tests/cluster-autoscale-t
-tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
-TESTS += tests/cluster-sched.sh tests/cluster-out.sh
+UNIT_TESTS += tests/cluster-autoscale-t
+SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh
+EXTRA_DIST += tests/cluster
 # The cluster benchmark: 100,000 jobs, 100,000 GPUs, 90 days (seconds;
 # never run by make check).
 EXTRA_DIST += tests/bench/cluster-100k.sh tests/bench/cluster-100k.cfg
@@ -62,13 +44,8 @@ bench-cluster: trainsim
 	TRAINSIM='$(abs_top_builddir)/trainsim' SRCDIR='$(abs_top_srcdir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/cluster-100k.sh
 .PHONY: bench-cluster
-EXTRA_DIST += tests/cluster-sched.sh tests/cluster-out.sh tests/cluster
 # Model shapes and presets (issue 13).
-check_PROGRAMS += tests/models-params-t
-TESTS += tests/models-params-t
-tests_models_params_t_SOURCES = tests/models-params-t.c
-check_PROGRAMS += tests/models-shape-t
-TESTS += tests/models-shape-t
-tests_models_shape_t_SOURCES = tests/models-shape-t.c
-TESTS += tests/models-e2e.sh
-EXTRA_DIST += tests/models-e2e.sh tests/toy-gpu.h
+UNIT_TESTS += tests/models-params-t
+UNIT_TESTS += tests/models-shape-t
+SHELL_TESTS += tests/models-e2e.sh
+EXTRA_DIST += tests/toy-gpu.h

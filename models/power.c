@@ -8,12 +8,20 @@ const struct cfg_setting power_settings[] = {
 	{ "power.gpu_busy_fraction", CFG_FLOAT, "", 0, 1, "0.8", NULL,
 	  "training power as a fraction of the way from idle to TDP, when the step "
 	  "model gives no breakdown (measured nodes: 0.76-0.82 of nameplate)" },
-	/* power.level.* and power.node_overhead_w are gone: the levels are
-	 * each GPU's catalog figures (gpus.*.gemm_w, mem_w, comm_w) and the
-	 * host is the node catalog's (cluster.node, models/node.h). */
-	/* The network's NICs, ports and switches are counted from the
-	 * platform as built; power.nic_w, switch_ports_per_nic, switch_port_w
-	 * and switch_radix are gone (links.*.nic_w, switch_w, switch_radix). */
+	/* Settings that re-described the GPU, the host or the platform: their
+	 * figures now come from the catalogs and the network as built. */
+	CFG_REMOVED_FOR("power.level.*", "GPU power levels are the GPU's catalog "
+			"figures (gpus.*.gemm_w, mem_w, comm_w, idle_w)"),
+	CFG_REMOVED_FOR("power.node_overhead_w", "host power comes from the node "
+			"catalog (cluster.node, scenarios/catalog/nodes.cfg)"),
+	CFG_REMOVED_FOR("power.nic_w", "the network is counted as built "
+			"(links.*.nic_w)"),
+	CFG_REMOVED_FOR("power.switch_ports_per_nic", "the network is counted as "
+			"built (switches per tier from the topology)"),
+	CFG_REMOVED_FOR("power.switch_port_w", "the network is counted as built "
+			"(links.*.switch_w per switch)"),
+	CFG_REMOVED_FOR("power.switch_radix", "the network is counted as built "
+			"(links.*.switch_radix)"),
 	CFG_RENAMED_TO("power.nics_per_node", "network.nics_per_node"),
 	{ "power.pue", CFG_FLOAT, "", 1, 5, "1.1", NULL,
 	  "power usage effectiveness: facility / IT power (Google fleet 1.10, "

@@ -3,6 +3,4 @@ noinst_HEADERS += sim/cfg.h sim/cfg_int.h
 libtrainsim_a_SOURCES += sim/cfg.c sim/cfg_where.c sim/cfg_value.c \
 	sim/cfg_override.c sim/cfg_bigint.c sim/cfg_check.c sim/cfg_rename.c \
 	sim/scenario.c
-check_PROGRAMS += tests/cfg-t
-TESTS += tests/cfg-t
-tests_cfg_t_SOURCES = tests/cfg-t.c
+UNIT_TESTS += tests/cfg-t
