@@ -2,9 +2,10 @@
 # Every row of tests/bad-input.tsv is bad input: trainsim must exit 2, say
 # where and what on stderr (the row's pattern: FILE:LINE: KEY: ...), and leave
 # no output file.  A row whose arguments start with collect, export or
-# cluster runs that subcommand (collect and cluster with -o).  TRAINSIM_WRAPPER (e.g. "valgrind --error-exitcode=99
-# --leak-check=full --errors-for-leak-kinds=definite") runs each case under a
-# checker; its own exit code then differs from 2 and the case fails.
+# cluster runs that subcommand (collect and cluster with -o).
+# TRAINSIM_WRAPPER (e.g. "valgrind --error-exitcode=99 --leak-check=full
+# --errors-for-leak-kinds=definite") runs each case under a checker; its own
+# exit code then differs from 2 and the case fails.
 cd "$SRCDIR" || exit 1
 . tests/tap.sh
 table=tests/bad-input.tsv
