@@ -1,4 +1,6 @@
 /* infile.c -- see infile.h. */
+#include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "sim/infile.h"
@@ -9,9 +11,11 @@ int infile_check(const char *path, struct err *e)
 
 	if (stat(path, &st) < 0)
 		return 0;
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(EISDIR));
 	if (!S_ISREG(st.st_mode))
-		return err_set(e, ERR_USAGE, "%s: not a regular file (expected a trace "
-			       "or table file)", path);
+		return err_set(e, ERR_USAGE, "%s: not a regular file (a directory, "
+			       "device or FIFO is never read)", path);
 	if ((long long)st.st_size > INFILE_MAX_BYTES)
 		return err_set(e, ERR_USAGE, "%s: %lld bytes (expected at most %lld, "
 			       "the limit for an input file)", path,

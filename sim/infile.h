@@ -1,12 +1,14 @@
 /*
- * infile.h -- may an input file (a trace, a kernel table) be read?
+ * infile.h -- may an input file (a scenario, a trace) be read?  Under the
+ * one file reader (textfile.h) and the SWF reader.
  *
  *   if (infile_check(path, e) < 0)     // "PATH: not a regular file ..."
  *           return -1;
  *   FILE *f = fopen(path, "r");        // the reader's own open and errors
  *
  * A path that exists must be a regular file (a FIFO would block, a device
- * such as /dev/zero never ends) of at most INFILE_MAX_BYTES.  A path that
+ * such as /dev/zero never ends) of at most INFILE_MAX_BYTES; a directory
+ * reads "PATH: cannot read: Is a directory", as fopen's callers said.  A path that
  * cannot be stat'ed passes, so the reader's fopen names the real cause.
  * Called before fopen, so it never blocks on a FIFO.
  */
