@@ -100,8 +100,11 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 		    replay_read_capacity(path, &sp->tr, e) < 0)
 			return -1;
 		sp->has_trace = true;
-		if (spot_check_spacing(sc, n, &sp->tr, e) < 0)
+		if (spot_check_spacing(sc, n, &sp->tr, e) < 0) {
+			replay_cap_free(&sp->tr);
+			sp->has_trace = false;
 			return -1;
+		}
 	}
 	return 0;
 }
