@@ -1,9 +1,10 @@
 /*
- * args.c -- numbers on the command line (args.h).
+ * args.c -- numbers and paths on the command line (args.h).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/run.h"
 #include "cli/args.h"
@@ -38,4 +39,22 @@ struct cfg_schema *args_run_schema(struct err *e)
 	if (schema == NULL)
 		err_set(e, ERR_RUN, "out of memory");
 	return schema;
+}
+
+char *args_out_path(const char *scenario)
+{
+	const char *base = strrchr(scenario, '/');
+	size_t n;
+	char *out;
+
+	base = base ? base + 1 : scenario;
+	n = strlen(base);
+	if (n > 4 && strcmp(base + n - 4, ".cfg") == 0)
+		n -= 4;
+	out = malloc(n + 4);
+	if (out) {
+		memcpy(out, base, n);
+		memcpy(out + n, ".h5", 4);
+	}
+	return out;
 }

@@ -18,6 +18,10 @@ int args_long(const char *who, const char *text, long lo, long hi,
 int args_double(const char *who, const char *text, double lo, double hi,
 		const char *expect, double *v, struct err *e);
 
+/* The default output file of a scenario: its base name without .cfg, plus
+ * .h5, in the current directory (malloc'd; NULL when out of memory). */
+char *args_out_path(const char *scenario);
+
 /* The run schema, or ERR_RUN "out of memory". */
 struct cfg_schema *args_run_schema(struct err *e);
 

@@ -14,6 +14,7 @@
 #include "sim/outpath.h"
 #include "sim/report.h"
 #include "models/cluster.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/human.h"
 
@@ -77,27 +78,10 @@ static int cl_parse(int argc, char **argv, struct cl_args *a, struct err *e)
 	return 0;
 }
 
-static char *cl_out_path(const char *file)
-{
-	const char *base = strrchr(file, '/');
-	size_t n;
-	char *out;
-
-	base = base ? base + 1 : file;
-	n = strlen(base);
-	if (n > 4 && strcmp(base + n - 4, ".cfg") == 0)
-		n -= 4;
-	if ((out = malloc(n + 4)) != NULL) {
-		memcpy(out, base, n);
-		memcpy(out + n, ".h5", 4);
-	}
-	return out;
-}
-
 static int cl_run(const struct cl_args *a, const struct scenario *sc, struct err *e)
 {
 	struct report *rep = rep_new();
-	char *path = a->out ? NULL : cl_out_path(a->file);
+	char *path = a->out ? NULL : args_out_path(a->file);
 	const char *text;
 	int rc = -1;
 

@@ -153,25 +153,6 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 	return 0;
 }
 
-/* SCENARIO's base name without .cfg, plus .h5, in the current directory. */
-static char *default_out_path(const char *scenario)
-{
-	const char *base = strrchr(scenario, '/');
-	size_t n;
-	char *out;
-
-	base = base ? base + 1 : scenario;
-	n = strlen(base);
-	if (n > 4 && strcmp(base + n - 4, ".cfg") == 0)
-		n -= 4;
-	out = malloc(n + 4);
-	if (out) {
-		memcpy(out, base, n);
-		memcpy(out + n, ".h5", 4);
-	}
-	return out;
-}
-
 /* The -s overrides (and --seed) as given, one KEY=VALUE per line: what
  * defines this run within a sweep (trainsim collect reads it back). */
 int cli_write_overrides(struct report *rep, const char *const *ov, size_t n,
@@ -238,7 +219,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 
 	if (rep == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
-	out_path = c->out_path ? NULL : default_out_path(c->scenario);
+	out_path = c->out_path ? NULL : args_out_path(c->scenario);
 	if (!c->out_path && out_path == NULL) {
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;

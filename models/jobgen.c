@@ -98,6 +98,17 @@ struct shape {
 	double work_s, ckpt_s;
 };
 
+/* A training job takes its GPUs, work and (unless its own is set) the
+ * checkpoint interval from its run scenario's shape. */
+static void job_train(struct cjob *j, const struct shape *s)
+{
+	j->training = true;
+	j->gpus = s->gpus;
+	j->work_s = s->work_s;
+	if (j->ckpt_s == 0)
+		j->ckpt_s = s->ckpt_s;
+}
+
 static int training_shape(const struct scenario *sc, const char *key, const char *rel,
 			  const char *gpu, struct shape *out, struct err *e)
 {
@@ -178,11 +189,7 @@ static int inline_jobs(const struct scenario *sc, const char *gpu, int gpn,
 			if (training_shape(sc, "jobs.*.scenario", rel, gpu, &s, e) < 0)
 				return -1;
 			j = &js->v[js->n - 1];
-			j->training = true;
-			j->gpus = s.gpus;
-			j->work_s = s.work_s;
-			if (j->ckpt_s == 0)	/* the run scenario's checkpoints */
-				j->ckpt_s = s.ckpt_s;
+			job_train(j, &s);
 		} else {
 			j->gpus = (int)sc_int(sc, "jobs.%s.gpus", names[i]);
 			j->work_s = sc_float(sc, "jobs.%s.duration_s", names[i]);
@@ -244,11 +251,7 @@ static int class_jobs(const struct scenario *sc, const char *name, const char *g
 		j->klass = klass;
 		j->submit_s = t;
 		if (rel[0]) {
-			j->training = true;
-			j->gpus = shape.gpus;
-			j->work_s = shape.work_s;
-			if (j->ckpt_s == 0)	/* the run scenario's checkpoints */
-				j->ckpt_s = shape.ckpt_s;
+			job_train(j, &shape);
 		} else {
 			double u = gsl_rng_uniform(r) * wsum, acc = 0;
 			size_t k = 0;
