@@ -30,7 +30,7 @@ struct layer_costs {
 static int tp_coll_s(struct net *net, const int *tp_gpus, int tp, enum coll_op op,
 		     double bytes, double *t, struct err *e)
 {
-	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes };
+	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes, 0 };
 
 	*t = 0;
 	if (tp <= 1)
@@ -129,18 +129,30 @@ static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
  * two backward (and two more when full recomputation repeats the forward)
  * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
  * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
- * (sequence-parallel split), k copies of h bf16 elements, times the
- * busiest expert's load.  Timed alone on the fabric, one group (as the TP
- * collectives are), on the compute stream's critical path: Megatron-Core's
- * all-to-all dispatcher does not overlap it with compute.
+ * (sequence-parallel split), k copies of h bf16 elements.  Dropless
+ * routing (Megatron-Core's default) sends them where the router says:
+ * the busiest expert's rank takes in model.moe.imbalance times the mean
+ * (an alltoallv, the same as `trainsim collective --imbalance`), the total
+ * stays the mean's.  A capacity factor pads every expert's buffer to
+ * capacity_factor times the mean: a balanced all-to-all that much larger.
+ * Timed alone on the fabric, one group (as the TP collectives are), on
+ * the compute stream's critical path: Megatron-Core's all-to-all
+ * dispatcher does not overlap it with compute.
  */
 double step_ep_bytes(const struct tfm *m, const struct layout *L)
 {
-	double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
-		      m->moe.imbalance;
+	double pad = m->moe.capacity_factor > 0 ? m->moe.capacity_factor : 1;
 
 	return (double)L->micro_batch * m->seq_len / L->tp * m->moe.top_k *
-	       m->hidden * 2.0 * load;
+	       m->hidden * 2.0 * pad;
+}
+
+double step_ep_skew(const struct tfm *m, int ep)
+{
+	/* the busiest rank takes at most all of it: an expert's imbalance
+	 * beyond ep ranks' worth is one rank receiving everything */
+	double f = m->moe.capacity_factor > 0 ? 1 : m->moe.imbalance;
+	return f < ep ? f : ep;
 }
 
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
@@ -156,7 +168,8 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
 		return -1;
 	c->ep_bytes = step_ep_bytes(m, L);
-	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes };
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
+			  step_ep_skew(m, ep) };
 	double t = net_coll_time_s(net, &x, e);
 	if (t < 0)
 		return -1;
@@ -211,8 +224,8 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 		int group[GROUP_MAX];
 		if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
 			return -1;
-		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block };
-		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block };
+		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block, 0 };
+		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block, 0 };
 		double t_ag = net_coll_time_s(net, &ag, e);
 		double t_rs = t_ag < 0 ? -1 : net_coll_time_s(net, &rs, e);
 		if (t_rs < 0)
@@ -225,7 +238,7 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 	if (!L->cp_ulysses) {
 		double block = step_cp_block_bytes(m, L);
 		int pair[2] = { rank_gpu[0], rank_gpu[L->tp] };
-		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block, 0 };
 		double t = net_coll_time_s(net, &x, e);
 		if (t < 0)
 			return -1;
@@ -243,7 +256,7 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
 	double t = 0;
 	for (int i = 0; i < 4; i++) {
-		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i] };
+		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i], 0 };
 		double ti = net_coll_time_s(net, &x, e);
 		if (ti < 0)
 			return -1;
@@ -697,7 +710,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
 		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
 				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split /
-				  (L->cp > 1 ? L->cp : 1) };
+				  (L->cp > 1 ? L->cp : 1), 0 };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;
@@ -708,7 +721,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (L->pp > 1) {
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp * (L->pp - 1)] };
 		struct coll x = { COLL_ALL_REDUCE, COLL_AUTO, pair, 2,
-				  2.0 * (double)m->vocab * m->hidden / L->tp };
+				  2.0 * (double)m->vocab * m->hidden / L->tp, 0 };
 		embed_sync_s = net_coll_time_s(net, &x, e);
 		if (embed_sync_s < 0)
 			goto done;

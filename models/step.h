@@ -142,10 +142,13 @@ struct cmp_shape;
 void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh);
 
-/* One EP all-to-all's bytes per GPU (nccl-tests' size): the GPU's 1/t of
- * a microbatch's tokens, top_k copies of h bf16 elements each, times the
- * busiest expert's load (step.c). */
+/* One EP all-to-all's mean bytes per GPU (nccl-tests' size): the GPU's
+ * 1/t of a microbatch's tokens, top_k copies of h bf16 elements each,
+ * times the capacity factor when one pads the buffers; and its skew over
+ * ep ranks (struct coll): the busiest expert's load when dropless, at
+ * most ep; 1 with a capacity factor (step.c). */
 double step_ep_bytes(const struct tfm *m, const struct layout *L);
+double step_ep_skew(const struct tfm *m, int ep);
 
 /* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
  * rank's key/value heads, keys and values in bf16; a layer's forward

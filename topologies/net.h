@@ -42,6 +42,11 @@ struct coll {
 	const int *gpus;	/* participants (global GPU indices); SENDRECV: [src, dst] */
 	int n_gpus;
 	double bytes;		/* S, nccl-tests convention */
+	/* ALL_TO_ALL only (alltoallv): the busiest participant's share over
+	 * the mean.  gpus[0] receives skew/n of every rank's S and the other
+	 * n-1 share the rest evenly, so it takes in skew times the mean and
+	 * the total stays n S.  0 or 1: balanced; at most n. */
+	double skew;
 };
 
 /* The network's settings, read from the scenario once per load (a missing
@@ -92,10 +97,11 @@ size_t netsim_active_flows(const struct netsim *ns);
 /* The nccl-tests-style table of `trainsim collective`: sizes min_bytes,
  * min_bytes*factor, ... up to max_bytes, on ranks 0..n_ranks-1 (0: all
  * GPUs); columns size, count, type, redop, root, time (us), algbw and
- * busbw (GB/s, nccl-tests' factors), #wrong. */
+ * busbw (GB/s, nccl-tests' factors), #wrong.  skew > 1 (all_to_all
+ * only, at most n_ranks): the alltoallv of struct coll, sizes the mean. */
 int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		     double min_bytes, double max_bytes, double factor,
-		     int n_ranks, FILE *out, struct err *e);
+		     int n_ranks, double skew, FILE *out, struct err *e);
 /* Names as the CLI takes them ("all_reduce", ..., "ring", "tree", "hier",
  * "auto"): 0, or -1 if unknown. */
 int coll_op_parse(const char *s, enum coll_op *op);
