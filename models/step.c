@@ -17,7 +17,9 @@
 struct layer_costs {
 	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
 	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
-	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls */
+	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls,
+					 * exposed */
+	double shared_fwd_s, shared_bwd_s;	/* its shared experts' compute */
 	double ep_bytes;		/* one all-to-all's, per GPU */
 	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
 	double cp_bytes;		/* sent per GPU per layer, forward and backward */
@@ -155,6 +157,33 @@ double step_ep_skew(const struct tfm *m, int ep)
 	return f < ep ? f : ep;
 }
 
+/*
+ * What hides the all-to-alls (parallel.ep_overlap), an upper bound on the
+ * overlap as TP's is (SMs the transfers take are not counted):
+ *   shared_expert (Megatron-Core --moe-shared-expert-overlap): the shared
+ *     experts' GEMMs run beside the dispatch and combine of each pass;
+ *   dualpipe (DeepSeek-V3, arXiv 2412.19437 sec. 3.2.1): a forward chunk
+ *     of one microbatch runs beside a backward chunk of another, each one's
+ *     all-to-alls under the other's compute: the pair exposes what its
+ *     all-to-alls exceed its MoE layer's compute by, shared in proportion.
+ *     Only that overlap is modelled, not DualPipe's bidirectional schedule.
+ */
+void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
+		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+		     double *ep_fwd_s, double *ep_bwd_s)
+{
+	double f = *ep_fwd_s, b = *ep_bwd_s;
+
+	if (ov == LAYOUT_EP_OVERLAP_SHARED) {
+		*ep_fwd_s = fmax(0, f - shared_fwd_s);
+		*ep_bwd_s = fmax(0, b - shared_bwd_s);
+	} else if (ov == LAYOUT_EP_OVERLAP_DUALPIPE && f + b > 0) {
+		double left = fmax(0, f + b - moe_fwd_s - moe_bwd_s);
+		*ep_fwd_s = left * f / (f + b);
+		*ep_bwd_s = left * b / (f + b);
+	}
+}
+
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, struct net *net, const int *rank_gpu,
 		      struct layer_costs *c, struct err *e)
@@ -175,6 +204,8 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		return -1;
 	c->ep_fwd_s = 2 * t;
 	c->ep_bwd_s = (o->recompute == PAR_RECOMPUTE_FULL ? 4 : 2) * t;
+	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
+			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
 	return 0;
 }
 
@@ -316,7 +347,15 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		xs.fp8 = sh.fp8;
 		xs.cp = L->cp;
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
+		/* the shared experts' part: the layer's time less its time
+		 * without them */
+		struct cmp_cost nf, nb;
+		xs.shared = 0;
+		layer_pass(g, &xs, o->recompute, &nf, &nb);
+		c->shared_fwd_s = c->moe_fwd.time_s - nf.time_s;
+		c->shared_bwd_s = c->moe_bwd.time_s - nb.time_s;
 	} else {
+		c->shared_fwd_s = c->shared_bwd_s = 0;
 		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}

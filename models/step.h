@@ -149,6 +149,14 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
  * most ep; 1 with a capacity factor (step.c). */
 double step_ep_bytes(const struct tfm *m, const struct layout *L);
 double step_ep_skew(const struct tfm *m, int ep);
+/* An MoE layer's all-to-alls per pass (ep_fwd_s, ep_bwd_s) cut to what
+ * parallel.ep_overlap leaves exposed: less the shared experts' compute of
+ * the same pass (shared_expert), or the forward and backward together
+ * less the MoE layer's forward and backward compute, shared in proportion
+ * (dualpipe: another microbatch's pass runs beside) (step.c). */
+void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
+		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+		     double *ep_fwd_s, double *ep_bwd_s);
 
 /* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
  * rank's key/value heads, keys and values in bf16; a layer's forward

@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(30);
+	tap_plan(33);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -183,6 +183,21 @@ int main(void)
 		 "capacity factor 1.2: every buffer padded to 1.2 x the mean");
 	tap_near(step_ep_skew(&m, 64), 1, 1e-12, "padded: balanced");
 	m.moe.capacity_factor = 0;
+
+	/* What hides the all-to-alls, by hand: forward 2 ms of them, backward
+	 * 4 ms; shared experts 1.5 ms forward, 5 ms backward; the MoE layer
+	 * 3 ms forward, 6 ms backward */
+	double af = 2e-3, ab = 4e-3;
+	step_ep_overlap(LAYOUT_EP_OVERLAP_NONE, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	tap_ok(af == 2e-3 && ab == 4e-3, "ep_overlap none: all exposed");
+	step_ep_overlap(LAYOUT_EP_OVERLAP_SHARED, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	tap_ok(fabs(af - 0.5e-3) < 1e-15 && ab == 0,
+	       "shared_expert: 2 - 1.5 = 0.5 ms forward, backward hidden (4 < 5)");
+	af = 8e-3;
+	ab = 4e-3;	/* 12 ms against 9 ms: 3 ms exposed, 2:1 */
+	step_ep_overlap(LAYOUT_EP_OVERLAP_DUALPIPE, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	tap_ok(fabs(af - 2e-3) < 1e-15 && fabs(ab - 1e-3) < 1e-15,
+	       "dualpipe: (8 + 4) - (3 + 6) = 3 ms exposed, 2 forward, 1 backward");
 
 	/* Ring attention's K/V block: Llama 3 405B's 128K stage (the paper,
 	 * Table 4: TP 8, CP 16, 131,072 tokens): 8192 tokens per rank, 8 kv
