@@ -62,8 +62,4 @@ double failure_next_gap_s(const struct failure_proc *p, gsl_rng *rng);
 /* Mean time between failures of the job (INFINITY if none). */
 double failure_mtti_s(const struct failure *f);
 
-/* A path in a setting, relative to the scenario file's directory. */
-int failure_path(const struct scenario *sc, const char *rel, char *out, size_t cap,
-		 struct err *e);
-
 #endif

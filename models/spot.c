@@ -71,7 +71,8 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 	sp->rate_per_node_s = per_h > 0 ? per_h / 3600.0 : band;
 	if (trace[0]) {
 		char path[4096];
-		if (failure_path(sc, trace, path, sizeof path, e) < 0 ||
+		snprintf(key, sizeof key, "pools.%s.capacity_trace", n);
+		if (sc_path(sc, key, trace, path, sizeof path, e) < 0 ||
 		    replay_read_capacity(path, &sp->tr, e) < 0)
 			return -1;
 		sp->has_trace = true;

@@ -5,7 +5,9 @@
  * Every model declares the settings it reads as a table of struct
  * cfg_setting (path, type, unit, range, default, help) and main() adds the
  * tables to one schema.  Loading a scenario then:
- *   1. parses the file (with @include, relative to the file's directory),
+ *   1. parses the file (with @include, looked for in the including file's
+ *      directory, the scenario's, $TRAINSIM_PATH, then the installed
+ *      scenarios: sim/path.h),
  *   2. applies overrides, each type-checked like a file value,
  *   3. checks every setting present against the schema (unknown ones are
  *      errors: a typo must never be silently ignored), and every required
@@ -113,6 +115,13 @@ int sc_error(const struct scenario *sc, struct err *e, const char *path,
 	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 const char *sc_file(const struct scenario *sc);
+/* A file a setting names (a trace): rel looked for in the scenario's
+ * directory, $TRAINSIM_PATH, then the installed scenarios (sim/path.h);
+ * out = the path to open.  Not found: -1 with e filled, "WHERE: key:
+ * "rel": not found in scenarios/, $TRAINSIM_PATH (not set), ..." (key may
+ * be NULL: "rel: not found in ..."). */
+int sc_path(const struct scenario *sc, const char *key, const char *rel,
+	    char *out, size_t cap, struct err *e);
 /* The full scenario text after includes and overrides (owned by sc,
  * written at the first call); NULL with e filled when it cannot be. */
 const char *sc_text(const struct scenario *sc, struct err *e);

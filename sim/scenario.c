@@ -1,8 +1,9 @@
 /*
  * scenario.c -- loading a scenario against the schema, and reading it.
  *
- * sc_load() goes: parse every schema default, read the file (libconfig,
- * @include relative to the file's directory), repair the 64-bit integers
+ * sc_load() goes: parse every schema default, read the file with its
+ * @includes spliced in (cfg_include.c: the scenario's directory, then
+ * $TRAINSIM_PATH, then the installed data) and parse it (libconfig), repair the 64-bit integers
  * libconfig truncated (cfg_bigint.c), apply the -s overrides in the order
  * given (cfg_override.c), and check the tree against the schema
  * (cfg_check.c).  The first problem found is the one reported.  The
@@ -97,29 +98,20 @@ bad:
 
 static int read_file(struct scenario *sc, struct err *e)
 {
-	struct stat st;
-	FILE *f = fopen(sc->file, "r");
-	char fw[CFG_PATH_MAX];
+	char *text;
+	unsigned line;
+	const char *f;
 
-	if (f == NULL)
-		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
-			       strerror(errno));
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
-			       strerror(EISDIR));
-	}
-	fclose(f);
-	if (config_read_file(&sc->cfg, sc->file))
+	if (cfg_include_read(sc, &text, e) < 0)
+		return -1;
+	int ok = config_read_string(&sc->cfg, text);
+	free(text);
+	if (ok)
 		return 0;
-	if (config_error_type(&sc->cfg) == CONFIG_ERR_FILE_IO)
-		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
-			       config_error_text(&sc->cfg));
-	cfg_file_words(sc, config_error_file(&sc->cfg), fw, sizeof fw);
-	return err_set(e, ERR_USAGE, "%s:%d: %s", fw, config_error_line(&sc->cfg),
+	f = cfg_line_src(sc, (unsigned)config_error_line(&sc->cfg), &line);
+	return err_set(e, ERR_USAGE, "%s:%u: %s", f, line,
 		       config_error_text(&sc->cfg));
 }
-
 
 static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 {
@@ -136,7 +128,6 @@ static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 	if (slash != NULL) {
 		sc->incdir = cfg_xstrndup(file, slash == file ? 1
 						: (size_t)(slash - file));
-		config_set_include_dir(&sc->cfg, sc->incdir);
 	}
 	return sc;
 }
@@ -181,6 +172,7 @@ void sc_free(struct scenario *sc)
 	free(sc->cache);
 	free(sc->file);
 	free(sc->incdir);
+	cfg_lines_free(sc->lines);
 	free(sc);
 }
 
