@@ -32,7 +32,7 @@ struct cli {
 	const char **overrides;		/* -s KEY=VALUE, then --seed as run.seed=N */
 	size_t n_overrides;
 	char seed_override[64];
-	bool json, quiet, check, schema;
+	bool json, quiet, check, schema, schema_tsv;
 	int replicas;			/* --replicas N; 0 = one run */
 };
 
@@ -50,6 +50,7 @@ static const char usage_text[] =
 	"  -q                no human summary, no progress line\n"
 	"      --check       validate, print the resolved scenario and derived figures\n"
 	"      --schema      list every setting: path, type, unit, range, default, help\n"
+	"      --schema=tsv  the same as tab-separated columns, for programs\n"
 	"  -h, --help        this text\n"
 	"  -V, --version     version\n"
 	"\n"
@@ -59,6 +60,8 @@ static const char usage_text[] =
 	"  export RUN.h5            a run's series, events, summary, step as columns\n"
 	"  plan SCENARIO.cfg --deadline-days D\n"
 	"                           search for the best configuration\n"
+	"  list gpus|links|nodes|storage|instances|regions|models\n"
+	"                           catalog entries: key figures and sources\n"
 	"\n"
 	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
 
@@ -97,7 +100,7 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "schema", no_argument, NULL, OPT_SCHEMA },
+		{ "schema", optional_argument, NULL, OPT_SCHEMA },
 		{ "replicas", required_argument, NULL, OPT_REPLICAS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -120,7 +123,13 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 			break;
 		case OPT_JSON: c->json = true; break;
 		case OPT_CHECK: c->check = true; break;
-		case OPT_SCHEMA: c->schema = true; break;
+		case OPT_SCHEMA:
+			if (optarg != NULL && strcmp(optarg, "tsv") != 0)
+				return err_set(e, ERR_USAGE, "trainsim: --schema=%s: expected "
+					       "--schema or --schema=tsv", optarg);
+			c->schema = true;
+			c->schema_tsv = optarg != NULL;
+			break;
 		case OPT_REPLICAS:
 			if (parse_replicas(optarg, c, e) < 0)
 				return -1;
@@ -283,7 +292,7 @@ static int trainsim(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	if (c.schema) {
-		cfg_schema_print(schema, stdout);
+		(c.schema_tsv ? cfg_schema_print_tsv : cfg_schema_print)(schema, stdout);
 		rc = 0;
 		goto out;
 	}
@@ -307,6 +316,7 @@ static const struct subcommand {
 	{ "collect", cmd_collect },
 	{ "export", cmd_export },
 	{ "plan", cmd_plan },
+	{ "list", cmd_list },
 	{ NULL, NULL },
 };
 

@@ -50,6 +50,8 @@ const struct cfg_setting ckpt_storage_settings[] = {
 	  "aggregate read cap of the whole tier" },
 	{ "storage_types.*.latency_s", CFG_FLOAT, "s", 0, 1e6, "0", NULL,
 	  "fixed cost of one save or load (open, metadata, commit)" },
+	{ "storage_types.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (paper, URL, date; trainsim list)" },
 	CFG_RENAMED_TO("storage_types.*.write_gbps_per_node",
 		       "storage_types.*.write_bw_per_node_gbyte_s"),
 	CFG_RENAMED_TO("storage_types.*.read_gbps_per_node",

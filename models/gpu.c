@@ -34,6 +34,8 @@ const struct cfg_setting gpu_settings[] = {
 	  "per-kernel launch and tail overhead" },
 	{ "gpus.*.flash_eff", CFG_FLOAT, "", 0.01, 1, "0.5", NULL,
 	  "fused flash-attention kernel: achieved fraction of the tensor peak" },
+	{ "gpus.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
 	CFG_END
 };
 

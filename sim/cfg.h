@@ -77,12 +77,21 @@ void cfg_schema_free(struct cfg_schema *s);
 void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table);
 /* Print every setting (path, type, unit, range, default, help). */
 void cfg_schema_print(const struct cfg_schema *s, FILE *out);
+/* The same as tab-separated columns with a header line (path, type, unit,
+ * range, default, help), then one "OLD renamed  NEW" row per renamed
+ * setting: for programs (the man page is made from it). */
+void cfg_schema_print_tsv(const struct cfg_schema *s, FILE *out);
 
 struct scenario;
 /* Load and validate; NULL with e filled (status ERR_USAGE) on any problem. */
 struct scenario *sc_load(const struct cfg_schema *s, const char *file,
 			 const char *const *overrides, size_t n_overrides,
 			 struct err *e);
+/* A catalog file alone (or any scenario): every setting present checked,
+ * and the required settings of its entries ("gpus.*.tdp_w"), but not the
+ * ones a whole scenario needs (model.layers ...): for `trainsim list`. */
+struct scenario *sc_load_catalog(const struct cfg_schema *s, const char *file,
+				 struct err *e);
 void sc_free(struct scenario *sc);
 
 /* Values by path (printf-style, so "gpus.%s.tdp_w" works).  The path must be

@@ -73,6 +73,7 @@ struct scenario {
 	char *file;
 	char *incdir;		/* the file's directory; NULL for the cwd */
 	struct cfg_lines *lines;	/* where each line libconfig read came from */
+	bool catalog;		/* sc_load_catalog: whole-scenario settings not required */
 	struct sc_override *ovr;
 	size_t n_ovr;
 	struct sc_cache *cache;

@@ -132,12 +132,13 @@ static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 	return sc;
 }
 
-struct scenario *sc_load(const struct cfg_schema *s, const char *file,
-			 const char *const *overrides, size_t n_overrides,
-			 struct err *e)
+static struct scenario *load(const struct cfg_schema *s, const char *file,
+			     const char *const *overrides, size_t n_overrides,
+			     bool catalog, struct err *e)
 {
 	struct scenario *sc = sc_new(s, file);
 
+	sc->catalog = catalog;
 	if (load_defaults(s, e) < 0 || read_file(sc, e) < 0 ||
 	    cfg_bigint_repair(sc, e) < 0)
 		goto fail;
@@ -150,6 +151,19 @@ struct scenario *sc_load(const struct cfg_schema *s, const char *file,
 fail:
 	sc_free(sc);
 	return NULL;
+}
+
+struct scenario *sc_load(const struct cfg_schema *s, const char *file,
+			 const char *const *overrides, size_t n_overrides,
+			 struct err *e)
+{
+	return load(s, file, overrides, n_overrides, false, e);
+}
+
+struct scenario *sc_load_catalog(const struct cfg_schema *s, const char *file,
+				 struct err *e)
+{
+	return load(s, file, NULL, 0, true, e);
 }
 
 void sc_free(struct scenario *sc)

@@ -82,6 +82,8 @@ const struct cfg_setting net_settings[] = {
 	  "energy per bit carried, on top of idle_w" },
 	{ "links.*.switch_radix", CFG_INT, "", 0, 4096, "0", NULL,
 	  "ports of the matching switch (0: not a switched link)" },
+	{ "links.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
 	CFG_END
 };
 
