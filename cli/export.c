@@ -34,7 +34,12 @@ enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_L
 static const char export_usage[] =
 	"usage: trainsim export [--list|--summary|--events|--step|--step-list] RUN.h5 [NAME...]\n"
 	"Print a run's time series (default), series list, summary, events or\n"
-	"/step data as whitespace-separated columns (see doc/whatif.txt).\n";
+	"/step data as whitespace-separated columns (see doc/whatif.txt).\n"
+	"  --list        the names of the series\n"
+	"  --summary     every summary figure, with its unit\n"
+	"  --events      the events: time, kind, who, value\n"
+	"  --step        the step model's iteration breakdown\n"
+	"  --step-list   the names of the /step data\n";
 
 static void print_word(const char *s, FILE *out)
 {
