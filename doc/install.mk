@@ -12,9 +12,9 @@
 trainsim_data_trees = scenarios plots doc README
 # What is not data: build fragments, the man page generator and its output,
 # editor and run leftovers.
-trainsim_data_files = cd $(srcdir) && find $(trainsim_data_trees) -type f \
+trainsim_data_files = (cd $(srcdir) && find $(trainsim_data_trees) -type f \
 	! -name '*.mk' ! -name 'mkman.sh' ! -name '*.[15]' ! -name '.*' \
-	! -name '*~' ! -name '*.h5' ! -name '*.o' | LC_ALL=C sort
+	! -name '*~' ! -name '*.h5' ! -name '*.o') | LC_ALL=C sort
 
 install-data-local:
 	@$(trainsim_data_files) | while read -r f; do \
@@ -38,7 +38,7 @@ uninstall-local:
 # schema) at build time, so they cannot drift from it.
 man_MANS = doc/trainsim.1 doc/trainsim-scenario.5
 CLEANFILES += $(man_MANS)
-EXTRA_DIST += doc/mkman.sh
+EXTRA_DIST += doc/mkman.sh doc/sources.md
 doc/trainsim.1: trainsim$(EXEEXT) $(srcdir)/doc/mkman.sh
 	@$(MKDIR_P) doc
 	$(AM_V_GEN)$(SHELL) $(srcdir)/doc/mkman.sh 1 ./trainsim$(EXEEXT) \
@@ -50,6 +50,10 @@ doc/trainsim-scenario.5: trainsim$(EXEEXT) $(srcdir)/doc/mkman.sh
 TESTS += tests/man.sh
 EXTRA_DIST += tests/man.sh
 tests/man.log: $(man_MANS)
+
+# Every source the code and data cite is in the repository.
+TESTS += tests/standalone.sh
+EXTRA_DIST += tests/standalone.sh
 
 # The installed program on an installed scenario, from an empty directory.
 EXTRA_DIST += tests/installcheck.sh

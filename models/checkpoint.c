@@ -26,7 +26,7 @@ const struct cfg_setting ckpt_settings[] = {
 	  "aggregate storage read bandwidth for restores; a cap on the tier's when set" },
 	{ "training.checkpoint.snapshot_bw_gbyte_s", CFG_FLOAT, "GB/s", 1e-3, 1e6, "25", NULL,
 	  "async: per-GPU device-to-host copy bandwidth (PCIe Gen4 x16 ~25 GB/s, "
-	  "reliability.md 5.3)" },
+	  "doc/sources.md section 3)" },
 	CFG_RENAMED_TO("training.checkpoint.write_bw_gbps",
 		       "training.checkpoint.write_bw_gbyte_s"),
 	CFG_RENAMED_TO("training.checkpoint.read_bw_gbps",

@@ -15,7 +15,7 @@ const struct cfg_setting failure_settings[] = {
 	{ "failures.per_node_per_1000_days", CFG_FLOAT, "1/(1000 node-days)", 0, 1e6,
 	  "6.5", NULL, "node (host) failure rate (Meta RSC-1: 6.50)" },
 	{ "failures.gpu_per_1000_gpu_days", CFG_FLOAT, "1/(1000 GPU-days)", 0, 1e6, "0", NULL,
-	  "GPU failure rate, per GPU (Llama 3: 0.289, reliability.md 4.1)" },
+	  "GPU failure rate, per GPU (Llama 3: 0.289, arXiv:2407.21783 Table 5)" },
 	{ "failures.nic_per_1000_node_days", CFG_FLOAT, "1/(1000 node-days)", 0, 1e6, "0", NULL,
 	  "network (NIC, switch, cable) failure rate per node" },
 	{ "failures.software_per_1000_node_days", CFG_FLOAT, "1/(1000 node-days)", 0, 1e6,

@@ -20,8 +20,8 @@
  * and then the work since the last completed checkpoint is redone.
  *
  * Default rates: 6.50 node failures per 1000 node-days, Meta RSC-1
- * (Kokolis et al., HPCA 2025; formulas.md).  Llama 3's 54-day run on
- * 16,384 H100 (reliability.md 4.1) gives per-component rates; see
+ * (Kokolis et al., HPCA 2025, arXiv:2410.21680).  Llama 3's 54-day run on
+ * 16,384 H100 (arXiv:2407.21783, Table 5) gives per-component rates; see
  * scenarios/llama3-405b.cfg.  Restart 5-20 min on RSC: detect 60 s +
  * restart 540 s = 10 min by default.
  */

@@ -16,9 +16,9 @@
  * kernels spinning) and the rest pipeline bubble.  Without a breakdown
  * (busy = 0: no step model yet) the training level is the measured average
  * power.gpu_busy_fraction, 0.8 by default: training nodes average 76-82% of
- * nameplate (Latif et al.; Newkirk et al. 2025; shared/reference/
- * hardware-cost-carbon.md section 5.2).  The per-activity levels are our
- * assumptions (no per-kernel measurement in the reference), chosen so that a
+ * nameplate (Latif et al., arXiv preprint; Newkirk et al. 2025,
+ * arXiv:2506.14551; doc/sources.md section 6).  The per-activity levels are
+ * our assumptions (no per-kernel measurement was found), chosen so that a
  * typical breakdown (tensor 0.55, other 0.25, comm 0.1, bubble 0.1) gives
  * 0.80.  A GPU that is held but not training (checkpoint stall, restart,
  * waiting for capacity) draws its catalog idle power, which is measured with

@@ -1,7 +1,8 @@
 /*
  * transformer.h -- the GPT-style model being trained: its shape, parameter
- * count and FLOPs, by the formulas of Narayanan et al. (SC'21), which
- * shared/reference/formulas.md quotes:
+ * count and FLOPs, by the formulas of Narayanan et al., "Efficient
+ * Large-Scale Language Model Training on GPU Clusters Using Megatron-LM"
+ * (SC'21; doc/sources.md section 8):
  *
  *   P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h))
  *   F = K B s l h^2 (1 + s/(6h) + V/(16 l h)),  K = 96 with full activation

@@ -1,7 +1,7 @@
 /*
  * report.h -- what a run tells the world: summary figures, time series,
  * events, the iteration breakdown.  Models write here without knowing the
- * format; the report streams to HDF5 (see DESIGN.md's contract) and prints
+ * format; the report streams to HDF5 (the layout below; README, Output) and prints
  * the summary as JSON or as a short human summary.
  *
  * HDF5 layout written (strings are fixed-length UTF-8; groups keep the

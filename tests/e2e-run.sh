@@ -1,6 +1,6 @@
 #!/bin/sh
 # End to end: the trainsim command on real scenarios, checked through the
-# files and text it produces (HDF5 via h5dump, per DESIGN.md's contract).
+# files and text it produces (HDF5 via h5dump, the layout in sim/report.h).
 set -u
 cd "$SRCDIR" || exit 1
 tmp=$(mktemp -d) || exit 1

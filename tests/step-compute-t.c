@@ -1,5 +1,5 @@
 /* step-compute-t.c -- the kernel roofline and the layer's FLOPs.  Expected
- * numbers: the roofline by hand; FLOPs from Narayanan et al. (formulas.md):
+ * numbers: the roofline by hand; FLOPs from Narayanan et al. (doc/sources.md section 8):
  * a layer's forward is 24 b s h^2 + 4 b s^2 h, backward twice that. */
 #include <math.h>
 #include <string.h>
