@@ -254,7 +254,7 @@ static void table(void)
 
 int main(void)
 {
-	tap_plan(21);
+	tap_plan(22);
 	one_node_closed_forms();
 	multi_node_closed_form();
 	measured_busbw();
