@@ -121,6 +121,7 @@ int cmd_collective(int argc, char **argv, struct err *e)
 	struct coll_args a = { COLL_ALL_REDUCE, COLL_AUTO, 8, 1 << 30, 2, 0, NULL, 0, NULL };
 	struct cfg_schema *schema = NULL;
 	struct scenario *sc = NULL;
+	struct net_cfg *cfg = NULL;
 	struct net *net = NULL;
 	int rc;
 
@@ -137,12 +138,14 @@ int cmd_collective(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	sc = sc_load(schema, a.scenario, a.overrides, a.n_overrides, e);
-	if (sc == NULL || (net = net_build(sc, e)) == NULL)
+	if (sc == NULL || (cfg = net_cfg_from_scenario(sc, e)) == NULL ||
+	    (net = net_build(cfg, e)) == NULL)
 		goto out;
 	rc = coll_table_print(net, a.op, a.algo, a.min_bytes, a.max_bytes, a.factor,
 			      a.ranks, stdout, e);
 out:
 	net_free(net);
+	net_cfg_free(cfg);
 	sc_free(sc);
 	cfg_schema_free(schema);
 	free(a.overrides);

@@ -217,6 +217,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	struct run_opts opts = { 0 };
 	struct replicas *reps = NULL;
 	struct pace_cache *paces = NULL;
+	struct run_job *job = NULL;	/* the settings, read once */
 	char *out_path = NULL;
 	int rc = -1;
 
@@ -233,10 +234,11 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
-	if (run_check(sc, paces, NULL, e) < 0)
+	if ((job = run_job_from_scenario(sc, paces, e)) == NULL ||
+	    run_job_check(job, NULL, e) < 0)
 		goto out;
 	/* Replicas run in forked workers before any file is open. */
-	if (c->replicas > 1 && replicas_run(sc, (uint64_t)sc_int(sc, "run.seed"),
+	if (c->replicas > 1 && replicas_run(job, (uint64_t)sc_int(sc, "run.seed"),
 					    c->replicas, 0, paces, &reps, e) < 0)
 		goto out;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
@@ -247,7 +249,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	opts.pace_cache = paces;
 	opts.progress = progress_update;
 	opts.progress_ctx = &prog;
-	rc = run_simulate(sc, &opts, rep, e);
+	rc = run_simulate_job(job, &opts, rep, e);
 	progress_end(&prog);
 	if (rc == 0 && reps)
 		replicas_add(reps, rep);
@@ -259,6 +261,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		rep_print_human(rep, stdout);
 out:
 	replicas_free(reps);
+	run_job_free(job);
 	pace_cache_free(paces);
 	rep_free(rep);
 	free(out_path);

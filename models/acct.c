@@ -50,6 +50,7 @@ struct rates {
 };
 
 struct acct {
+	struct platform pf;
 	struct power pw;
 	struct cost cost;
 	struct carbon co2;
@@ -59,6 +60,7 @@ struct acct {
 	int gpus, nodes, gpus_per_node;
 
 	struct trace tr[TR_N];
+	bool traces_shared;	/* tr belongs to the acct this one copies */
 	struct trace_cur cur[TR_N];
 	bool has[TR_N];
 	/* values of traced quantities in force */
@@ -174,13 +176,16 @@ static void rates_update(struct acct *a)
 					   act->comm_frac);
 	double idle = act->gpus_held - act->gpus_training;
 	double nodes = act->nodes_held, kwh_s;
+	/* the nodes' share of the fabric (all of it when all are held) */
+	double share = a->pf.nodes > 0 ? nodes / a->pf.nodes : 0;
 
 	memset(r, 0, sizeof *r);
 	r->gpu_w = act->gpus_training * train_w + idle * a->pw.gpu_idle_w;
 	for (int i = 0; i < a->pools.n; i++)
 		r->pool_gpu_w[i] = nodes > 0 ? r->gpu_w * a->pool_nodes[i] / nodes : 0;
 	r->node_w = nodes * a->pw.node_overhead_w;
-	r->network_w = power_network_w(&a->pw, nodes);
+	r->network_w = a->pf.idle_w * share +
+		       platform_traffic_w(&a->pf, act->tier_bytes_per_s);
 	for (int t = 0; t < a->st.n; t++) {
 		double gb = stored_bytes(a, t) / 1e9;
 		r->storage_w += gb / 1e3 * a->st.t[t].w_per_tb;
@@ -202,7 +207,7 @@ static void rates_update(struct acct *a)
 	r->market_kg_s = a->co2.has_market ? carbon_kg(kwh_s, a->co2.market_g_per_kwh) :
 			 r->location_kg_s;
 	r->embodied_kg_s = carbon_embodied_kg_per_s(&a->co2, act->gpus_held, nodes,
-						    power_switches(&a->pw, nodes));
+						    a->pf.switches * share);
 }
 
 static double cost_rate(const struct rates *r)
@@ -358,7 +363,7 @@ void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *ac
 
 static struct acct *acct_build(const struct scenario *sc, const struct gpu_spec *g,
 			       const struct layout *L, const struct pools *pools,
-			       struct err *e)
+			       const struct platform *pf, struct err *e)
 {
 	struct acct *a = calloc(1, sizeof *a);
 
@@ -366,6 +371,7 @@ static struct acct *acct_build(const struct scenario *sc, const struct gpu_spec 
 		err_set(e, ERR_RUN, "out of memory");
 		return NULL;
 	}
+	a->pf = *pf;
 	a->pools = *pools;
 	a->gpus = L->gpus;
 	a->nodes = L->nodes;
@@ -386,9 +392,26 @@ static struct acct *acct_build(const struct scenario *sc, const struct gpu_spec 
 }
 
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
-		      const struct layout *L, const struct pools *pools, struct err *e)
+		      const struct layout *L, const struct pools *pools,
+		      const struct platform *pf, struct err *e)
 {
-	return acct_build(sc, g, L, pools, e);
+	return acct_build(sc, g, L, pools, pf, e);
+}
+
+struct acct *acct_new_like(const struct acct *proto, struct err *e)
+{
+	struct acct *a = malloc(sizeof *a);
+
+	if (a == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		return NULL;
+	}
+	*a = *proto;	/* the cursors keep pointing at proto's traces */
+	a->traces_shared = true;
+	for (int i = 0; i < POOLS_MAX; i++)
+		a->bill[i] = (struct billing){ 0 };
+	a->n_alerts = 0;
+	return a;
 }
 
 static void describe_trace(FILE *out, const char *what, const struct trace *t)
@@ -398,11 +421,12 @@ static void describe_trace(FILE *out, const char *what, const struct trace *t)
 			    "change points, the last holds");
 }
 
-static void describe(const struct acct *a, FILE *out)
+void acct_describe(const struct acct *a, FILE *out)
 {
 	fprintf(out, "# accounting\n");
 	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
 		a->pw.gpu_idle_w, power_train_gpu_w(&a->pw, 0, 0, 0));
+	platform_print(&a->pf, out);
 	if (a->has[TR_PUE])
 		describe_trace(out, "pue", &a->tr[TR_PUE]);
 	else
@@ -439,25 +463,11 @@ static void describe(const struct acct *a, FILE *out)
 				a->bud.stop ? ", stop when reached" : "");
 }
 
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e)
-{
-	struct acct *a = acct_build(sc, g, L, pools, e);
-
-	if (a == NULL)
-		return -1;
-	if (out)
-		describe(a, out);
-	acct_free(a);
-	return 0;
-}
-
 void acct_free(struct acct *a)
 {
 	if (a == NULL)
 		return;
-	for (int k = 0; k < TR_N; k++)
+	for (int k = 0; k < TR_N && !a->traces_shared; k++)
 		trace_free(&a->tr[k]);
 	for (int i = 0; i < POOLS_MAX; i++)
 		free(a->bill[i].s);

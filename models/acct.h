@@ -17,7 +17,7 @@
  * nothing of watts or dollars.  See power.h, cost.h, carbon.h, storage.h,
  * budget.h, trace.h and telemetry.h for each part's model and sources.
  *
- *   struct acct *a = acct_new(sc, &gpu, &layout, &pools, e);
+ *   struct acct *a = acct_new(sc, &gpu, &layout, &pools, &platform, e);
  *   acct_set_activity(a, now_ns, &act);      // at every state change
  *   acct_series(a, rep);                     // declare its columns
  *   acct_sample(a, now_ns, row + k);         // fill them at a sample
@@ -38,6 +38,7 @@
 #include "models/gpu.h"
 #include "models/layout.h"
 #include "models/pool.h"
+#include "topologies/platform.h"
 
 #define ACCT_J_PER_KWH 3.6e6
 
@@ -60,6 +61,10 @@ struct activity {
 	/* Training time still needed at this activity's start, for budget
 	 * projections (accounting counts it down while GPUs train). */
 	double work_left_s;
+	/* Bytes per second crossing each link tier of the platform (the step
+	 * model's tier bytes per iteration over the iteration time, while
+	 * training; 0: no traffic known), for the network's energy per bit. */
+	double tier_bytes_per_s[TIER_COUNT];
 	/* Checkpoints: size of one, and how many written so far (storage). */
 	double checkpoint_bytes;
 	int64_t checkpoints_written;
@@ -70,14 +75,18 @@ struct acct;
 extern const struct cfg_setting *const acct_setting_tables[];
 
 /* Reads the settings and the traces; trace and price errors name the file
- * and line (status ERR_USAGE). */
+ * and line (status ERR_USAGE).  pf is the platform as built (its network
+ * idle power and switches are shared by the nodes held, in proportion). */
 struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
-		      const struct layout *L, const struct pools *pools, struct err *e);
-/* Validate accounting's settings and traces without running; with out,
- * print what accounting will use (prices, PUE, grid, traces, budgets). */
-int acct_check(const struct scenario *sc, const struct gpu_spec *g,
-	       const struct layout *L, const struct pools *pools, FILE *out,
-	       struct err *e);
+		      const struct layout *L, const struct pools *pools,
+		      const struct platform *pf, struct err *e);
+/* Another run's books for the same job (replicas, read once per load):
+ * proto's settings and traces, which it shares, so proto must outlive the
+ * copy; proto is an acct no run has used. */
+struct acct *acct_new_like(const struct acct *proto, struct err *e);
+/* Print what accounting will use (prices, PUE, grid, network, traces,
+ * budgets). */
+void acct_describe(const struct acct *a, FILE *out);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
 /* Bring the books up to now with the rates in force. */

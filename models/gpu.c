@@ -54,6 +54,8 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 
 	size_t n = sc_list_len(sc, "gpus.%s.gemm_eff_gflop", name);
 	size_t ne = sc_list_len(sc, "gpus.%s.gemm_eff", name);
+	out->gemm_sizes_given = (int)n;
+	out->gemm_effs_given = (int)ne;
 	if (ne < n)
 		n = ne;		/* gpu_check_curve() reports the mismatch */
 	if (n > GPU_CURVE_MAX)
@@ -74,24 +76,24 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->flash_eff = sc_float(sc, "gpus.%s.flash_eff", name);
 }
 
-int gpu_check_curve(const struct scenario *sc, const char *name, struct err *e)
+int gpu_check_curve(const struct gpu_spec *g, const struct sc_where *w,
+		    struct err *e)
 {
-	size_t n = sc_list_len(sc, "gpus.%s.gemm_eff_gflop", name);
-	size_t ne = sc_list_len(sc, "gpus.%s.gemm_eff", name);
+	int n = g->gemm_sizes_given, ne = g->gemm_effs_given;
 	char eff_path[256], size_path[256];
 
-	snprintf(eff_path, sizeof eff_path, "gpus.%s.gemm_eff", name);
-	snprintf(size_path, sizeof size_path, "gpus.%s.gemm_eff_gflop", name);
+	snprintf(eff_path, sizeof eff_path, "gpus.%s.gemm_eff", g->name);
+	snprintf(size_path, sizeof size_path, "gpus.%s.gemm_eff_gflop", g->name);
 	if (n != ne)
-		return sc_error(sc, e, eff_path, "%zu efficiencies for %zu sizes "
-				"(expected one per gemm_eff_gflop entry)", ne, n);
+		return sc_where_error(w, e, eff_path, "%d efficiencies for %d sizes "
+				      "(expected one per gemm_eff_gflop entry)", ne, n);
 	if (n > GPU_CURVE_MAX)
-		return sc_error(sc, e, size_path, "%zu points (expected at most %d)",
-				n, GPU_CURVE_MAX);
-	for (size_t i = 1; i < n; i++)
-		if (sc_list_float(sc, i, "%s", size_path) <=
-		    sc_list_float(sc, i - 1, "%s", size_path))
-			return sc_error(sc, e, size_path, "sizes not ascending at "
-					"entry %zu (expected increasing GFLOP values)", i);
+		return sc_where_error(w, e, size_path, "%d points (expected at most %d)",
+				      n, GPU_CURVE_MAX);
+	/* n points were read (n <= GPU_CURVE_MAX, as many as efficiencies) */
+	for (int i = 1; i < n; i++)
+		if (g->gemm_gflop[i] <= g->gemm_gflop[i - 1])
+			return sc_where_error(w, e, size_path, "sizes not ascending at "
+					      "entry %d (expected increasing GFLOP values)", i);
 	return 0;
 }

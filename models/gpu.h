@@ -26,6 +26,8 @@ struct gpu_spec {
 
 	/* Kernel-level efficiency (compute.h uses these; catalog states basis). */
 	int gemm_points;		/* points of the GEMM efficiency curve */
+	int gemm_sizes_given, gemm_effs_given;	/* list lengths in the catalog
+						 * (gpu_check_curve) */
 	double gemm_gflop[GPU_CURVE_MAX];	/* GEMM size, 10^9 FLOPs, ascending */
 	double gemm_eff[GPU_CURVE_MAX];	/* achieved / peak at that size */
 	double mem_eff;			/* achieved / peak HBM bandwidth, streaming kernels */
@@ -38,7 +40,9 @@ extern const struct cfg_setting gpu_settings[];
 /* Fill out from the catalog entry `name` (validated by the schema). */
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out);
-/* The efficiency curve's lists agree in length and ascend; else a scenario error. */
-int gpu_check_curve(const struct scenario *sc, const char *name, struct err *e);
+/* The efficiency curve's lists agree in length and ascend; else an error
+ * at the catalog entry's key (w: sim/cfg.h). */
+int gpu_check_curve(const struct gpu_spec *g, const struct sc_where *w,
+		    struct err *e);
 
 #endif

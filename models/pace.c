@@ -24,6 +24,11 @@ struct pace_cache {
 		int64_t key[KEY_LEN];
 		struct pace p;
 	} *v;
+	size_t n_pf, cap_pf;	/* platforms by cluster shape */
+	struct cached_platform {
+		int gpus, gpus_per_node;
+		struct platform pf;
+	} *pf;
 };
 
 struct pace_cache *pace_cache_new(void)
@@ -33,17 +38,21 @@ struct pace_cache *pace_cache_new(void)
 
 void pace_cache_free(struct pace_cache *c)
 {
-	if (c)
+	if (c) {
 		free(c->v);
+		free(c->pf);
+	}
 	free(c);
 }
 
+/* The key: typed values only (the layout's counts, the enums as numbers,
+ * the efficiency's bits). */
 static void cache_key(const struct pace_src *src, const struct layout *L, int64_t *k)
 {
 	int64_t key[KEY_LEN] = {
 		src->L->gpus, L->tp, L->pp, L->dp, L->micro_batch, L->microbatches,
-		L->global_batch, src->recompute, src->zero_stage, src->use_step,
-		src->shrink_batch, 0,
+		L->global_batch, (int64_t)src->step->par.recompute,
+		src->step->par.zero_stage, src->use_step, src->shrink_batch, 0,
 	};
 
 	memcpy(&key[KEY_LEN - 1], &src->efficiency, sizeof src->efficiency);
@@ -105,14 +114,8 @@ int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
 
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)
 {
-	const char *rc = sc_str(sc, "parallel.recompute");
-
-	src->sc = sc;
 	src->use_step = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
 	src->efficiency = sc_float(sc, "training.efficiency");
-	src->recompute_full = strcmp(rc, "full") == 0;
-	src->recompute = rc[0];		/* none, selective, full differ in the first letter */
-	src->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
 }
 
 /* The layout of the job shrunk (or not) to dp replicas. */
@@ -138,13 +141,14 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 	double sequences = (double)L->microbatches * L->micro_batch * L->dp;
 
 	if (src->use_step) {
-		if (step_simulate(src->sc, src->m, L, src->g, &p->step, e) < 0)
+		if (step_simulate(src->step, src->m, L, src->g, &p->step, e) < 0)
 			return -1;
 		p->compute_s = p->step.iteration_s;
 		p->flops_per_iter = p->step.flops_per_iter;
 		return 0;
 	}
-	p->flops_per_iter = tfm_flops(src->m, sequences, src->recompute_full);
+	p->flops_per_iter = tfm_flops(src->m, sequences,
+				      src->step->par.recompute == PAR_RECOMPUTE_FULL);
 	p->compute_s = p->flops_per_iter /
 		       (L->gpus * src->g->peak_bf16_flops * src->efficiency);
 	return 0;
@@ -209,4 +213,29 @@ double pace_iters_at(const struct pace *p, int64_t i0, double tau)
 	if (rest < p->every * p->iter_s)
 		return next + rest / p->iter_s;
 	return (double)(next + p->every);
+}
+
+int pace_cache_platform(struct pace_cache *c, const struct net_cfg *net,
+			int gpus, int gpus_per_node, struct platform *out,
+			struct err *e)
+{
+	for (size_t i = 0; c && i < c->n_pf; i++)
+		if (c->pf[i].gpus == gpus && c->pf[i].gpus_per_node == gpus_per_node) {
+			*out = c->pf[i].pf;
+			return 0;
+		}
+	if (platform_from_cfg(net, out, e) < 0)
+		return -1;
+	if (c == NULL)
+		return 0;
+	if (c->n_pf == c->cap_pf) {
+		size_t nc = c->cap_pf ? 2 * c->cap_pf : 8;
+		struct cached_platform *v = realloc(c->pf, nc * sizeof *v);
+		if (v == NULL)
+			return 0;	/* not kept: built again next time */
+		c->pf = v;
+		c->cap_pf = nc;
+	}
+	c->pf[c->n_pf++] = (struct cached_platform){ gpus, gpus_per_node, *out };
+	return 0;
 }

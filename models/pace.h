@@ -29,6 +29,7 @@
 #include "models/layout.h"
 #include "models/step.h"
 #include "models/transformer.h"
+#include "topologies/platform.h"
 
 /*
  * A cache of paces shared by runs of scenarios that differ only in what its
@@ -50,10 +51,18 @@ size_t pace_cache_size(const struct pace_cache *c);
 int pace_cache_send(const struct pace_cache *c, size_t from, int fd);
 int pace_cache_take(struct pace_cache *c, const void *data, size_t len,
 		    struct err *e);
+/* The platform as built (topologies/platform.h) from net, for a cluster of
+ * gpus in nodes of gpus_per_node, built once per shape: the planner's
+ * candidates differ in cluster size only, never in network settings.  c
+ * may be NULL (built each time). */
+int pace_cache_platform(struct pace_cache *c, const struct net_cfg *net,
+			int gpus, int gpus_per_node, struct platform *out,
+			struct err *e);
 
-/* What every pace is computed from (pointers into the run's model). */
+/* What every pace is computed from (pointers into the run's model, all
+ * read once per load). */
 struct pace_src {
-	const struct scenario *sc;
+	const struct step_cfg *step;	/* the step model's settings */
 	const struct tfm *m;
 	const struct layout *L;		/* the full cluster's layout */
 	const struct gpu_spec *g;
@@ -61,8 +70,6 @@ struct pace_src {
 	bool shrink_batch;
 	bool use_step;			/* else the formula */
 	double efficiency;		/* formula: achieved / peak */
-	bool recompute_full;		/* formula: count the extra forward */
-	int recompute, zero_stage;	/* for the cache key */
 	struct pace_cache *cache;	/* NULL: none */
 };
 
@@ -80,6 +87,7 @@ struct pace {
 
 extern const struct cfg_setting pace_settings[];
 
+/* training.iteration_model and .efficiency; the rest the caller points to. */
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src);
 int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e);
 bool pace_has_gc(const struct pace *p);

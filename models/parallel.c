@@ -1,5 +1,4 @@
 /* parallel.c -- see parallel.h. */
-#include <stdio.h>
 #include <string.h>
 
 #include "models/parallel.h"
@@ -75,63 +74,51 @@ void par_defaults(struct par_opts *o)
 	o->reserve_bytes = 3 * GB;
 }
 
-/* The checks, reported at the setting's line in the scenario. */
-struct par_fail {
-	const struct scenario *sc;
-	struct err *e;
-};
-
-static int fail(const struct par_fail *f, const char *path, const char *msg)
+double par_dp_bucket_bytes(const struct par_opts *o, int dp)
 {
-	return sc_error(f->sc, f->e, path, "%s", msg);
+	return o->dp_bucket_bytes > 0 ? o->dp_bucket_bytes : par_megatron_bucket_bytes(dp);
 }
 
-static int check(const struct tfm *m, const struct layout *L,
-		 const struct par_opts *o, const struct par_fail *f)
+int par_check(const struct sc_where *w, const struct tfm *m,
+	      const struct layout *L, const struct par_opts *o, struct err *e)
 {
-	char msg[256];
 	int v = o->virtual_stages;
 
 	if (o->schedule == PAR_INTERLEAVED) {
 		if (L->pp < 2)
-			return fail(f, "parallel.schedule", "interleaved needs pp >= 2 "
-				    "(expected 1f1b for a single stage)");
+			return sc_where_error(w, e, "parallel.schedule", "interleaved "
+					      "needs pp >= 2 (expected 1f1b for a single stage)");
 		if (v < 2)
-			return fail(f, "parallel.virtual_stages", "interleaved needs at "
-				    "least 2 virtual stages (expected >= 2)");
-		if (m->layers % (L->pp * v) != 0) {
-			snprintf(msg, sizeof msg, "%d layers do not split into pp x v = "
-				 "%d x %d chunks (expected a divisor of layers/pp = %d)",
-				 m->layers, L->pp, v, m->layers / L->pp);
-			return fail(f, "parallel.virtual_stages", msg);
-		}
-		if (L->microbatches % L->pp != 0) {
-			snprintf(msg, sizeof msg, "%d microbatches per pipeline are not a "
-				 "multiple of pp = %d (Megatron's interleaved schedule "
-				 "needs one)", L->microbatches, L->pp);
-			return fail(f, "parallel.global_batch", msg);
-		}
+			return sc_where_error(w, e, "parallel.virtual_stages", "interleaved "
+					      "needs at least 2 virtual stages (expected >= 2)");
+		if (m->layers % (L->pp * v) != 0)
+			return sc_where_error(w, e, "parallel.virtual_stages", "%d layers "
+					      "do not split into pp x v = %d x %d chunks "
+					      "(expected a divisor of layers/pp = %d)",
+					      m->layers, L->pp, v, m->layers / L->pp);
+		if (L->microbatches % L->pp != 0)
+			return sc_where_error(w, e, "parallel.global_batch", "%d "
+					      "microbatches per pipeline are not a multiple "
+					      "of pp = %d (Megatron's interleaved schedule "
+					      "needs one)", L->microbatches, L->pp);
 	} else if (v != 1) {
-		return fail(f, "parallel.virtual_stages", "virtual stages need the "
-			    "interleaved schedule (expected 1 with 1f1b)");
+		return sc_where_error(w, e, "parallel.virtual_stages", "virtual stages "
+				      "need the interleaved schedule (expected 1 with 1f1b)");
 	}
 	if (o->zero_stage >= 2 && L->pp > 1)
-		return fail(f, "parallel.zero_stage", "ZeRO-2/3 split gradients or "
-			    "weights that pipeline stages accumulate over microbatches; "
-			    "DeepSpeed allows them only without pipeline parallelism "
-			    "(expected pp = 1 or zero_stage <= 1)");
+		return sc_where_error(w, e, "parallel.zero_stage", "ZeRO-2/3 split "
+				      "gradients or weights that pipeline stages accumulate "
+				      "over microbatches; DeepSpeed allows them only without "
+				      "pipeline parallelism (expected pp = 1 or zero_stage <= 1)");
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
-		return fail(f, "parallel.distributed_optimizer", "the distributed "
-			    "optimizer and ZeRO both shard the optimizer (expected one "
-			    "of them)");
+		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
+				      "distributed optimizer and ZeRO both shard the "
+				      "optimizer (expected one of them)");
 	return 0;
 }
 
-int par_from_scenario(const struct scenario *sc, const struct tfm *m,
-		      const struct layout *L, struct par_opts *o, struct err *e)
+void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 {
-	struct par_fail f = { sc, e };
-
 	par_defaults(o);
 	o->schedule = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 		      PAR_INTERLEAVED : PAR_1F1B;
@@ -150,10 +137,7 @@ int par_from_scenario(const struct scenario *sc, const struct tfm *m,
 	o->p2p_scatter_gather = sc_bool(sc, "parallel.p2p_scatter_gather");
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
-	if (o->dp_bucket_bytes <= 0)
-		o->dp_bucket_bytes = par_megatron_bucket_bytes(L->dp);
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
-	return check(m, L, o, &f);
 }

@@ -32,7 +32,8 @@ struct par_opts {
 	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
 	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
 	enum par_dtype dtype;
-	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer bucket */
+	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer
+					 * bucket; 0: par_dp_bucket_bytes() */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
 	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
@@ -44,8 +45,15 @@ extern const struct cfg_setting par_settings[];
 void par_defaults(struct par_opts *o);
 /* Megatron-LM's DDP bucket: max(40M, 1M x dp) fp16 gradient elements. */
 double par_megatron_bucket_bytes(int dp);
-/* Read and check against the model and layout (scenario errors). */
-int par_from_scenario(const struct scenario *sc, const struct tfm *m,
-		      const struct layout *L, struct par_opts *o, struct err *e);
+/* The DDP bucket for dp replicas: the setting, or Megatron's default for
+ * that dp when the setting is 0. */
+double par_dp_bucket_bytes(const struct par_opts *o, int dp);
+/* Read once per load (no checks: they depend on the layout, which an
+ * elastic job changes; see par_check). */
+void par_from_scenario(const struct scenario *sc, struct par_opts *o);
+/* The options against the model and layout L; errors name the key at
+ * fault at w (NULL: "KEY: what is wrong"); 0 or -1. */
+int par_check(const struct sc_where *w, const struct tfm *m,
+	      const struct layout *L, const struct par_opts *o, struct err *e);
 
 #endif

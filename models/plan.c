@@ -71,8 +71,10 @@ int plan_default_gpus(struct plan *p, struct err *e)
 /* The network figures of the communication bound (comm_lb_s). */
 static int plan_net_setup(struct plan *p, const struct scenario *sc, struct err *e)
 {
-	struct net *net = net_build(sc, e);
+	struct net_cfg *cfg = net_cfg_from_scenario(sc, e);
+	struct net *net = cfg ? net_build(cfg, e) : NULL;
 
+	net_cfg_free(cfg);
 	if (!net)
 		return -1;
 	p->nic_Bps = net->p.scale_out.bw_Bps * net->p.scale_out.efficiency *
@@ -131,6 +133,10 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->virtual_stages = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
 	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
+	p->ckpt_bytes_per_param = sc_float(sc, "training.checkpoint.bytes_per_param");
+	p->ckpt_write_Bps = sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9;
+	p->fail_per_node_per_s = sc_bool(sc, "failures.enabled") ?
+		sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 : 0;
 	p->step_model = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
 	p->formula_eff = sc_float(sc, "training.efficiency");
 	int rc = plan_net_setup(p, sc, e);

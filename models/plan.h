@@ -89,6 +89,8 @@ struct plan {
 	struct tfm m;
 	int gpus, gpus_per_node, global_batch;
 	double hbm_bytes, ckpt_s;
+	double ckpt_bytes_per_param, ckpt_write_Bps;	/* Daly's interval */
+	double fail_per_node_per_s;	/* 0: failures off */
 	char gpu_name[64];
 	double peak_tflops;		/* of the datatype the step model uses */
 	double eff_max;			/* top of the kernel efficiency curves */

@@ -256,24 +256,15 @@ double plan_daly_interval_s(double write_s, double mtbf_s)
 }
 
 /* Mean time between failures of the candidate's job, and its checkpoint
- * write time, from the settings the run model reads (run.h's model). */
+ * write time, from the settings the run model reads (run.h's model), read
+ * once in plan_setup: no candidate changes them. */
 int plan_daly_for(struct plan *p, const struct cand *c, double *tau_s,
 		  double *write_s, double *mtbf_s, struct err *e)
 {
-	struct scenario *sc;
-	const char *ov[PLAN_OV_MAX];
-	double rate;
+	double rate = p->fail_per_node_per_s * (c->gpus / p->gpus_per_node);
 
-	for (int i = 0; i < c->n_ov; i++)
-		ov[i] = c->ov[i];
-	if ((sc = plan_load(p, c, ov, (size_t)c->n_ov, e)) == NULL)
-		return -1;
-	*write_s = tfm_params(&p->m) * sc_float(sc, "training.checkpoint.bytes_per_param") /
-		   (sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9);
-	rate = sc_bool(sc, "failures.enabled") ?
-	       sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 *
-	       (c->gpus / p->gpus_per_node) : 0;
-	sc_free(sc);
+	(void)e;
+	*write_s = tfm_params(&p->m) * p->ckpt_bytes_per_param / p->ckpt_write_Bps;
 	*mtbf_s = rate > 0 ? 1.0 / rate : INFINITY;
 	*tau_s = isinf(*mtbf_s) ? p->ckpt_s : plan_daly_interval_s(*write_s, *mtbf_s);
 	return 0;

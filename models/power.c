@@ -15,17 +15,12 @@ const struct cfg_setting power_settings[] = {
 	{ "power.level.bubble", CFG_FLOAT, "", 0, 1, "0.1", NULL,
 	  "level in the pipeline bubble (assumption)" },
 	{ "power.node_overhead_w", CFG_FLOAT, "W", 0, 1e6, "0", NULL,
-	  "per-node power besides the GPUs (CPUs, memory, NICs, fans)" },
-	{ "power.nics_per_node", CFG_FLOAT, "", 0, 64, "8", NULL,
-	  "compute-fabric NICs per node (DGX: one per GPU)" },
-	{ "power.nic_w", CFG_FLOAT, "W", 0, 1e4, "0", NULL,
-	  "power of one NIC with its transceiver (ConnectX-7 ~20-25 W, unverified)" },
-	{ "power.switch_ports_per_nic", CFG_FLOAT, "", 0, 16, "3", NULL,
-	  "switch ports per NIC (two-tier full bisection: 3; three-tier: 5)" },
-	{ "power.switch_port_w", CFG_FLOAT, "W", 0, 1e4, "0", NULL,
-	  "switch power per port (QM9700 ~747 W typical / 64 ports, unverified)" },
-	{ "power.switch_radix", CFG_FLOAT, "ports", 1, 1e4, "64", NULL,
-	  "ports per switch (QM9700: 64), to count switches for embodied carbon" },
+	  "per-node power besides the GPUs and the fabric's NICs (CPUs, memory, "
+	  "fans); the network's NICs and switches come from the links catalog" },
+	/* The network's NICs, ports and switches are counted from the
+	 * platform as built; power.nic_w, switch_ports_per_nic, switch_port_w
+	 * and switch_radix are gone (links.*.nic_w, switch_w, switch_radix). */
+	CFG_RENAMED_TO("power.nics_per_node", "network.nics_per_node"),
 	{ "power.pue", CFG_FLOAT, "", 1, 5, "1.1", NULL,
 	  "power usage effectiveness: facility / IT power (Google fleet 1.10, "
 	  "CNBC 2022-04-13)" },
@@ -46,11 +41,6 @@ void power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
 	p->level_comm = sc_float(sc, "power.level.comm");
 	p->level_bubble = sc_float(sc, "power.level.bubble");
 	p->node_overhead_w = sc_float(sc, "power.node_overhead_w");
-	p->nics_per_node = sc_float(sc, "power.nics_per_node");
-	p->nic_w = sc_float(sc, "power.nic_w");
-	p->switch_ports_per_nic = sc_float(sc, "power.switch_ports_per_nic");
-	p->switch_port_w = sc_float(sc, "power.switch_port_w");
-	p->switch_radix = sc_float(sc, "power.switch_radix");
 	p->pue = region_float(sc, "power.pue", "pue");
 	p->pue_trace = sc_str(sc, "power.pue_trace");
 }
@@ -74,14 +64,4 @@ double power_train_gpu_w(const struct power *p, double busy, double tensor, doub
 			p->level_comm * comm + p->level_bubble * (1 - busy - comm);
 	}
 	return p->gpu_idle_w + level * (p->gpu_tdp_w - p->gpu_idle_w);
-}
-
-double power_network_w(const struct power *p, double nodes)
-{
-	return nodes * p->nics_per_node * (p->nic_w + p->switch_ports_per_nic * p->switch_port_w);
-}
-
-double power_switches(const struct power *p, double nodes)
-{
-	return nodes * p->nics_per_node * p->switch_ports_per_nic / p->switch_radix;
 }

@@ -26,13 +26,10 @@
  *
  * Per node: power.node_overhead_w (CPUs, memory, fans; default 0 keeps the
  * GPU-only figure of the first model; a DGX A100 peaks at 6.5 kW with 3.2 kW
- * of GPUs).  Network: each node has nics_per_node NICs, each using
- * switch_ports_per_nic switch ports (3 in a two-tier leaf/spine at full
- * bisection: leaf down, leaf up, spine); power = nodes x NICs x (nic_w +
- * ports x switch_port_w), defaults 0 (ConnectX-7 ~20-25 W, QM9700 ~747 W
- * typical / 64 ports = 11.7 W per port: unverified vendor figures, see the
- * reference section 2.2).  Facility power = IT power x PUE (constant, or an
- * hourly trace).
+ * of GPUs).  The network is not described here: its NICs, switches and
+ * energy per bit are those of the platform as built (topologies/
+ * platform.h), read by accounting.  Facility power = IT power x PUE
+ * (constant, or an hourly trace).
  */
 #ifndef MODELS_POWER_H
 #define MODELS_POWER_H
@@ -47,8 +44,6 @@ struct power {
 	double busy_fraction;	/* training level without a breakdown */
 	double level_tensor, level_other, level_comm, level_bubble;
 	double node_overhead_w;
-	double nics_per_node, nic_w, switch_ports_per_nic, switch_port_w;
-	double switch_radix;	/* ports per switch, to count switches */
 	double pue;		/* constant PUE, unless pue_trace is set */
 	const char *pue_trace;
 };
@@ -58,9 +53,5 @@ void power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
 			 struct power *p);
 /* Power of one training GPU; busy <= 0 means no breakdown is known. */
 double power_train_gpu_w(const struct power *p, double busy, double tensor, double comm);
-/* Network power attributed to `nodes` nodes (NICs and switch ports). */
-double power_network_w(const struct power *p, double nodes);
-/* Switches attributed to `nodes` nodes (a fraction: their share of ports). */
-double power_switches(const struct power *p, double nodes);
 
 #endif

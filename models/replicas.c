@@ -91,7 +91,7 @@ static void encode(struct buf *b, int32_t idx, const struct report *rep, const s
 
 /* What every worker is given (its copy, after the fork). */
 struct job {
-	const struct scenario *sc;
+	const struct run_job *run;	/* read once per load */
 	uint64_t seed;
 	int n, W;
 	struct pace_cache *paces;	/* the caller's; may be NULL */
@@ -111,7 +111,7 @@ static void worker(void *ctx, int w, int fd)
 		struct run_opts o = { .seed = j->seed + (uint64_t)i, .pace_cache = paces };
 		struct err e = { 0 };
 		struct buf b = { 0 };
-		int ok = rep != NULL && run_simulate(j->sc, &o, rep, &e) == 0;
+		int ok = rep != NULL && run_simulate_job(j->run, &o, rep, &e) == 0;
 
 		if (rep == NULL)
 			err_set(&e, ERR_RUN, "out of memory");
@@ -263,10 +263,10 @@ static int take(struct gather *g, int w, const void *data, size_t len, int st,
 	return 0;
 }
 
-int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
+int replicas_run(const struct run_job *job, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e)
 {
-	struct job j = { sc, seed, n, workers > 0 ? workers : fj_cpus(), paces };
+	struct job j = { job, seed, n, workers > 0 ? workers : fj_cpus(), paces };
 	struct gather g = { .seed = seed, .bad = INT_MAX };
 	struct fj_pool *pool = NULL;
 	int rc = -1;

@@ -4,7 +4,8 @@
  * figure.
  *
  *   struct replicas *rs;
- *   replicas_run(sc, seed, n, 0, &rs, e);    // seeds seed .. seed+n-1
+ *   struct run_job *job = run_job_from_scenario(sc, NULL, e);
+ *   replicas_run(job, seed, n, 0, NULL, &rs, e);  // seeds seed .. seed+n-1
  *   ...run seed itself into the report that is written...
  *   replicas_add(rs, rep);                    // KEY_mean, KEY_ci95, replicas
  *   replicas_free(rs);
@@ -36,9 +37,13 @@ struct replicas;
 
 struct pace_cache;
 
-/* workers = 0: one per online CPU (at most n).  paces (may be NULL): step
- * results known already (models/pace.h), which the workers inherit. */
-int replicas_run(const struct scenario *sc, uint64_t seed, int n, int workers,
+struct run_job;
+
+/* Runs of job (models/run.h, read once per load) with seeds seed ..
+ * seed+n-1; workers = 0: one per online CPU (at most n).  paces (may be
+ * NULL): step results known already (models/pace.h), which the workers
+ * inherit. */
+int replicas_run(const struct run_job *job, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e);
 /* Add "replicas" and, for every summary figure KEY, KEY_mean and KEY_ci95. */
 void replicas_add(const struct replicas *rs, struct report *rep);

@@ -79,9 +79,9 @@ bool run_working(const struct run *r)
 /* The pace at dp replicas, computed once (a step simulation) and cached. */
 const struct pace *run_pace_get(struct run *r, int dp, struct err *e)
 {
-	if (dp == r->md.L.dp)
-		return &r->md.full;
-	if (!r->paces[dp].ready && pace_compute(&r->md.src, dp, &r->paces[dp], e) < 0)
+	if (dp == r->md->L.dp)
+		return &r->md->full;
+	if (!r->paces[dp].ready && pace_compute(&r->src, dp, &r->paces[dp], e) < 0)
 		return NULL;
 	return &r->paces[dp];
 }
@@ -144,17 +144,17 @@ static void schedule_iter(struct run *r)
 void run_start_work(struct run *r)
 {
 	const struct pace *p = r->pace;
-	int64_t left = r->md.tokens_needed - r->tokens;
+	int64_t left = r->md->tokens_needed - r->tokens;
 	int64_t target = r->iters + (left + p->tokens_per_iter - 1) / p->tokens_per_iter;
 
-	if (r->md.ck.enabled && r->ck_next_iter < target)
+	if (r->md->ck.enabled && r->ck_next_iter < target)
 		target = r->ck_next_iter;
 	if (r->iters < r->hwm_iters && r->hwm_iters < target)
 		target = r->hwm_iters;
 	run_enter(r, r->iters < r->hwm_iters ? RS_REDO : RS_TRAIN);
 	r->seg_start_ns = ev_now(r->sim);
 	r->seg_target = target;
-	if (r->md.full_fidelity)
+	if (r->md->full_fidelity)
 		schedule_iter(r);
 	else
 		r->pending = ev_after(r->sim, run_s_to_ns(pace_time_s(p, r->iters, target)),
@@ -164,18 +164,18 @@ void run_start_work(struct run *r)
 int run_dp_possible(const struct run *r)
 {
 	int per_pool[POOLS_MAX];
-	long gpus = (long)run_nodes_held(r, per_pool) * r->md.L.gpus_per_node;
-	long dp = gpus / r->md.gpus_per_replica;
+	long gpus = (long)run_nodes_held(r, per_pool) * r->md->L.gpus_per_node;
+	long dp = gpus / r->md->gpus_per_replica;
 
-	return dp > r->md.L.dp ? r->md.L.dp : (int)dp;
+	return dp > r->md->L.dp ? r->md->L.dp : (int)dp;
 }
 
 static int segment_done(struct run *r, struct err *e)
 {
 	r->pending = 0;
-	if (r->tokens >= r->md.tokens_needed)
+	if (r->tokens >= r->md->tokens_needed)
 		return run_finish(r, 1, e);
-	if (r->md.ck.enabled && r->iters == r->ck_next_iter)
+	if (r->md->ck.enabled && r->iters == r->ck_next_iter)
 		return run_begin_checkpoint(r, e);
 	run_start_work(r);		/* redo caught up: training again */
 	return 0;
@@ -228,33 +228,33 @@ static int register_kinds(struct run *r)
 
 static void start_processes(struct run *r)
 {
-	if (r->md.fl.enabled) {
-		if (r->md.fl.trace_n > 0)
+	if (r->md->fl.enabled) {
+		if (r->md->fl.trace_n > 0)
 			run_schedule_failure(r, 0);
 		else
 			for (int k = 0; k < FK_COUNT; k++)
 				run_schedule_failure(r, k);
 	}
-	for (int j = 0; j < r->md.spot.n; j++) {
-		r->sp[j].held = spot_avail_at(&r->md.spot.sp[j], 0);
+	for (int j = 0; j < r->md->spot.n; j++) {
+		r->sp[j].held = spot_avail_at(&r->md->spot.sp[j], 0);
 		run_schedule_spot(r, j);
 	}
 }
 
 static int run_events(struct run *r, struct err *e)
 {
-	int64_t max_ns = run_s_to_ns(sc_float(r->sc, "run.max_days") * 86400.0);
+	int64_t max_ns = run_s_to_ns(r->md->max_s);
 
 	for (int i = 0; i < TS_COUNT; i++)
 		if (rep_series(r->rep, series[i].name, series[i].unit) < 0)
 			return err_set(e, ERR_RUN, "cannot declare series %s", series[i].name);
 	if (acct_series(r->acct, r->rep) < 0 || TS_COUNT + acct_columns(r->acct) > ROW_MAX)
 		return err_set(e, ERR_RUN, "cannot declare the accounting series");
-	r->sample_ns = run_s_to_ns(sc_float(r->sc, "output.sample_interval_s"));
-	r->spares_free = r->md.fl.spares;
-	r->dp = r->dp_min = r->md.L.dp;
-	r->pace = &r->md.full;
-	r->ck_next_iter = r->md.ck.interval_iters;
+	r->sample_ns = run_s_to_ns(r->md->sample_interval_s);
+	r->spares_free = r->md->fl.spares;
+	r->dp = r->dp_min = r->md->L.dp;
+	r->pace = &r->md->full;
+	r->ck_next_iter = r->md->ck.interval_iters;
 	start_processes(r);
 	r->state = RS_WAIT;
 	r->starting = true;
@@ -277,22 +277,29 @@ static int run_events(struct run *r, struct err *e)
 int run_simulate(const struct scenario *sc, const struct run_opts *o,
 		 struct report *rep, struct err *e)
 {
+	struct run_job *j = run_job_from_scenario(sc, o->pace_cache, e);
+	int rc = j ? run_simulate_job(j, o, rep, e) : -1;
+
+	run_job_free(j);
+	return rc;
+}
+
+int run_simulate_job(const struct run_job *j, const struct run_opts *o,
+		     struct report *rep, struct err *e)
+{
 	struct run r;
 	int rc = -1;
 
 	memset(&r, 0, sizeof r);
-	r.sc = sc;
 	r.opts = o;
 	r.rep = rep;
-	if (run_model_from_scenario(sc, o->pace_cache, &r.md, e) < 0)
+	r.md = &j->md;
+	r.src = j->md.src;
+	r.src.cache = o->pace_cache;
+	if ((r.acct = acct_new_like(j->acct, e)) == NULL)
 		return -1;
-	r.acct = acct_new(sc, &r.md.g, &r.md.L, &r.md.pools, e);
-	if (r.acct == NULL) {
-		run_model_free(&r.md);
-		return -1;
-	}
 	r.sim = ev_sim_new();
-	r.paces = calloc((size_t)r.md.L.dp + 1, sizeof *r.paces);
+	r.paces = calloc((size_t)r.md->L.dp + 1, sizeof *r.paces);
 	for (int k = 0; k < FK_COUNT; k++) {
 		char name[32];
 		snprintf(name, sizeof name, "failures.%s", fail_kind_names[k]);
@@ -324,6 +331,5 @@ out:
 	free(r.paces);
 	ev_sim_free(r.sim);
 	acct_free(r.acct);
-	run_model_free(&r.md);
 	return rc;
 }

@@ -64,4 +64,19 @@ int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
 int run_simulate(const struct scenario *sc, const struct run_opts *o,
 		 struct report *rep, struct err *e);
 
+/* The same in two steps, for many runs of one job (replicas): the
+ * settings read once into typed structs (the model, the accounting and
+ * its traces; the scenario must outlive the job, whose errors found later
+ * name its keys), then runs that read no setting.  The job's full-cluster
+ * pace is computed with cache; the runs use o->pace_cache. */
+struct run_job;
+struct run_job *run_job_from_scenario(const struct scenario *sc,
+				      struct pace_cache *cache, struct err *e);
+void run_job_free(struct run_job *j);
+int run_simulate_job(const struct run_job *j, const struct run_opts *o,
+		     struct report *rep, struct err *e);
+/* run_check() for a job read already: the network built to check it; with
+ * out, the derived figures and what accounting will use. */
+int run_job_check(const struct run_job *j, FILE *out, struct err *e);
+
 #endif

@@ -16,11 +16,11 @@ int run_nodes_held(const struct run *r, int *per_pool)
 {
 	int total = 0;
 
-	for (int i = 0; i < r->md.pools.n; i++)
-		per_pool[i] = r->md.pools.p[i].nodes;
-	for (int j = 0; j < r->md.spot.n; j++)
-		per_pool[r->md.spot.sp[j].pool] = r->sp[j].held;
-	for (int i = 0; i < r->md.pools.n; i++)
+	for (int i = 0; i < r->md->pools.n; i++)
+		per_pool[i] = r->md->pools.p[i].nodes;
+	for (int j = 0; j < r->md->spot.n; j++)
+		per_pool[r->md->spot.sp[j].pool] = r->sp[j].held;
+	for (int i = 0; i < r->md->pools.n; i++)
 		total += per_pool[i];
 	return total;
 }
@@ -35,18 +35,26 @@ void run_tell_accounting(struct run *r)
 	int n = run_nodes_held(r, act.pool_nodes_held);
 
 	act.nodes_held = held ? n : 0;
-	act.gpus_held = act.nodes_held * r->md.L.gpus_per_node;
-	act.gpus_training = run_working(r) ? r->dp * r->md.gpus_per_replica : 0;
+	act.gpus_held = act.nodes_held * r->md->L.gpus_per_node;
+	act.gpus_training = run_working(r) ? r->dp * r->md->gpus_per_replica : 0;
 	/* training time still needed, at the running pace (budget projections) */
-	act.work_left_s = (double)(r->md.tokens_needed - r->tokens) / r->pace->tokens_per_iter *
+	act.work_left_s = (double)(r->md->tokens_needed - r->tokens) / r->pace->tokens_per_iter *
 			  r->pace->iter_s;
-	act.checkpoint_bytes = r->md.ck.size_bytes;
+	act.checkpoint_bytes = r->md->ck.size_bytes;
 	if (r->pace->step.iteration_s > 0) {	/* the step model's activity mix */
 		const struct step_result *st = &r->pace->step;
 		act.busy_frac = st->busy_frac;
 		act.tensor_active_frac = st->tensor_active_frac;
 		act.comm_frac = (st->tp_exposed_s + st->pp_exposed_s + st->dp_exposed_s) /
 				st->iteration_s;
+		/* traffic while the replicas run, at the pace in force (GC
+		 * pauses included: the same bytes over a longer iteration) */
+		for (size_t i = 0; run_working(r) && i < st->n_tiers; i++) {
+			int t = platform_tier_index(st->tier_names[i]);
+			if (t >= 0)
+				act.tier_bytes_per_s[t] += st->tier_bytes[i] /
+							   r->pace->iter_s;
+		}
 	}
 	act.checkpoints_written = r->checkpoints;
 	if (!held)
@@ -67,7 +75,7 @@ void run_io_set_rate(struct run *r, double rate_Bps)
 
 static void snapshot_or_write(struct run *r)
 {
-	const struct ckpt *ck = &r->md.ck;
+	const struct ckpt *ck = &r->md->ck;
 
 	r->ckpt_after_drain = false;
 	if (ck->mode == CKPT_SYNC)
@@ -103,7 +111,7 @@ int run_maybe_grow(struct run *r, struct err *e)
 {
 	int dp = run_dp_possible(r);
 
-	if (!r->md.spot.elastic || !r->grow_pending || dp <= r->dp)
+	if (!r->md->spot.elastic || !r->grow_pending || dp <= r->dp)
 		return 0;
 	r->grow_pending = false;
 	run_interrupt(r, true);
@@ -115,7 +123,7 @@ int run_maybe_grow(struct run *r, struct err *e)
 int run_on_ckpt_end(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct run *r = ctx;
-	const struct ckpt *ck = &r->md.ck;
+	const struct ckpt *ck = &r->md->ck;
 
 	(void)ev;
 	r->pending = 0;

@@ -32,7 +32,7 @@ void run_interrupt(struct run *r, bool lose)
 		lost = r->work_since_ck_s + (now - r->seg_start_ns) * 1e-9;
 	} else if (r->state == RS_CKPT) {
 		lost = r->work_since_ck_s + (now - r->state_since_ns) * 1e-9;
-		if (r->md.ck.mode == CKPT_SYNC && !r->ckpt_after_drain) {
+		if (r->md->ck.mode == CKPT_SYNC && !r->ckpt_after_drain) {
 			run_io_set_rate(r, 0);
 			r->checkpoints_lost++;
 		}
@@ -55,7 +55,7 @@ void run_interrupt(struct run *r, bool lose)
 	r->iters = r->ck_iters;
 	r->tokens = r->ck_tokens;
 	r->work_since_ck_s = 0;
-	r->ck_next_iter = r->ck_iters + r->md.ck.interval_iters;
+	r->ck_next_iter = r->ck_iters + r->md->ck.interval_iters;
 	r->final_ckpt = false;
 	r->ckpt_after_drain = false;
 }
@@ -64,8 +64,8 @@ void run_interrupt(struct run *r, bool lose)
 
 static bool spot_all_full(const struct run *r)
 {
-	for (int j = 0; j < r->md.spot.n; j++)
-		if (r->sp[j].held < r->md.spot.sp[j].nodes)
+	for (int j = 0; j < r->md->spot.n; j++)
+		if (r->sp[j].held < r->md->spot.sp[j].nodes)
 			return false;
 	return true;
 }
@@ -76,7 +76,7 @@ int run_try_resume(struct run *r, struct err *e)
 {
 	int dp = run_dp_possible(r);
 
-	if (r->need_spare > 0 || dp < 1 || (!r->md.spot.elastic && !spot_all_full(r))) {
+	if (r->need_spare > 0 || dp < 1 || (!r->md->spot.elastic && !spot_all_full(r))) {
 		if (r->state != RS_WAIT)
 			run_enter(r, RS_WAIT);
 		return 0;
@@ -92,7 +92,7 @@ int run_try_resume(struct run *r, struct err *e)
 		return -1;
 	if (dp < r->dp_min)
 		r->dp_min = dp;
-	r->grow_pending = dp < r->md.L.dp;
+	r->grow_pending = dp < r->md->L.dp;
 	if (r->starting) {	/* the first start is not a restart */
 		r->starting = false;
 		run_start_work(r);
@@ -101,7 +101,7 @@ int run_try_resume(struct run *r, struct err *e)
 	run_enter(r, RS_RESTART);
 	if (run_event(r, "restart_start", -1, dp, e) < 0)
 		return -1;
-	r->pending = ev_after(r->sim, run_s_to_ns(r->md.fl.restart_s + r->md.ck.load_s),
+	r->pending = ev_after(r->sim, run_s_to_ns(r->md->fl.restart_s + r->md->ck.load_s),
 			      r->k_restart_end, 0);
 	return 0;
 }
@@ -124,7 +124,7 @@ int run_on_restart_end(struct ev_sim *sim, const struct ev *ev, void *ctx, struc
 
 void run_schedule_failure(struct run *r, int kind)
 {
-	const struct failure *fl = &r->md.fl;
+	const struct failure *fl = &r->md->fl;
 
 	if (fl->trace_n > 0) {
 		if (r->trace_next < fl->trace_n)
@@ -140,7 +140,7 @@ void run_schedule_failure(struct run *r, int kind)
 int run_on_failure(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct run *r = ctx;
-	const struct failure *fl = &r->md.fl;
+	const struct failure *fl = &r->md->fl;
 	int kind, node;
 	char name[24];
 
@@ -151,7 +151,7 @@ int run_on_failure(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 		r->trace_next = ev->arg + 1;
 	} else {
 		kind = (int)ev->arg;
-		node = (int)gsl_rng_uniform_int(r->rng_where, (unsigned long)r->md.L.nodes);
+		node = (int)gsl_rng_uniform_int(r->rng_where, (unsigned long)r->md->L.nodes);
 	}
 	run_schedule_failure(r, kind);
 	if (r->state == RS_DONE)

@@ -50,7 +50,10 @@ struct model {
 	struct spot spot;
 	struct gc gc;
 	bool full_fidelity;
+	double max_s;			/* run.max_days */
+	double sample_interval_s;	/* output.sample_interval_s */
 	double params;
+	struct step_cfg step;		/* the step model's settings (owned) */
 	struct pace_src src;		/* how paces are computed */
 	struct pace full;		/* the whole cluster's pace */
 	struct mem_breakdown mem;	/* memory per GPU, largest stage */
@@ -62,6 +65,14 @@ struct model {
 	int nodes_per_replica;		/* tp x pp GPUs, in nodes (may be fractional: GPUs) */
 	int gpus_per_replica;
 	double mtti_s;
+	struct platform pf;		/* the hardware as built, for accounting */
+};
+
+/* What every run of the job reads: the model and the accounting, whose
+ * settings and traces each run's books copy (acct_new_like). */
+struct run_job {
+	struct model md;
+	struct acct *acct;
 };
 
 /* --- the run ------------------------------------------------------------ */
@@ -75,11 +86,11 @@ struct spot_state {
 };
 
 struct run {
-	const struct scenario *sc;
 	const struct run_opts *opts;
 	struct report *rep;
 	struct ev_sim *sim;
-	struct model md;
+	const struct model *md;
+	struct pace_src src;		/* md's, with the run's pace cache */
 	struct acct *acct;
 	gsl_rng *rng_fail[FK_COUNT], *rng_where, *rng_spot;
 

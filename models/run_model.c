@@ -1,14 +1,40 @@
 /*
  * run_model.c -- the run model's figures, derived once from the scenario:
  * model, layout, GPU, pools, failures, spot, GC, the full-cluster pace and
- * the checkpoint plan; and run_check(), which prints them without running.
+ * the checkpoint plan; the job (with the accounting) that every run of the
+ * load reads; and run_check(), which prints them without running.
  * Part of the run model (see run.c, run_int.h).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/run_int.h"
 #include "topologies/net.h"
+#include "topologies/platform.h"
+
+/* The settings the paces read, in the order their problems are reported:
+ * the options and memory at the full layout, then, for the step model, the
+ * GPU and the network's settings (the formula model's come last). */
+static int pace_setup(const struct scenario *sc, struct pace_cache *cache,
+		      struct model *md, struct err *e)
+{
+	step_cfg_from_scenario(sc, &md->step);
+	if (step_check_memory(&md->step, &md->m, &md->L, &md->g, &md->mem, e) < 0)
+		return -1;
+	pace_src_from_scenario(sc, &md->src);
+	md->src.step = &md->step;
+	md->src.m = &md->m;
+	md->src.L = &md->L;
+	md->src.g = &md->g;
+	md->src.gc = &md->gc;
+	md->src.shrink_batch = md->spot.shrink_batch;
+	md->src.cache = cache;
+	if (md->src.use_step && (step_check_gpu(&md->step, &md->g, e) < 0 ||
+				 step_cfg_read_net(sc, &md->step, e) < 0))
+		return -1;
+	return pace_compute(&md->src, md->L.dp, &md->full, e);
+}
 
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e)
@@ -28,24 +54,13 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	}
 	gc_from_scenario(sc, &md->gc);
 	md->full_fidelity = sc_bool(sc, "run.full_fidelity");
+	md->max_s = sc_float(sc, "run.max_days") * 86400.0;
+	md->sample_interval_s = sc_float(sc, "output.sample_interval_s");
 	md->gpus_per_replica = md->L.tp * md->L.pp;
 
 	md->params = tfm_params(&md->m);
-	if (step_check_memory(sc, &md->m, &md->L, &md->g, &md->mem, e) < 0) {
-		spot_free(&md->spot);
-		failure_free(&md->fl);
-		return -1;
-	}
-	pace_src_from_scenario(sc, &md->src);
-	md->src.m = &md->m;
-	md->src.L = &md->L;
-	md->src.g = &md->g;
-	md->src.gc = &md->gc;
-	md->src.shrink_batch = md->spot.shrink_batch;
-	md->src.cache = cache;
-	if (pace_compute(&md->src, md->L.dp, &md->full, e) < 0) {
-		spot_free(&md->spot);
-		failure_free(&md->fl);
+	if (pace_setup(sc, cache, md, e) < 0) {
+		run_model_free(md);
 		return -1;
 	}
 	md->iteration_s = md->full.compute_s;
@@ -55,9 +70,11 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->tokens_needed = md->total_iters * md->tokens_per_iter;
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
-			       md->mtti_s, &md->ck, e) < 0) {
-		spot_free(&md->spot);
-		failure_free(&md->fl);
+			       md->mtti_s, &md->ck, e) < 0 ||
+	    step_cfg_read_net(sc, &md->step, e) < 0 ||
+	    pace_cache_platform(cache, md->step.net, md->L.gpus, md->L.gpus_per_node,
+				&md->pf, e) < 0) {
+		run_model_free(md);
 		return -1;
 	}
 	return 0;
@@ -65,45 +82,82 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 
 void run_model_free(struct model *md)
 {
+	step_cfg_free(&md->step);
 	spot_free(&md->spot);
 	failure_free(&md->fl);
+}
+
+struct run_job *run_job_from_scenario(const struct scenario *sc,
+				      struct pace_cache *cache, struct err *e)
+{
+	struct run_job *j = calloc(1, sizeof *j);
+
+	if (j == NULL) {
+		err_set(e, ERR_RUN, "out of memory");
+		return NULL;
+	}
+	if (run_model_from_scenario(sc, cache, &j->md, e) < 0) {
+		free(j);
+		return NULL;
+	}
+	j->acct = acct_new(sc, &j->md.g, &j->md.L, &j->md.pools, &j->md.pf, e);
+	if (j->acct == NULL) {
+		run_job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void run_job_free(struct run_job *j)
+{
+	if (j == NULL)
+		return;
+	acct_free(j->acct);
+	run_model_free(&j->md);
+	free(j);
+}
+
+static void print_derived(const struct model *md, FILE *out)
+{
+	fprintf(out, "# derived\n");
+	fprintf(out, "parameters            %.4g\n", md->params);
+	fprintf(out, "flops_per_token       %.4g  (model, no recomputation)\n",
+		tfm_model_flops_per_token(&md->m));
+	fprintf(out, "gpus                  %d  (%d nodes of %d)\n", md->L.gpus,
+		md->L.nodes, md->L.gpus_per_node);
+	fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
+		md->L.tp, md->L.pp, md->L.dp, md->L.microbatches);
+	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);
+	fprintf(out, "iterations            %lld\n", (long long)md->total_iters);
+	fprintf(out, "checkpoint            %.4g bytes, write %.1f s, stall %.2f s, "
+		"every %lld iterations\n", md->ck.size_bytes, md->ck.write_s,
+		md->ck.stall_s, (long long)md->ck.interval_iters);
+	fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
+		md->mtti_s, md->ck.young_s, md->ck.daly_s);
+	step_print_memory(out, &md->mem, md->g.hbm_bytes);
+}
+
+int run_job_check(const struct run_job *j, FILE *out, struct err *e)
+{
+	/* Built to check it (the formula model does not use it). */
+	struct net *net = net_build(j->md.step.net, e);
+
+	if (net == NULL)
+		return -1;
+	net_free(net);
+	if (out != NULL) {
+		print_derived(&j->md, out);
+		acct_describe(j->acct, out);
+	}
+	return 0;
 }
 
 int run_check(const struct scenario *sc, struct pace_cache *cache, FILE *out,
 	      struct err *e)
 {
-	struct model md;
-	struct net *net;
-	int rc;
+	struct run_job *j = run_job_from_scenario(sc, cache, e);
+	int rc = j ? run_job_check(j, out, e) : -1;
 
-	if (run_model_from_scenario(sc, cache, &md, e) < 0)
-		return -1;
-	/* The network is built only to check it until the step model uses it. */
-	net = net_build(sc, e);
-	if (net == NULL) {
-		run_model_free(&md);
-		return -1;
-	}
-	net_free(net);
-	if (out != NULL) {
-		fprintf(out, "# derived\n");
-		fprintf(out, "parameters            %.4g\n", md.params);
-		fprintf(out, "flops_per_token       %.4g  (model, no recomputation)\n",
-			tfm_model_flops_per_token(&md.m));
-		fprintf(out, "gpus                  %d  (%d nodes of %d)\n", md.L.gpus,
-			md.L.nodes, md.L.gpus_per_node);
-		fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
-			md.L.tp, md.L.pp, md.L.dp, md.L.microbatches);
-		fprintf(out, "iteration_time_s      %.4f\n", md.iteration_s);
-		fprintf(out, "iterations            %lld\n", (long long)md.total_iters);
-		fprintf(out, "checkpoint            %.4g bytes, write %.1f s, stall %.2f s, "
-			"every %lld iterations\n", md.ck.size_bytes, md.ck.write_s,
-			md.ck.stall_s, (long long)md.ck.interval_iters);
-		fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
-			md.mtti_s, md.ck.young_s, md.ck.daly_s);
-		step_print_memory(out, &md.mem, md.g.hbm_bytes);
-	}
-	rc = acct_check(sc, &md.g, &md.L, &md.pools, out, e);
-	run_model_free(&md);
+	run_job_free(j);
 	return rc;
 }

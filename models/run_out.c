@@ -20,7 +20,7 @@ int run_sample(struct run *r, struct err *e)
 	run_io_set_rate(r, r->io_rate_Bps);
 	row[TS_TOKENS] = r->tokens + (done - r->iters) * (run_working(r) ? r->pace->tokens_per_iter : 0);
 	row[TS_STATE] = r->state;
-	row[TS_ACTIVE_GPUS] = run_working(r) ? r->dp * r->md.gpus_per_replica : 0;
+	row[TS_ACTIVE_GPUS] = run_working(r) ? r->dp * r->md->gpus_per_replica : 0;
 	row[TS_NODES] = r->state == RS_DONE ? 0 : run_nodes_held(r, per_pool);
 	row[TS_DP] = r->dp;
 	row[TS_IO_BPS] = dt_s > 0 ? (r->io_bytes - r->io_bytes_at_sample) / dt_s : 0;
@@ -33,7 +33,7 @@ int run_sample(struct run *r, struct err *e)
 	acct_sample(r->acct, now, row + TS_COUNT);
 	if (r->opts->progress)
 		r->opts->progress(r->opts->progress_ctx,
-				  row[TS_TOKENS] / (double)r->md.tokens_needed, now * 1e-9);
+				  row[TS_TOKENS] / (double)r->md->tokens_needed, now * 1e-9);
 	return rep_sample(r->rep, now / 1e9, row, e);
 }
 
@@ -79,7 +79,7 @@ int run_finish(struct run *r, int completed, struct err *e)
 
 void run_summarize(struct run *r)
 {
-	const struct model *md = &r->md;
+	const struct model *md = r->md;
 	struct report *rep = r->rep;
 	const struct pace *full = &md->full;
 	double dur_s = r->end_ns * 1e-9;
@@ -143,7 +143,7 @@ void run_summarize(struct run *r)
  * formula model knows only the total), then what the run adds to it. */
 int run_write_step(struct run *r, struct err *e)
 {
-	const struct model *md = &r->md;
+	const struct model *md = r->md;
 	struct report *rep = r->rep;
 
 	if (md->src.use_step) {

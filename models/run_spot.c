@@ -16,7 +16,7 @@
 
 void run_schedule_spot(struct run *r, int j)
 {
-	const struct spot_pool *p = &r->md.spot.sp[j];
+	const struct spot_pool *p = &r->md->spot.sp[j];
 	struct spot_state *s = &r->sp[j];
 	double now_s = ev_now(r->sim) * 1e-9;
 
@@ -45,18 +45,18 @@ void run_schedule_spot(struct run *r, int j)
 static bool loss_stops_job(const struct run *r, int k)
 {
 	int per_pool[POOLS_MAX];
-	long gpus = ((long)run_nodes_held(r, per_pool) - k) * r->md.L.gpus_per_node;
-	long dp = gpus / r->md.gpus_per_replica;
+	long gpus = ((long)run_nodes_held(r, per_pool) - k) * r->md->L.gpus_per_node;
+	long dp = gpus / r->md->gpus_per_replica;
 
-	if (!r->md.spot.elastic)
+	if (!r->md->spot.elastic)
 		return true;
-	return (dp > r->md.L.dp ? r->md.L.dp : dp) < r->dp;
+	return (dp > r->md->L.dp ? r->md->L.dp : dp) < r->dp;
 }
 
 /* Time a complete checkpoint would take from now. */
 static double checkpoint_needs_s(const struct run *r)
 {
-	const struct ckpt *ck = &r->md.ck;
+	const struct ckpt *ck = &r->md->ck;
 	double drain_left = r->draining ? (r->drain_end_ns - ev_now(r->sim)) * 1e-9 : 0;
 
 	return ck->mode == CKPT_SYNC ? ck->write_s : drain_left + ck->snapshot_s + ck->write_s;
@@ -66,7 +66,7 @@ int run_on_notice(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 {
 	struct run *r = ctx;
 	int j = (int)ev->arg;
-	const struct spot_pool *p = &r->md.spot.sp[j];
+	const struct spot_pool *p = &r->md->spot.sp[j];
 	struct spot_state *s = &r->sp[j];
 	double left_s;
 	int lose;
@@ -84,7 +84,7 @@ int run_on_notice(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	}
 	if (run_event(r, "preempt_notice", p->pool, lose, e) < 0)
 		return -1;
-	if (r->state == RS_DONE || !r->md.ck.enabled || !r->md.ck.on_notice ||
+	if (r->state == RS_DONE || !r->md->ck.enabled || !r->md->ck.on_notice ||
 	    !loss_stops_job(r, lose))
 		return 0;
 	if (run_working(r)) {
@@ -117,7 +117,7 @@ static int preempt(struct run *r, int j, int k, struct err *e)
 	r->preemptions++;
 	r->preempted_nodes += k;
 	run_tell_accounting(r);
-	if (run_event(r, "preemption", r->md.spot.sp[j].pool, k, e) < 0)
+	if (run_event(r, "preemption", r->md->spot.sp[j].pool, k, e) < 0)
 		return -1;
 	if (r->state == RS_DONE)
 		return 0;
@@ -141,13 +141,13 @@ static int capacity_return(struct run *r, int j, int k, struct err *e)
 {
 	r->sp[j].held += k;
 	run_tell_accounting(r);
-	if (run_event(r, "capacity_return", r->md.spot.sp[j].pool, k, e) < 0)
+	if (run_event(r, "capacity_return", r->md->spot.sp[j].pool, k, e) < 0)
 		return -1;
 	if (r->state == RS_WAIT && !r->final_ckpt)
 		return run_try_resume(r, e);
-	if (r->md.spot.elastic && run_dp_possible(r) > r->dp) {
+	if (r->md->spot.elastic && run_dp_possible(r) > r->dp) {
 		r->grow_pending = true;
-		if (!r->md.ck.enabled && run_working(r))
+		if (!r->md->ck.enabled && run_working(r))
 			return run_maybe_grow(r, e);
 	}
 	return 0;
@@ -177,7 +177,7 @@ int run_on_spot_preempt(struct ev_sim *sim, const struct ev *ev, void *ctx, stru
 	r->sp[j].notices--;
 	if (preempt(r, j, 1, e) < 0)
 		return -1;
-	ev_after(sim, run_s_to_ns(r->md.spot.sp[j].replacement_s), r->k_spot_return, (uint64_t)j);
+	ev_after(sim, run_s_to_ns(r->md->spot.sp[j].replacement_s), r->k_spot_return, (uint64_t)j);
 	run_schedule_spot(r, j);
 	return 0;
 }

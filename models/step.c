@@ -416,24 +416,56 @@ done:
 	return rc;
 }
 
-int step_simulate(const struct scenario *sc, const struct tfm *m,
+void step_cfg_from_scenario(const struct scenario *sc, struct step_cfg *c)
+{
+	par_from_scenario(sc, &c->par);
+	c->net = NULL;
+	c->where = sc_where_of(sc);
+}
+
+int step_cfg_read_net(const struct scenario *sc, struct step_cfg *c, struct err *e)
+{
+	if (c->net == NULL && (c->net = net_cfg_from_scenario(sc, e)) == NULL)
+		return -1;
+	return 0;
+}
+
+void step_cfg_free(struct step_cfg *c)
+{
+	net_cfg_free(c->net);
+	c->net = NULL;
+}
+
+int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e)
+{
+	if (gpu_check_curve(g, c->where, e) < 0)
+		return -1;
+	if (c->par.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
+		return sc_where_error(c->where, e, "parallel.dtype", "%s has no FP8 "
+				      "tensor cores (expected bf16)", g->name);
+	return 0;
+}
+
+int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e)
 {
-	struct par_opts o;
+	struct par_opts o = c->par;
 	struct net *net;
 	int rc;
 
-	if (par_from_scenario(sc, m, L, &o, e) < 0 ||
-	    gpu_check_curve(sc, g->name, e) < 0 ||
-	    step_check_memory(sc, m, L, g, NULL, e) < 0)
+	/* in the order the scenario's problems are best reported in */
+	if (par_check(c->where, m, L, &o, e) < 0 ||
+	    gpu_check_curve(g, c->where, e) < 0 ||
+	    step_check_memory(c, m, L, g, NULL, e) < 0 ||
+	    step_check_gpu(c, g, e) < 0)
 		return -1;
-	if (o.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
-		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor "
-				"cores (expected bf16)", g->name);
-	net = net_build(sc, e);
+	if (c->net == NULL)
+		return err_set(e, ERR_RUN, "step: the network's settings were not read");
+	net = net_build(c->net, e);
 	if (!net)
 		return -1;
+	o.dp_bucket_bytes = par_dp_bucket_bytes(&c->par, L->dp);
 	rc = step_simulate_net(m, L, &o, g, net, out, e);
 	net_free(net);
 	return rc;

@@ -1,8 +1,11 @@
 /*
  * step.h -- one training iteration simulated on the event engine.
  *
+ *   struct step_cfg cfg;		once per load
+ *   step_cfg_from_scenario(sc, &cfg);
+ *   if (step_cfg_read_net(sc, &cfg, &err) < 0) ...
  *   struct step_result r;
- *   if (step_simulate(sc, &tfm, &layout, &gpu, &r, &err) < 0) ...
+ *   if (step_simulate(&cfg, &tfm, &layout, &gpu, &r, &err) < 0) ...
  *
  * Ranks: one pipeline (pp stages; each stage is a TP group running in
  * lockstep) is simulated op by op: a compute stream per stage runs the
@@ -91,16 +94,34 @@ struct step_result {
 	uint64_t events;		/* engine events handled */
 };
 
-/* Peak memory per GPU; a scenario error with the breakdown when it does
- * not fit HBM.  out may be NULL. */
-int step_check_memory(const struct scenario *sc, const struct tfm *m,
+/* What the step model reads from the scenario, once per load: the
+ * parallel options and the network's settings (typed), and a handle that
+ * names the keys in errors found later, e.g. a job that no longer fits in
+ * memory after an elastic resize (the models read no value from it). */
+struct step_cfg {
+	struct par_opts par;		/* dp_bucket_bytes 0: Megatron's for the dp */
+	struct net_cfg *net;		/* owned; NULL until step_cfg_read_net() */
+	const struct sc_where *where;
+};
+void step_cfg_from_scenario(const struct scenario *sc, struct step_cfg *c);
+/* The network's settings, read apart: only a model that builds the network
+ * reports problems in them, and after the checks that come first. */
+int step_cfg_read_net(const struct scenario *sc, struct step_cfg *c, struct err *e);
+void step_cfg_free(struct step_cfg *c);
+
+/* The options against the layout, then peak memory per GPU: an error with
+ * the breakdown when it does not fit HBM.  out may be NULL. */
+int step_check_memory(const struct step_cfg *c, const struct tfm *m,
 		      const struct layout *L, const struct gpu_spec *g,
 		      struct mem_breakdown *out, struct err *e);
 void step_print_memory(FILE *f, const struct mem_breakdown *b, double hbm_bytes);
+/* The GPU for the step model: its efficiency curve, FP8 when asked for. */
+int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e);
 
-/* One iteration of the scenario's job on layout L (L->dp may be smaller
- * than the scenario's, for a job shrunk by failures).  Builds the network. */
-int step_simulate(const struct scenario *sc, const struct tfm *m,
+/* One iteration of the job on layout L (L->dp may be smaller than the
+ * scenario's, for a job shrunk by failures): the checks above for L, then
+ * the network built from c->net and the simulation. */
+int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
 

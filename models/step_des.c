@@ -13,10 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/evkey.h"
 #include "models/megatron.h"
 #include "models/step.h"
 
 enum { STREAM_GRAD, STREAM_GATHER, N_STREAMS };
+
+/* Event arguments and collective tags: (stage, stream) for a collective,
+ * (stage, virtual stage or V for the whole buffer) for a gradient bucket;
+ * (microbatch, virtual stage, backward) for an arrival.  des_setup()
+ * checks the plan's counts fit. */
+static const struct evkey key_stage = { 2, { 32, 32 } };
+static const struct evkey key_arrive = { 3, { 32, 30, 2 } };
 
 struct bucket {
 	enum coll_op op;
@@ -147,13 +155,15 @@ static int collective_done(struct des *d, int k, int which, struct err *e)
 
 static int on_netsim_done(void *ctx, uint64_t tag, struct err *e)
 {
-	return collective_done(ctx, (int)(tag & 0xffffffff), (int)(tag >> 32), e);
+	return collective_done(ctx, (int)evkey_get(&key_stage, tag, 0),
+			       (int)evkey_get(&key_stage, tag, 1), e);
 }
 
 static int on_comm(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	(void)sim;
-	return collective_done(ctx, (int)(ev->arg & 0xffffffff), (int)(ev->arg >> 32), e);
+	return collective_done(ctx, (int)evkey_get(&key_stage, ev->arg, 0),
+			       (int)evkey_get(&key_stage, ev->arg, 1), e);
 }
 
 /* Time of one collective alone on the fabric, cached per (op, bytes, stage). */
@@ -180,7 +190,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 {
 	struct stage *st = &d->stages[k];
 	struct stream *s = &st->st[which];
-	uint64_t tag = (uint64_t)k | (uint64_t)which << 32;
+	uint64_t tag = evkey_pack(&key_stage, (int64_t[]){ k, which });
 
 	if (s->in_flight > 0 || s->head >= s->len)
 		return 0;
@@ -237,7 +247,7 @@ static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t
 	for (int i = 0; i < nb; i++) {
 		int64_t t = start_ns + (d->p->overlap_grad_reduce ?
 					dur_ns * (i + 1) / nb : dur_ns);
-		ev_at(d->sim, t, d->k_bucket, (uint64_t)k | (uint64_t)vs << 32);
+		ev_at(d->sim, t, d->k_bucket, evkey_pack(&key_stage, (int64_t[]){ k, vs }));
 		d->stages[k].pending_ready++;
 	}
 	return 0;
@@ -251,7 +261,8 @@ static enum coll_op grad_op(const struct des *d)
 static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct des *d = ctx;
-	int k = (int)(ev->arg & 0xffffffff), vs = (int)(ev->arg >> 32);
+	int k = (int)evkey_get(&key_stage, ev->arg, 0);
+	int vs = (int)evkey_get(&key_stage, ev->arg, 1);
 	double bytes = 0;
 	int nb = 1;
 
@@ -291,7 +302,8 @@ static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 		return 0;
 	/* one collective over the contiguous gradient buffer (Megatron's local
 	 * DDP without overlap) */
-	ev_at(d->sim, now + dur, d->k_bucket, (uint64_t)k | (uint64_t)d->V << 32);
+	ev_at(d->sim, now + dur, d->k_bucket,
+	      evkey_pack(&key_stage, (int64_t[]){ k, d->V }));
 	st->pending_ready++;
 	return 0;
 }
@@ -328,7 +340,7 @@ static int try_start(struct des *d, int k, struct err *e)
 
 static void arrive_after(struct des *d, int bwd, int vs, int mb)
 {
-	uint64_t arg = (uint64_t)bwd << 62 | (uint64_t)vs << 32 | (uint64_t)mb;
+	uint64_t arg = evkey_pack(&key_arrive, (int64_t[]){ mb, vs, bwd });
 
 	ev_after(d->sim, d->p2p_ns, d->k_arrive, arg);
 }
@@ -400,8 +412,9 @@ static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 static int on_arrive(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct des *d = ctx;
-	int bwd = (int)(ev->arg >> 62);
-	int vs = (int)((ev->arg >> 32) & 0x3fffffff), mb = (int)(ev->arg & 0xffffffff);
+	int mb = (int)evkey_get(&key_arrive, ev->arg, 0);
+	int vs = (int)evkey_get(&key_arrive, ev->arg, 1);
+	int bwd = (int)evkey_get(&key_arrive, ev->arg, 2);
 
 	(void)sim;
 	(bwd ? d->bwd_ready : d->fwd_ready)[vs * d->p->microbatches + mb] = 1;
@@ -520,6 +533,12 @@ static int des_setup(struct des *d, struct err *e)
 	int pp = p->pp, v = p->v, m = p->microbatches;
 
 	d->V = pp * v;
+	if (evkey_check(&key_stage, 0, pp - 1, "pipeline stages", e) < 0 ||
+	    evkey_check(&key_stage, 1, d->V > N_STREAMS ? d->V : N_STREAMS,
+			"virtual stages", e) < 0 ||
+	    evkey_check(&key_arrive, 0, m - 1, "microbatches", e) < 0 ||
+	    evkey_check(&key_arrive, 1, d->V - 1, "virtual stages", e) < 0)
+		return -1;
 	d->sim = ev_sim_new();
 	d->stages = calloc((size_t)pp, sizeof *d->stages);
 	d->fwd_ready = calloc((size_t)d->V * m, 1);

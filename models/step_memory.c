@@ -31,25 +31,24 @@ void step_print_memory(FILE *f, const struct mem_breakdown *b, double hbm_bytes)
 		hbm_bytes / GB);
 }
 
-int step_check_memory(const struct scenario *sc, const struct tfm *m,
+int step_check_memory(const struct step_cfg *c, const struct tfm *m,
 		      const struct layout *L, const struct gpu_spec *g,
 		      struct mem_breakdown *out, struct err *e)
 {
-	struct par_opts o;
 	struct mem_breakdown b;
 	char text[512];
 
-	if (par_from_scenario(sc, m, L, &o, e) < 0)
+	if (par_check(c->where, m, L, &c->par, e) < 0)
 		return -1;
-	mem_peak(m, L, &o, &b);
+	mem_peak(m, L, &c->par, &b);
 	if (out)
 		*out = b;
 	if (b.total_bytes > g->hbm_bytes) {
 		breakdown_text(&b, text, sizeof text);
-		return sc_error(sc, e, "cluster.gpu", "the job does not fit in %s's "
-				"%.0f GB of HBM (%s; expected a smaller micro_batch, "
-				"more recomputation, more tp/pp or a ZeRO stage)",
-				g->name, g->hbm_bytes / GB, text);
+		return sc_where_error(c->where, e, "cluster.gpu", "the job does not "
+				      "fit in %s's %.0f GB of HBM (%s; expected a smaller "
+				      "micro_batch, more recomputation, more tp/pp or a "
+				      "ZeRO stage)", g->name, g->hbm_bytes / GB, text);
 	}
 	return 0;
 }

@@ -123,6 +123,18 @@ size_t sc_children(const struct scenario *sc, const char *group,
 int sc_error(const struct scenario *sc, struct err *e, const char *path,
 	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Where a loaded scenario's keys are, for errors the models find after the
+ * load (a job that no longer fits in memory after an elastic resize): a
+ * handle that can name places and nothing else, so that models keep no
+ * way of reading values from the tree once the loader has filled their
+ * typed settings.  Valid while the scenario lives. */
+struct sc_where;
+const struct sc_where *sc_where_of(const struct scenario *sc);
+/* sc_error() at w; a NULL w (settings filled by hand, in tests) gives
+ * "PATH: message". */
+int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 const char *sc_file(const struct scenario *sc);
 /* A file a setting names (a trace): rel looked for in the scenario's
  * directory, $TRAINSIM_PATH, then the installed scenarios (sim/path.h);

@@ -90,16 +90,47 @@ int cfg_fail(const struct scenario *sc, struct err *e, const char *path,
 	return err_set(e, ERR_USAGE, "%s: %s: %s", loc, path, why);
 }
 
+/* sc NULL: no scenario to name a place in, "PATH: message". */
+static int vfail(const struct scenario *sc, struct err *e, const char *path,
+		 const char *fmt, va_list ap)
+{
+	char why[CFG_WHY_MAX];
+
+	vsnprintf(why, sizeof why, fmt, ap);
+	if (sc == NULL)
+		return err_set(e, ERR_USAGE, "%s: %s", path, why);
+	return cfg_fail(sc, e, path, why);
+}
+
 int sc_error(const struct scenario *sc, struct err *e, const char *path,
 	     const char *fmt, ...)
 {
-	char why[CFG_WHY_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	rc = vfail(sc, e, path, fmt, ap);
 	va_end(ap);
-	return cfg_fail(sc, e, path, why);
+	return rc;
+}
+
+/* The handle is the scenario itself, under a type that only the two
+ * functions here turn back into one. */
+const struct sc_where *sc_where_of(const struct scenario *sc)
+{
+	return (const struct sc_where *)sc;
+}
+
+int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail((const struct scenario *)w, e, path, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* ---- did you mean ------------------------------------------------------ */

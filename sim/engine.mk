@@ -1,15 +1,16 @@
 # sim/engine.mk -- errors, the event engine, random streams, forked jobs
 # (replicas and the planner's helpers).
 libtrainsim_a_SOURCES += sim/err.c sim/forkjobs.c
-noinst_HEADERS += sim/err.h sim/ev.h sim/rng.h sim/forkjobs.h
+noinst_HEADERS += sim/err.h sim/ev.h sim/evkey.h sim/rng.h sim/forkjobs.h sim/grow.h
 libtrainsim_a_SOURCES += sim/ev.c sim/rng.c
 # The event queue: API and refill, then its tiers; evq_int.h is private to them.
 libtrainsim_a_SOURCES += sim/evq.c sim/evq_bottom.c sim/evq_rung.c \
 	sim/evq_block.c sim/evq_pend.c
 noinst_HEADERS += sim/evq_int.h
 
-check_PROGRAMS += tests/ev-t tests/rng-t
-TESTS += tests/ev-t tests/rng-t
+check_PROGRAMS += tests/ev-t tests/rng-t tests/evkey-t
+TESTS += tests/ev-t tests/rng-t tests/evkey-t
+tests_evkey_t_SOURCES = tests/evkey-t.c
 tests_ev_t_SOURCES = tests/ev-t.c
 tests_rng_t_SOURCES = tests/rng-t.c
 

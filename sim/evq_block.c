@@ -59,25 +59,16 @@ EVQ_COLD int evq_list_new_tail(struct evq *q, struct evq_list *l)
 	return 0;
 }
 
+static inline void run_append(struct evq *q, void *to, const struct ev *x)
+{
+	(void)to;
+	q->run[q->n++] = *x;
+}
+
 /* Move l's live entries to the run (it has room: the reserve); l empties. */
 void evq_list_drain(struct evq *q, struct evq_list *l)
 {
-	struct evq_blk *b = l->head;
-
-	while (b != NULL) {
-		struct evq_blk *next = b->next;
-		uint32_t m = blk_count(l, b);
-		blk_prefetch(next);
-		for (uint32_t i = 0; i < m; i++) {
-			if (pend_live(q, &b->ev[i]))
-				q->run[q->n++] = b->ev[i];
-			else
-				q->dead--;
-		}
-		blk_free(q, b);
-		b = next;
-	}
-	list_init(l);
+	list_take(q, l, run_append, NULL);
 }
 
 /* Fetch the lines of l's first block that hold events. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim/evq_int.h"
+#include "sim/grow.h"
 
 /* The chunk's last pending id went: free it, unless it is the newest. */
 EVQ_COLD void evq_pend_chunk_empty(struct evq *q, struct evq_chunk *ch)
@@ -37,12 +38,10 @@ static int pend_dir_room(struct evq *q)
 		q->dir_base += lo;
 		return 0;
 	}
-	size_t cap = q->dir_cap ? 2 * q->dir_cap : 8;
-	struct evq_chunk *dir = realloc(q->dir, cap * sizeof *dir);
+	struct evq_chunk *dir = grow_room(q->dir, &q->dir_cap, q->dir_n, sizeof *dir, 8);
 	if (dir == NULL)
 		return -1;
 	q->dir = dir;
-	q->dir_cap = cap;
 	return 0;
 }
 

@@ -58,6 +58,11 @@ static inline void rung_put(struct evq *q, struct evq_rung *r,
 	list_put(l, x);
 }
 
+static inline void rung_put_to(struct evq *q, void *r, const struct ev *x)
+{
+	rung_put(q, r, x);
+}
+
 /*
  * Spread list l over a new deepest rung; false (l unchanged) if it has too
  * few events, only one time, or memory is short.  Source blocks are freed
@@ -71,21 +76,7 @@ bool evq_list_spread(struct evq *q, struct evq_list *l)
 	struct evq_rung *r = rung_open(q, l->min_ns, l->max_ns, l->n, 1);
 	if (r == NULL)
 		return false;
-	struct evq_blk *b = l->head;
-	while (b != NULL) {
-		struct evq_blk *next = b->next;
-		uint32_t m = blk_count(l, b);
-		blk_prefetch(next);
-		for (uint32_t i = 0; i < m; i++) {
-			if (pend_live(q, &b->ev[i]))
-				rung_put(q, r, &b->ev[i]);
-			else
-				q->dead--;
-		}
-		blk_free(q, b);
-		b = next;
-	}
-	list_init(l);
+	list_take(q, l, rung_put_to, r);
 	return true;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/grow.h"
 #include "sim/h5out.h"
 #include "sim/report.h"
 
@@ -59,19 +60,6 @@ struct report {
 	struct err deferred;	/* first failure of a void setter */
 	struct err broken;	/* a file failure: later writes and commit fail */
 };
-
-/* Room for element n of an array p of capacity *cap: p itself, or p moved
- * to a larger block; NULL (p untouched) when out of memory. */
-static void *rep_grow(void *p, size_t *cap, size_t n, size_t elem)
-{
-	size_t want = *cap ? 2 * *cap : 8;
-
-	if (n < *cap)
-		return p;
-	if ((p = realloc(p, want * elem)) != NULL)
-		*cap = want;
-	return p;
-}
 
 static int rep_valid_name(const char *name)
 {
@@ -185,7 +173,7 @@ static void rep_nums_set(struct report *r, struct rep_nums *l, const char *what,
 		x->value = value;
 		return;
 	}
-	if ((grown = rep_grow(l->v, &l->cap, l->n, sizeof *l->v)) == NULL)
+	if ((grown = grow_room(l->v, &l->cap, l->n, sizeof *l->v, 8)) == NULL)
 		goto oom;
 	l->v = grown;
 	x = &l->v[l->n];
@@ -251,7 +239,8 @@ static struct rep_attr *rep_attr_slot(struct report *r, const char *name, struct
 	for (i = 0; i < r->nattrs; i++)
 		if (strcmp(r->attrs[i].name, name) == 0)
 			return &r->attrs[i];
-	if ((grown = rep_grow(r->attrs, &r->capattrs, r->nattrs, sizeof *r->attrs)) == NULL) {
+	grown = grow_room(r->attrs, &r->capattrs, r->nattrs, sizeof *r->attrs, 8);
+	if (grown == NULL) {
 		err_set(e, ERR_RUN, "attribute %s: out of memory", name);
 		return NULL;
 	}
@@ -310,7 +299,8 @@ static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct er
 		if (strcmp(r->vecs[i].name, name) == 0)
 			return err_set(e, ERR_RUN, "step dataset %s given twice", name),
 			       NULL;
-	if ((grown = rep_grow(r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs)) == NULL)
+	grown = grow_room(r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs, 8);
+	if (grown == NULL)
 		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
 	r->vecs = grown;
 	v = &r->vecs[r->nvecs];
@@ -378,7 +368,8 @@ int rep_series(struct report *r, const char *name, const char *unit)
 	for (size_t i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, name) == 0)
 			return -1;
-	if ((grown = rep_grow(r->series, &r->capseries, r->nseries, sizeof *r->series)) == NULL)
+	grown = grow_room(r->series, &r->capseries, r->nseries, sizeof *r->series, 8);
+	if (grown == NULL)
 		return -1;
 	r->series = grown;
 	s = &r->series[r->nseries];

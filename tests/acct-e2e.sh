@@ -2,34 +2,41 @@
 # Accounting end to end: scenarios/finops-h100.cfg (reserved + spot pools,
 # hourly grid and spot traces, storage tiers, a cost budget) through the
 # trainsim command, checked in the HDF5 file and the JSON summary.
-set -u
 cd "$SRCDIR" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-echo "1..14"
+. tests/tap.sh
+. tests/outputs.sh
+plan 14
 
 "$TRAINSIM" -q --json -o "$tmp/f.h5" scenarios/finops-h100.cfg >"$tmp/f.json" 2>"$tmp/err"
 ok $? "finops-h100.cfg runs"
-get() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" "$2"; }
-for k in usd_per_mtok kwh_per_mtok gco2e_per_mtok carbon_market_kg cost_storage_usd; do
-	[ -n "$(get $k "$tmp/f.json")" ]; ok $? "summary has $k"
-done
+get() { json "$2" "$1"; }
+f=$tmp/f.json
+# Per million tokens: the totals over tokens / 1e6.
+ok_near "$(get usd_per_mtok "$f")" "$(calc "$(get cost_usd "$f") / $(get tokens "$f") * 1e6")" 1e-12 \
+	"usd_per_mtok = cost_usd / (tokens / 1e6)"
+ok_near "$(get kwh_per_mtok "$f")" "$(calc "$(get energy_kwh "$f") / $(get tokens "$f") * 1e6")" 1e-12 \
+	"kwh_per_mtok = energy_kwh / (tokens / 1e6)"
+ok_near "$(get gco2e_per_mtok "$f")" "$(calc "$(get carbon_kg "$f") * 1000 / $(get tokens "$f") * 1e6")" 1e-12 \
+	"gco2e_per_mtok = carbon_kg x 1000 / (tokens / 1e6)"
+# No renewable certificates or PPAs in the scenario: market = location-based.
+[ -n "$(get carbon_market_kg "$f")" ] && [ "$(get carbon_market_kg "$f")" = "$(get carbon_location_kg "$f")" ]
+ok $? "carbon_market_kg = carbon_location_kg without market instruments"
+# Two storage tiers priced: a cost above 0 that adds up with the rest.
+awk -v s="$(get cost_storage_usd "$f")" 'BEGIN { exit !(s > 0) }' &&
+	near "$(get cost_usd "$f")" "$(calc "$(get cost_compute_usd "$f") + $(get cost_storage_usd "$f") + $(get cost_electricity_usd "$f") + $(get cost_capex_usd "$f") + $(get cost_opex_usd "$f")")" 1e-12
+ok $? "cost_storage_usd > 0 and cost = compute + storage + electricity + capex + opex"
 # Every series as long as time_s, the DCGM ones per pool among them.
-len() { h5dump -H -d "/timeseries/$1" "$2" | sed -n 's/.*DATASPACE.*( \([0-9]*\) ).*/\1/p' | head -1; }
-n0=$(len time_s "$tmp/f.h5"); same=0
+n0=$(series_len "$tmp/f.h5" time_s); same=0
 for s in cost_usd energy_kwh carbon_kg tokens 'DCGM_FI_DEV_POWER_USAGE{pool=base}' \
 	'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{pool=burst}' 'DCGM_FI_DEV_GPU_UTIL{pool=base}' \
 	'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{pool=burst}'; do
-	[ "$(len "$s" "$tmp/f.h5")" = "$n0" ] || same=1
+	[ "$(series_len "$tmp/f.h5" "$s")" = "$n0" ] || same=1
 done
 ok $same "cumulative and DCGM series aligned on time_s ($n0 samples)"
 # Cumulative series never decrease.
-values() { h5dump -y -w 0 -d "/timeseries/$1" "$2" | sed -n '/DATA {/,/}/p' | tr -d ' ' | tr ',' '\n' | grep -E '^[-0-9.e+]+$'; }
 mono=0
 for s in cost_usd energy_kwh carbon_kg 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{pool=base}'; do
-	values "$s" "$tmp/f.h5" | awk 'NR > 1 && $1 < prev { bad = 1 } { prev = $1 } END { exit bad }' || mono=1
+	series "$tmp/f.h5" "$s" | awk 'NR > 1 && $1 < prev { bad = 1 } { prev = $1 } END { exit bad }' || mono=1
 done
 ok $mono "cost, energy, carbon and DCGM energy never decrease"
 # The budget ($200k) is crossed at 50% by the projection: one event.
@@ -39,12 +46,10 @@ h5dump -d /events "$tmp/f.h5" | grep -q '"budget_cost"'; ok $? "/events has a bu
 "$TRAINSIM" -q --json -o "$tmp/fr.h5" -s 'carbon.grid_trace=""' -s 'region="fr"' \
 	scenarios/finops-h100.cfg >"$tmp/fr.json"
 ok $? "region fr runs"
-awk -v c="$(get carbon_kg "$tmp/fr.json")" -v e="$(get energy_kwh "$tmp/fr.json")" \
-	'BEGIN { r = c / e; exit !(r > 0.056 * (1 - 1e-9) && r < 0.056 * (1 + 1e-9)) }'
-ok $? "carbon / energy = 56 g/kWh in region fr"
-awk -v f="$(get energy_kwh "$tmp/fr.json")" -v it="$(get it_energy_kwh "$tmp/fr.json")" \
-	'BEGIN { r = f / it; exit !(r > 1.2 * (1 - 1e-9) && r < 1.2 * (1 + 1e-9)) }'
-ok $? "facility / IT energy = PUE 1.2 in region fr"
+ok_near "$(calc "$(get carbon_kg "$tmp/fr.json") / $(get energy_kwh "$tmp/fr.json")")" 0.056 1e-9 \
+	"carbon / energy = 56 g/kWh in region fr"
+ok_near "$(calc "$(get energy_kwh "$tmp/fr.json") / $(get it_energy_kwh "$tmp/fr.json")")" 1.2 1e-9 \
+	"facility / IT energy = PUE 1.2 in region fr"
 # Owned mode: no instance billing, electricity and amortisation instead.
 "$TRAINSIM" -q --json -o "$tmp/o.h5" -s 'cost.mode="owned"' -s cost.owned.server_usd=250000 \
 	scenarios/finops-h100.cfg >"$tmp/o.json"

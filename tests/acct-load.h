@@ -23,9 +23,11 @@ struct fixture {
 	struct layout L;
 	struct gpu_spec g;
 	struct pools pools;
+	struct platform pf;
 	struct acct *a;
 };
 
+/* 0, or -1 after a failed check "FILE loads" that says why. */
 static inline int fixture_open(struct fixture *f, const char *file, const char *const *ov,
 			       size_t n_ov)
 {
@@ -44,11 +46,17 @@ static inline int fixture_open(struct fixture *f, const char *file, const char *
 	gpu_from_scenario(f->sc, f->L.gpu, &f->g);
 	if (pools_from_scenario(f->sc, f->L.nodes, &f->pools, &e) < 0)
 		goto fail;
-	f->a = acct_new(f->sc, &f->g, &f->L, &f->pools, &e);
+	struct net_cfg *net = net_cfg_from_scenario(f->sc, &e);
+	int rc = net ? platform_from_cfg(net, &f->pf, &e) : -1;
+	net_cfg_free(net);
+	if (rc < 0)
+		goto fail;
+	f->a = acct_new(f->sc, &f->g, &f->L, &f->pools, &f->pf, &e);
 	if (f->a == NULL)
 		goto fail;
 	return 0;
 fail:
+	tap_ok(0, "%s loads", file);
 	tap_diag("%s: %s", file, e.msg);
 	return -1;
 }

@@ -8,24 +8,14 @@
 #include <math.h>
 
 #include "tap.h"
-#include "sim/cfg.h"
-#include "sim/report.h"
-#include "models/run.h"
+#include "formula-run.h"
 
 int main(void)
 {
-	char path[4096];
-	struct err e = { 0 };
-	struct cfg_schema *schema = run_schema_new();
-	struct scenario *sc;
 	struct report *rep = rep_new();
-	struct run_opts o = { .seed = 1 };
 
-	snprintf(path, sizeof path, "%s/scenarios/validation/gpt3-patterson.cfg",
-		 tap_srcdir());
-	sc = sc_load(schema, path, NULL, 0, &e);
-	if (sc == NULL || run_simulate(sc, &o, rep, &e) < 0) {
-		tap_ok(0, "gpt3-patterson.cfg runs: %s", e.msg);
+	if (scenario_run("scenarios/validation/gpt3-patterson.cfg", NULL, 0, 1, rep) < 0) {
+		tap_ok(0, "gpt3-patterson.cfg runs");
 	} else {
 		double dur_s = rep_summary_get(rep, "duration_s");
 		double mwh = rep_summary_get(rep, "energy_kwh") / 1e3;
@@ -43,7 +33,5 @@ int main(void)
 			 "gCO2e per million tokens = grams / (tokens / 1e6)");
 	}
 	rep_free(rep);
-	sc_free(sc);
-	cfg_schema_free(schema);
 	return tap_done();
 }

@@ -1,8 +1,9 @@
 /*
- * formula-run.h -- run a scenario through the run model with the formula
- * iteration model (Megatron's FLOPs at training.efficiency of peak, full
- * recomputation), whose times a test can derive by hand.  The step model
- * has its own tests.  Include after tap.h.
+ * formula-run.h -- run a scenario file of the source tree through the run
+ * model into a report: scenario_run() as the file says, formula_run() with
+ * the formula iteration model (Megatron's FLOPs at training.efficiency of
+ * peak, full recomputation), whose times a test can derive by hand.  The
+ * step model has its own tests.  Include after tap.h.
  */
 #ifndef TESTS_FORMULA_RUN_H
 #define TESTS_FORMULA_RUN_H
@@ -15,14 +16,11 @@
 
 #define FORMULA_RUN_OV_MAX 64
 
-/* Returns 0, or -1 after printing the error as a TAP diagnostic. */
-static inline int formula_run(const char *file, const char *const *ov_in, size_t n_in,
-			      uint64_t seed, struct report *rep)
+/* FILE (relative to the source tree) with overrides ov, seed: 0, or -1
+ * after printing "FILE: error" as a TAP diagnostic. */
+static inline int scenario_run(const char *file, const char *const *ov, size_t n_ov,
+			       uint64_t seed, struct report *rep)
 {
-	const char *ov[FORMULA_RUN_OV_MAX] = {
-		"training.iteration_model=formula", "parallel.recompute=full"
-	};
-	size_t n_ov = 2;
 	char path[4096];
 	struct err e = { 0 };
 	struct cfg_schema *schema = run_schema_new();
@@ -30,17 +28,28 @@ static inline int formula_run(const char *file, const char *const *ov_in, size_t
 	struct run_opts o = { .seed = seed };
 	int rc = -1;
 
-	for (size_t i = 0; i < n_in && n_ov < FORMULA_RUN_OV_MAX; i++)
-		ov[n_ov++] = ov_in[i];
 	snprintf(path, sizeof path, "%s/%s", tap_srcdir(), file);
 	sc = sc_load(schema, path, ov, n_ov, &e);
 	if (sc && run_simulate(sc, &o, rep, &e) == 0)
 		rc = 0;
 	if (rc < 0)
-		tap_diag("%s", e.msg);
+		tap_diag("%s: %s", file, e.msg);
 	sc_free(sc);
 	cfg_schema_free(schema);
 	return rc;
+}
+
+static inline int formula_run(const char *file, const char *const *ov_in, size_t n_in,
+			      uint64_t seed, struct report *rep)
+{
+	const char *ov[FORMULA_RUN_OV_MAX] = {
+		"training.iteration_model=formula", "parallel.recompute=full"
+	};
+	size_t n_ov = 2;
+
+	for (size_t i = 0; i < n_in && n_ov < FORMULA_RUN_OV_MAX; i++)
+		ov[n_ov++] = ov_in[i];
+	return scenario_run(file, ov, n_ov, seed, rep);
 }
 
 #endif

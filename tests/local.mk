@@ -1,5 +1,18 @@
 # tests/local.mk -- end-to-end tests of the trainsim command.
-EXTRA_DIST += tests/tap.h tests/tap.sh
+EXTRA_DIST += tests/tap.h tests/tap.sh tests/outputs.sh tests/fitted.tsv tests/bench/bench.h \
+	tests/step-load.h
+# make pin: after a refit, write the fitted figures the tests now compute into
+# tests/fitted.tsv (the one table of pinned results); read the diff, commit.
+pin: tests/bench/validate-b
+	rm -f tests/fitted.new
+	TAP_PIN_OUT='$(abs_top_builddir)/tests/fitted.new' SRCDIR='$(abs_top_srcdir)' \
+	  BUILDDIR='$(abs_top_builddir)' $(SHELL) $(srcdir)/tests/step-validate.sh >/dev/null
+	awk -F'\t' -v OFS='\t' 'NR == FNR { v[$$1] = $$2; next } \
+	  !/^#/ && ($$1 in v) { $$2 = v[$$1] } { print }' \
+	  tests/fitted.new $(srcdir)/tests/fitted.tsv >tests/fitted.tmp
+	mv tests/fitted.tmp $(srcdir)/tests/fitted.tsv
+	rm -f tests/fitted.new
+.PHONY: pin
 TESTS += tests/bad-input.sh
 EXTRA_DIST += tests/bad-input.sh tests/bad
 check_PROGRAMS += tests/run-model-t

@@ -54,13 +54,13 @@ if command -v groff >/dev/null 2>&1; then
 	w=$(groff -man -ww -z "$p1" 2>&1; groff -man -ww -z "$p5" 2>&1)
 	[ -z "$w" ]; ok $? "groff -man -ww: no warnings${w:+ ($w)}"
 else
-	echo "ok $((i = i + 1)) - groff -man -ww # SKIP groff not installed"
+	skip "groff -man -ww" "groff not installed"
 fi
 if command -v man >/dev/null 2>&1; then
 	MANPAGER=cat MANWIDTH=80 man -l "$p1" 2>/dev/null | grep -q '^NAME' &&
 	MANPAGER=cat MANWIDTH=80 man -l "$p5" 2>/dev/null | grep -q 'gpus\.\*\.tdp_w'
 	ok $? "man -l shows both (trainsim-scenario(5) with gpus.*.tdp_w)"
 else
-	echo "ok $((i = i + 1)) - man -l # SKIP man not installed"
+	skip "man -l" "man not installed"
 fi
-echo "1..$i"
+plan "$tap_n"

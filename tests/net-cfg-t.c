@@ -26,7 +26,9 @@ static struct net *build(const char *const *ov, size_t n, struct err *e)
 	struct scenario *sc = sc_load(schema, file, ov, n, e);
 	if (sc == NULL)
 		return NULL;
-	struct net *net = net_build(sc, e);
+	struct net_cfg *cfg = net_cfg_from_scenario(sc, e);
+	struct net *net = cfg ? net_build(cfg, e) : NULL;
+	net_cfg_free(cfg);
 	sc_free(sc);
 	return net;
 }
@@ -109,7 +111,8 @@ static void copy(const char *from, const char *to)
 
 /* A scenario file of its own (in a fresh directory, with copies of the
  * catalogs, since includes are relative to the file). */
-static void bad_file(const char *text, const char *key, int line, const char *what)
+static void bad_file(const char *text, bool links, const char *key, int line,
+		     const char *what)
 {
 	char dir[] = "/tmp/net-cfg-t-XXXXXX", path[128], g[128], l[128], src[1024];
 	char want[256];
@@ -127,10 +130,13 @@ static void bad_file(const char *text, const char *key, int line, const char *wh
 	snprintf(src, sizeof src, "%s/scenarios/catalog/links.cfg", tap_srcdir());
 	copy(src, l);
 	FILE *f = fopen(path, "w");
-	fprintf(f, "@include \"gpus.cfg\"\n@include \"links.cfg\"\n%s", text);
+	fprintf(f, "@include \"gpus.cfg\"\n%s%s", links ? "@include \"links.cfg\"\n" : "",
+		text);
 	fclose(f);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
-	struct net *net = sc ? net_build(sc, &e) : NULL;
+	struct net_cfg *cfg = sc ? net_cfg_from_scenario(sc, &e) : NULL;
+	struct net *net = cfg ? net_build(cfg, &e) : NULL;
+	net_cfg_free(cfg);
 	snprintf(want, sizeof want, "%s:%d: %s: ", path, line, key);
 	int ok = net == NULL && e.status == ERR_USAGE && strncmp(e.msg, want, strlen(want)) == 0;
 	tap_ok(ok, "bad input in a file, %s: FILE:%d: %s", what, line, key);
@@ -144,6 +150,48 @@ static void bad_file(const char *text, const char *key, int line, const char *wh
 	rmdir(dir);
 }
 
+/* net_params_default is a copy of the schema's network.* defaults and of
+ * the catalog's nvlink3, pcie_gen4 and ib_hdr: the same as a scenario that
+ * sets none of them (NICs shared to read pcie_gen4). */
+static bool same_link(const struct link_spec *a, const struct link_spec *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->bw_Bps == b->bw_Bps &&
+	       a->efficiency == b->efficiency && a->latency_ns == b->latency_ns &&
+	       a->pj_per_bit == b->pj_per_bit && a->switch_radix == b->switch_radix &&
+	       a->switch_w == b->switch_w && a->nic_w == b->nic_w &&
+	       a->transceiver_w == b->transceiver_w;
+}
+
+static void defaults_match(void)
+{
+	static const char *const ov[] = { "network.nics_per_node=4" };
+	struct net_params d;
+	struct err e;
+	struct net *net = build(ov, 1, &e);
+
+	net_params_default(&d);
+	if (net == NULL) {
+		tap_ok(0, "net-small.cfg with shared NICs builds: %s", e.msg);
+		tap_ok(0, "(skipped)");
+		return;
+	}
+	const struct net_params *p = &net->p;
+	tap_ok(same_link(&p->nvlink, &d.nvlink) && same_link(&p->pcie, &d.pcie) &&
+	       same_link(&p->scale_out, &d.scale_out),
+	       "net_params_default's links equal the catalog's nvlink3, pcie_gen4, ib_hdr");
+	tap_ok(p->topology == d.topology && p->ft.tiers == d.ft.tiers &&
+	       p->ft.radix == d.ft.radix && p->ft.oversub[0] == d.ft.oversub[0] &&
+	       p->ft.oversub[1] == d.ft.oversub[1] && p->ft.ecmp == d.ft.ecmp &&
+	       p->df.arrangement == d.df.arrangement && p->df.routing == d.df.routing &&
+	       p->algo == d.algo && p->channels == d.channels && p->same_nic == d.same_nic &&
+	       p->base_latency_ns == d.base_latency_ns &&
+	       p->step_nvlink_ns == d.step_nvlink_ns && p->step_net_ns == d.step_net_ns &&
+	       memcmp(p->tree_channel_busbw_Bps, d.tree_channel_busbw_Bps,
+		      sizeof d.tree_channel_busbw_Bps) == 0,
+	       "net_params_default's network settings equal the schema's defaults");
+	net_free(net);
+}
+
 int main(void)
 {
 	schema = cfg_schema_new();
@@ -152,7 +200,7 @@ int main(void)
 	cfg_schema_add(schema, net_settings);
 	snprintf(file, sizeof file, "%s/tests/net-small.cfg", tap_srcdir());
 
-	tap_plan(22);
+	tap_plan(25);
 	from_catalog();
 	bad("network.fat_tree.radix=7", "network.fat_tree.radix", "odd radix");
 	bad("network.fat_tree.tiers=1", "network.fat_tree.tiers", "one tier");
@@ -170,11 +218,20 @@ int main(void)
 		 "parallel = { global_batch = 16; };\n"
 		 "network = {\n\ttopology = \"dragonfly\";\n"
 		 "\tdragonfly = {\n\t\tp = 2;\n\t\ta = 4;\n\t\th = 2;\n\t\tg = 10;\n\t};\n};\n",
-		 "network.dragonfly.g", 11, "g > a*h+1");
+		 true, "network.dragonfly.g", 11, "g > a*h+1");
 	bad_file("cluster = { gpu = \"a100_80gb\"; gpus = 16; gpus_per_node = 8; };\n"
 		 "parallel = { global_batch = 16; };\n"
 		 "network = {\n\tfat_tree = {\n\t\tradix = 9;\n\t};\n};\n",
-		 "network.fat_tree.radix", 7, "odd k");
+		 true, "network.fat_tree.radix", 7, "odd k");
+	/* A fabric's switches and NICs draw power: a scale-out link without
+	 * their watts is refused at the link (line 7), not taken as 0 W. */
+	bad_file("cluster = { gpu = \"a100_80gb\"; gpus = 16; gpus_per_node = 8; };\n"
+		 "parallel = { global_batch = 16; };\n"
+		 "network = { scale_out_link = \"myib\"; };\n"
+		 "links = {\n\tnvlink3 = { bw_Bps = 300e9; }; pcie_gen4 = { bw_Bps = 31.5e9; };\n"
+		 "\tmyib = { bw_gbit_s = 200.0; switch_radix = 40; nic_w = 15.0; };\n};\n",
+		 false, "links.myib", 7, "scale-out link without switch_w");
+	defaults_match();
 	cfg_schema_free(schema);
 	return tap_done();
 }

@@ -33,6 +33,16 @@ static struct net *make(struct net_params *p)
 	return net;
 }
 
+/* DGX A100 nodes (the defaults: 8 GPUs, NVLink3, 8 HDR NICs) for gpus GPUs. */
+static struct net *dgx_a100(int gpus)
+{
+	struct net_params p;
+
+	net_params_default(&p);
+	p.gpus = gpus;
+	return make(&p);
+}
+
 static double coll_time(struct net *net, enum coll_op op, enum coll_algo algo,
 			int first, int n, double S)
 {
@@ -115,12 +125,10 @@ static void multi_node_closed_form(void)
 
 static void measured_busbw(void)
 {
-	struct net_params p;
 	double S = 1 << 30;
 
 	/* DGX A100, catalog defaults (latencies included), 1 GiB. */
-	net_params_default(&p);
-	struct net *net = make(&p);
+	struct net *net = dgx_a100(8);
 	double t = coll_time(net, COLL_ALL_REDUCE, COLL_RING, 0, 8, S);
 	double busbw = S / t * coll_busbw_factor(COLL_ALL_REDUCE, 8) / 1e9;
 	tap_diag("8 x A100 NVLink all-reduce busbw %.1f GB/s (measured 230)", busbw);
@@ -128,9 +136,7 @@ static void measured_busbw(void)
 	net_free(net);
 
 	/* Two DGX A100, 8 HDR NICs each, rail-optimised leaf (radix 40). */
-	net_params_default(&p);
-	p.gpus = 16;
-	net = make(&p);
+	net = dgx_a100(16);
 	t = coll_time(net, COLL_ALL_REDUCE, COLL_RING, 0, 16, S);
 	busbw = S / t * coll_busbw_factor(COLL_ALL_REDUCE, 16) / 1e9;
 	tap_diag("2 x DGX A100, 8 x HDR all-reduce busbw %.1f GB/s (measured 192)", busbw);
@@ -144,14 +150,11 @@ static void tree_ceiling(void)
 	 * channel on two nodes (tuning.cc perChMaxTreeBw, Ampere); 8 channels
 	 * (one per NIC): 8 x 22.5 = 180 GB/s, below the ring's ~192, so
 	 * AUTO keeps the ring at this size, as NCCL does. */
-	struct net_params p;
 	struct err e = { 0 };
 	int gpus[16];
 	enum coll_algo algo;
 
-	net_params_default(&p);
-	p.gpus = 16;
-	struct net *net = make(&p);
+	struct net *net = dgx_a100(16);
 	double S = 1 << 30;
 	double t = coll_time(net, COLL_ALL_REDUCE, COLL_TREE, 0, 16, S);
 	tap_near(S / t * coll_busbw_factor(COLL_ALL_REDUCE, 16) / 1e9, 180, 0.01,
@@ -170,11 +173,8 @@ static void hierarchical(void)
 	 * nodes (S/8 each way over one NIC), NVLink all-gather.  Wire
 	 * latencies: 2 NVLink hops (600 ns) in phases 1 and 3, NIC-leaf-NIC
 	 * (2 x 130 ns) in phase 2. */
-	struct net_params p;
 
-	net_params_default(&p);
-	p.gpus = 16;
-	struct net *net = make(&p);
+	struct net *net = dgx_a100(16);
 	double Bn = 300e9 * 0.767, Bi = 25e9 * 0.97, S = 1e8;
 	double an = 3400e-9, ai = 9600e-9, base = 8400e-9;
 	double want = base + 2 * (7.0 / 8 * S / Bn + 7 * an + 600e-9) +
@@ -218,19 +218,15 @@ static void auto_choice(void)
 
 static void table(void)
 {
-	struct net_params p;
 	struct err e = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
+	struct tap_capture c;
 
-	net_params_default(&p);
-	struct net *net = make(&p);
-	FILE *out = open_memstream(&buf, &len);
+	struct net *net = dgx_a100(8);
 	int rc = coll_table_print(net, COLL_ALL_REDUCE, COLL_AUTO, 1 << 20,
-				  1 << 30, 4, 8, out, &e);
-	fclose(out);
+				  1 << 30, 4, 8, tap_capture_start(&c), &e);
+	char *buf = tap_capture_end(&c);
 	int lines = 0;
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < c.len; i++)
 		lines += buf[i] == '\n';
 	/* 1 MiB, 4, 16, 64, 256 MiB, 1 GiB: 6 rows after 4 header lines, then
 	 * "# auto chose ...", "# Avg bus bandwidth ..." and "#". */
@@ -241,14 +237,13 @@ static void table(void)
 	tap_ok(strstr(buf, "1073741824") != NULL, "table lists 1073741824 bytes");
 	fputs(buf, stdout);
 	free(buf);
-	out = open_memstream(&buf, &len);
+	FILE *out = tap_capture_start(&c);
 	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 2, 9, out, &e) < 0 &&
 	       e.status == ERR_USAGE, "table: 9 ranks on 8 GPUs is a usage error");
 	e.status = 0;
 	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 1, 8, out, &e) < 0 &&
 	       e.status == ERR_USAGE, "table: a factor of 1 is a usage error");
-	fclose(out);
-	free(buf);
+	free(tap_capture_end(&c));
 	net_free(net);
 }
 

@@ -24,71 +24,110 @@ static int on_done(void *ctx, uint64_t owner, struct err *e)
 	return 0;
 }
 
-/* Run until idle; returns the time of the last delivery. */
-static int64_t run(struct flow_sys *fs)
+/* A flow system on links of these capacities, the clock at t0_ns and no
+ * delivery counted yet; fails the whole test when it cannot be built. */
+static struct flow_sys *fresh(int32_t n_links, const double *cap_Bps, int64_t t0_ns)
+{
+	struct err e = { 0 };
+	struct flow_sys *fs = flow_sys_new(n_links, cap_Bps, NULL, 0, &e);
+
+	if (!fs) {
+		tap_diag("flow_sys_new: %s", e.msg);
+		exit(99);
+	}
+	now = t0_ns;
+	delivered = 0;
+	return fs;
+}
+
+/* One link of cap_Bps, and the path over it.  The system keeps a pointer
+ * to its capacities: one such system at a time. */
+static const int32_t link0[1] = { 0 };
+static double link0_Bps;
+
+static struct flow_sys *one_link(double cap_Bps, int64_t t0_ns)
+{
+	link0_Bps = cap_Bps;
+	return fresh(1, &link0_Bps, t0_ns);
+}
+
+/* flow_add, whose errors (none on these hand-built links) are checked by
+ * the rates and times the tests compare. */
+static int32_t add(struct flow_sys *fs, const int32_t *path, int n, double bytes,
+		   int64_t latency_ns, uint64_t owner, int64_t now_ns)
 {
 	struct err e = { 0 };
 
+	return flow_add(fs, path, n, bytes, latency_ns, owner, now_ns, &e);
+}
+
+/* flow_advance to t_ns, deliveries counted by on_done. */
+static void advance(struct flow_sys *fs, int64_t t_ns)
+{
+	struct err e = { 0 };
+
+	flow_advance(fs, t_ns, on_done, NULL, &e);
+}
+
+/* Run until idle; returns the time of the last delivery. */
+static int64_t run(struct flow_sys *fs)
+{
 	while (flow_count(fs) > 0) {
 		flow_solve(fs, now);
 		now = flow_next_ns(fs);
-		flow_advance(fs, now, on_done, NULL, &e);
+		advance(fs, now);
 	}
 	return now;
 }
 
-static void two_links_three_flows(void)
-{
+/*
+ * Max-min rates by hand: flows along paths over links of these capacities,
+ * solved at time 0, each flow's rate as derived in the row's comment.
+ */
+struct rates {
+	int32_t n_links;
+	double cap_Bps[3];
+	int n_flows;
+	int32_t path[4][2];
+	int len[4];
+	double want_Bps[4];
+	const char *name[4];
+};
+
+static const struct rates rate_cases[] = {
 	/* Link 0: 1 B/s, link 1: 2 B/s.  Flow a uses both, b link 0, c link 1.
 	 * Link 0's fair share 1/2 is the smallest (link 1: 2/2 = 1), so a and b
 	 * get 0.5; link 1 then has 1.5 left for c alone. */
-	double cap[2] = { 1, 2 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(2, cap, NULL, 0, &e);
-	int32_t p01[2] = { 0, 1 }, p0[1] = { 0 }, p1[1] = { 1 };
-	int32_t a = flow_add(fs, p01, 2, 10, 0, 0, 0, &e);
-	int32_t b = flow_add(fs, p0, 1, 10, 0, 1, 0, &e);
-	int32_t c = flow_add(fs, p1, 1, 10, 0, 2, 0, &e);
-
-	flow_solve(fs, 0);
-	tap_near(flow_rate_Bps(fs, a), 0.5, 1e-12, "two links, three flows: a = 1/2");
-	tap_near(flow_rate_Bps(fs, b), 0.5, 1e-12, "two links, three flows: b = 1/2");
-	tap_near(flow_rate_Bps(fs, c), 1.5, 1e-12, "two links, three flows: c = 2 - 1/2");
-	flow_sys_free(fs);
-
+	{ 2, { 1, 2 }, 3, { { 0, 1 }, { 0 }, { 1 } }, { 2, 1, 1 }, { 0.5, 0.5, 1.5 },
+	  { "two links, three flows: a = 1/2", "two links, three flows: b = 1/2",
+	    "two links, three flows: c = 2 - 1/2" } },
 	/* Equal capacities 1 and 1: every link has two flows, all rates 1/2. */
-	double cap1[2] = { 1, 1 };
-	fs = flow_sys_new(2, cap1, NULL, 0, &e);
-	a = flow_add(fs, p01, 2, 10, 0, 0, 0, &e);
-	b = flow_add(fs, p0, 1, 10, 0, 1, 0, &e);
-	c = flow_add(fs, p1, 1, 10, 0, 2, 0, &e);
-	flow_solve(fs, 0);
-	tap_ok(flow_rate_Bps(fs, a) == 0.5 && flow_rate_Bps(fs, b) == 0.5 &&
-	       flow_rate_Bps(fs, c) == 0.5, "equal links: all three flows at 1/2");
-	flow_sys_free(fs);
-}
-
-static void shared_bottleneck(void)
-{
+	{ 2, { 1, 1 }, 3, { { 0, 1 }, { 0 }, { 1 } }, { 2, 1, 1 }, { 0.5, 0.5, 0.5 },
+	  { "equal links: a at 1/2", "equal links: b at 1/2", "equal links: c at 1/2" } },
 	/* Links L0 = 10, L1 = 4 (the bottleneck), L2 = 10.  Flow a: L0 L1,
 	 * b: L1 L2, c: L0, d: L2 L0 -- unequal paths through one bottleneck.
 	 * Shares: L0 10/3, L1 4/2 = 2, L2 10/2 = 5: L1 first, a = b = 2.
 	 * Then L0 has 8 for c and d: 4 each; L2 has 8 for d (already 4). */
-	double cap[3] = { 10, 4, 10 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(3, cap, NULL, 0, &e);
-	int32_t pa[2] = { 0, 1 }, pb[2] = { 1, 2 }, pc[1] = { 0 }, pd[2] = { 2, 0 };
-	int32_t a = flow_add(fs, pa, 2, 1, 0, 0, 0, &e);
-	int32_t b = flow_add(fs, pb, 2, 1, 0, 0, 0, &e);
-	int32_t c = flow_add(fs, pc, 1, 1, 0, 0, 0, &e);
-	int32_t d = flow_add(fs, pd, 2, 1, 0, 0, 0, &e);
+	{ 3, { 10, 4, 10 }, 4, { { 0, 1 }, { 1, 2 }, { 0 }, { 2, 0 } }, { 2, 2, 1, 2 },
+	  { 2, 2, 4, 4 },
+	  { "bottleneck: a = 4/2", "bottleneck: b = 4/2", "bottleneck: c = (10-2)/2",
+	    "bottleneck: d = (10-2)/2" } },
+};
 
-	flow_solve(fs, 0);
-	tap_near(flow_rate_Bps(fs, a), 2, 1e-12, "bottleneck: a = 4/2");
-	tap_near(flow_rate_Bps(fs, b), 2, 1e-12, "bottleneck: b = 4/2");
-	tap_near(flow_rate_Bps(fs, c), 4, 1e-12, "bottleneck: c = (10-2)/2");
-	tap_near(flow_rate_Bps(fs, d), 4, 1e-12, "bottleneck: d = (10-2)/2");
-	flow_sys_free(fs);
+static void max_min_rates(void)
+{
+	for (size_t k = 0; k < sizeof rate_cases / sizeof *rate_cases; k++) {
+		const struct rates *c = &rate_cases[k];
+		struct flow_sys *fs = fresh(c->n_links, c->cap_Bps, 0);
+		int32_t id[4];
+
+		for (int i = 0; i < c->n_flows; i++)
+			id[i] = add(fs, c->path[i], c->len[i], 10, 0, (uint64_t)i, 0);
+		flow_solve(fs, 0);
+		for (int i = 0; i < c->n_flows; i++)
+			tap_near(flow_rate_Bps(fs, id[i]), c->want_Bps[i], 1e-12, c->name[i]);
+		flow_sys_free(fs);
+	}
 }
 
 static void ceilings(void)
@@ -96,13 +135,10 @@ static void ceilings(void)
 	/* One link of 10; flows a (ceiling 2), b, c.  a stops at 2, b and c
 	 * share the other 8: 4 each.  With a ceiling of 8 instead, a's
 	 * ceiling never binds (fair share 10/3): all 10/3. */
-	double cap[1] = { 10 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(1, cap, NULL, 0, &e);
-	int32_t p[1] = { 0 };
-	int32_t a = flow_add(fs, p, 1, 1, 0, 0, 0, &e);
-	int32_t b = flow_add(fs, p, 1, 1, 0, 0, 0, &e);
-	flow_add(fs, p, 1, 1, 0, 0, 0, &e);
+	struct flow_sys *fs = one_link(10, 0);
+	int32_t a = add(fs, link0, 1, 1, 0, 0, 0);
+	int32_t b = add(fs, link0, 1, 1, 0, 0, 0);
+	add(fs, link0, 1, 1, 0, 0, 0);
 
 	flow_set_max(fs, a, 2);
 	flow_solve(fs, 0);
@@ -120,19 +156,14 @@ static void timing(void)
 	 * 0.5e9 B/s each; the first ends at 2 s, the second has 1e9 bytes left
 	 * and finishes alone at 1e9 B/s: 3 s.  With 1 us latency, deliveries
 	 * come at 2 s + 1 us and 3 s + 1 us. */
-	double cap[1] = { 1e9 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(1, cap, NULL, 0, &e);
-	int32_t p[1] = { 0 };
+	struct flow_sys *fs = one_link(1e9, 0);
 
-	now = 0;
-	delivered = 0;
-	flow_add(fs, p, 1, 1e9, 1000, 7, 0, &e);
-	flow_add(fs, p, 1, 2e9, 1000, 8, 0, &e);
+	add(fs, link0, 1, 1e9, 1000, 7, 0);
+	add(fs, link0, 1, 2e9, 1000, 8, 0);
 	flow_solve(fs, 0);
 	tap_int(flow_next_ns(fs), 2000000000, "first transfer ends at 2 s");
 	now = flow_next_ns(fs);
-	flow_advance(fs, now, on_done, NULL, &e);
+	advance(fs, now);
 	tap_int(delivered, 0, "nothing delivered before the latency");
 	int64_t end = run(fs);
 	tap_int(delivered, 2, "both delivered");
@@ -147,16 +178,15 @@ static void components(void)
 	/* Links 0..9, ten independent flows (one per link), then one more on
 	 * link 3: the re-solve must rate only link 3's two flows. */
 	double cap[10];
-	struct err e = { 0 };
 	for (int i = 0; i < 10; i++)
 		cap[i] = 1e9;
-	struct flow_sys *fs = flow_sys_new(10, cap, NULL, 0, &e);
+	struct flow_sys *fs = fresh(10, cap, 0);
 	for (int32_t i = 0; i < 10; i++)
-		flow_add(fs, &i, 1, 1e9, 0, 0, 0, &e);
+		add(fs, &i, 1, 1e9, 0, 0, 0);
 	flow_solve(fs, 0);
 	uint64_t before = flow_stat_rated(fs);
 	int32_t l3 = 3;
-	int32_t x = flow_add(fs, &l3, 1, 1e9, 0, 0, 1000, &e);
+	int32_t x = add(fs, &l3, 1, 1e9, 0, 0, 1000);
 	flow_solve(fs, 1000);
 	tap_int((long long)(flow_stat_rated(fs) - before), 2,
 		"adding a flow re-rates only its component (2 flows, not 11)");
@@ -164,21 +194,16 @@ static void components(void)
 	/* The old flow on link 3 sent 1000 ns * 1e9 B/s = 1000 B alone, then
 	 * 0.5e9 B/s: it ends at 1000 + (1e9 - 1000) / 0.5e9 s. */
 	now = 1000;
-	flow_advance(fs, 1000000000, on_done, NULL, &e);
+	advance(fs, 1000000000);
 	tap_int((long long)flow_count(fs), 2, "nine flows done at 1 s, two left on link 3");
 	flow_sys_free(fs);
 }
 
 static void zero_bytes(void)
 {
-	double cap[1] = { 1e9 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(1, cap, NULL, 0, &e);
-	int32_t p[1] = { 0 };
+	struct flow_sys *fs = one_link(1e9, 5);
 
-	now = 5;
-	delivered = 0;
-	flow_add(fs, p, 1, 0, 250, 1, 5, &e);
+	add(fs, link0, 1, 0, 250, 1, 5);
 	tap_int(run(fs), 255, "an empty flow costs only its latency");
 	flow_sys_free(fs);
 }
@@ -193,11 +218,10 @@ static void grown(void)
 	 * y stays at 1 B/s (link 1) and ends at 6 s.  Three separate flows
 	 * get the same rates; link 0 carries 18 + 6 bytes either way. */
 	double cap[2] = { 8, 1 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(2, cap, NULL, 0, &e);
+	struct flow_sys *fs = fresh(2, cap, 0);
 	int32_t p0[1] = { 0 }, p01[2] = { 0, 1 };
-	int32_t x = flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
-	int32_t y = flow_add(fs, p01, 2, 6, 0, 8, 0, &e);
+	int32_t x = add(fs, p0, 1, 6, 0, 7, 0);
+	int32_t y = add(fs, p01, 2, 6, 0, 8, 0);
 
 	flow_grow(fs, x, 6);
 	flow_grow(fs, x, 6);
@@ -205,18 +229,16 @@ static void grown(void)
 	tap_ok(flow_rate_Bps(fs, y) == 1, "grown: y on the 1 B/s link gets 1");
 	tap_near(flow_rate_Bps(fs, x), 7, 1e-12, "grown: x stands for 3 flows at 7/3 each: 7");
 	tap_ok(flow_link_load(fs)[0] == 4, "grown: link 0 counts 4 flows");
-	now = 0;
-	delivered = 0;
 	run(fs);
 	tap_ok(delivered == 2 && now == 6000000000 && flow_link_bytes(fs)[0] == 24,
 	       "grown: two deliveries, the last at 6 s, 24 bytes over link 0");
 	flow_sys_free(fs);
 
-	fs = flow_sys_new(2, cap, NULL, 0, &e);
-	int32_t x1 = flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
-	flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
-	flow_add(fs, p0, 1, 6, 0, 7, 0, &e);
-	y = flow_add(fs, p01, 2, 6, 0, 8, 0, &e);
+	fs = fresh(2, cap, 0);
+	int32_t x1 = add(fs, p0, 1, 6, 0, 7, 0);
+	add(fs, p0, 1, 6, 0, 7, 0);
+	add(fs, p0, 1, 6, 0, 7, 0);
+	y = add(fs, p01, 2, 6, 0, 8, 0);
 	flow_solve(fs, 0);
 	tap_near(flow_rate_Bps(fs, x1), 7.0 / 3, 1e-12, "three separate flows: 7/3 each");
 	flow_sys_free(fs);
@@ -231,12 +253,11 @@ static void links_that_cannot_fill(void)
 	 * runs at its ceiling, 5, though no link of its path is a bottleneck.
 	 * With a ceiling of 500 instead, link 3 binds: 100. */
 	double cap[4] = { 100, 10, 20, 100 };
-	struct err e = { 0 };
-	struct flow_sys *fs = flow_sys_new(4, cap, NULL, 0, &e);
+	struct flow_sys *fs = fresh(4, cap, 0);
 	int32_t p01[2] = { 0, 1 }, p02[2] = { 0, 2 }, p3[1] = { 3 };
-	int32_t a = flow_add(fs, p01, 2, 1, 0, 0, 0, &e);
-	int32_t b = flow_add(fs, p02, 2, 1, 0, 0, 0, &e);
-	int32_t c = flow_add(fs, p3, 1, 1, 0, 0, 0, &e);
+	int32_t a = add(fs, p01, 2, 1, 0, 0, 0);
+	int32_t b = add(fs, p02, 2, 1, 0, 0, 0);
+	int32_t c = add(fs, p3, 1, 1, 0, 0, 0);
 
 	flow_set_max(fs, c, 5);
 	flow_solve(fs, 0);
@@ -277,10 +298,10 @@ static void same_instant(void)
 
 	for (int i = 0; i < N; i++)
 		cap[i] = 1;
-	order_fs = flow_sys_new(N, cap, NULL, 0, &e);
+	order_fs = fresh(N, cap, 0);
 	for (int i = 0; i < N; i++) {
 		int32_t p[1] = { i };
-		flow_add(order_fs, p, 1, 1, (7919 * i) % 13, (uint64_t)i, 0, &e);
+		add(order_fs, p, 1, 1, (7919 * i) % 13, (uint64_t)i, 0);
 	}
 	now = 0;
 	n_order = 0;
@@ -313,9 +334,8 @@ static void same_instant(void)
 
 int main(void)
 {
-	tap_plan(30);
-	two_links_three_flows();
-	shared_bottleneck();
+	tap_plan(32);
+	max_min_rates();
 	ceilings();
 	timing();
 	components();

@@ -83,16 +83,35 @@ static void shift(int n, int by, int *dst)
 		dst[i] = (i + by) % n;
 }
 
+/* Every host i sends to host i + by (mod hosts): the min over sources of
+ * their rate over LINE; *mean, when asked, the mean. */
+static double shifted_min(struct net *net, int by, double *mean)
+{
+	int n = net->p.gpus, *dst = malloc(sizeof *dst * (size_t)n);
+	double mn, mn_mean;
+
+	shift(n, by, dst);
+	pattern(net, dst, &mn, &mn_mean);
+	free(dst);
+	if (mean)
+		*mean = mn_mean;
+	return mn;
+}
+
+/* A fat tree of radix k and this many tiers over one-GPU hosts. */
+static void fat_tree_hosts(struct net_params *p, int hosts, int k, int tiers)
+{
+	one_gpu_nodes(p, hosts);
+	p->ft.radix = k;
+	p->ft.tiers = tiers;
+}
+
 static void fat_tree_k4(void)
 {
 	struct net_params p;
 	struct err e = { 0 };
-	int dst[128];
-	double mn, mean;
 
-	one_gpu_nodes(&p, 16);
-	p.ft.tiers = 3;
-	p.ft.radix = 4;
+	fat_tree_hosts(&p, 16, 4, 3);
 	struct net *net = make(&p, NULL, &e);
 	struct ft *ft = net->ft;
 	tap_ok(ft->n_pods == 4 && ft->n_leaf == 8 && ft->n_spine == 8 && ft->n_core == 4,
@@ -100,9 +119,8 @@ static void fat_tree_k4(void)
 	tap_int(net->g.n_nodes - 16, 5 * 4 * 4 / 4, "k=4: 5k^2/4 = 20 switches");
 	/* 16 host links + 8 edges x 2 up + 8 aggregation x 2 up, both ways. */
 	tap_int(net->g.n_links, 2 * (16 + 16 + 16), "k=4: 48 cables, 96 directed links");
-	shift(16, 4, dst);
-	pattern(net, dst, &mn, &mean);
-	tap_near(mn, 1.0, 1e-9, "k=4 1:1, permutation across pods, ECMP spread: line rate");
+	tap_near(shifted_min(net, 4, NULL), 1.0, 1e-9,
+		 "k=4 1:1, permutation across pods, ECMP spread: line rate");
 	net_free(net);
 
 	/* 2:1 at the leaf: 2 hosts and 1 uplink per edge switch (one port
@@ -110,9 +128,8 @@ static void fat_tree_k4(void)
 	p.ft.oversub[0] = 2;
 	net = make(&p, NULL, &e);
 	tap_ok(net->ft->d0 == 2 && net->ft->u0 == 1, "k=4 at 2:1: 2 down, 1 up");
-	shift(16, 4, dst);
-	pattern(net, dst, &mn, &mean);
-	tap_near(mn, 0.5, 1e-9, "k=4 2:1, permutation across pods: half rate");
+	tap_near(shifted_min(net, 4, NULL), 0.5, 1e-9,
+		 "k=4 2:1, permutation across pods: half rate");
 	net_free(net);
 
 	/* 1.3:1 has no whole split of 4 ports. */
@@ -132,14 +149,11 @@ static void fat_tree_oversubscribed(void)
 	double mn, mean;
 
 	/* k=6, leaves 4 down : 2 up; 6 pods of 3 leaves of 4 hosts = 72. */
-	one_gpu_nodes(&p, 72);
-	p.ft.tiers = 3;
-	p.ft.radix = 6;
+	fat_tree_hosts(&p, 72, 6, 3);
 	p.ft.oversub[0] = 2;
 	struct net *net = make(&p, NULL, &e);
-	shift(72, 12, dst);
-	pattern(net, dst, &mn, &mean);
-	tap_near(mn, 0.5, 1e-9, "k=6, 2:1 at the leaf: permutation across pods at half rate");
+	tap_near(shifted_min(net, 12, NULL), 0.5, 1e-9,
+		 "k=6, 2:1 at the leaf: permutation across pods at half rate");
 	net_free(net);
 
 	/* 2:1 at aggregation: leaves 3:3, aggregation 4 down : 2 up;
@@ -148,9 +162,8 @@ static void fat_tree_oversubscribed(void)
 	p.ft.oversub[1] = 2;
 	net = make(&p, NULL, &e);
 	tap_int(net->ft->d1, 4, "k=6, 2:1 at aggregation: 4 leaves per pod");
-	shift(72, 12, dst);
-	pattern(net, dst, &mn, &mean);
-	tap_near(mn, 0.5, 1e-9, "k=6, 2:1 at aggregation: permutation across pods at half rate");
+	tap_near(shifted_min(net, 12, NULL), 0.5, 1e-9,
+		 "k=6, 2:1 at aggregation: permutation across pods at half rate");
 	/* Inside a pod the spine tier is not crossed: line rate. */
 	for (int i = 0; i < 72; i++)
 		dst[i] = (i / 12) * 12 + (i % 12 + 3) % 12;
@@ -163,7 +176,6 @@ static void fat_tree_misc(void)
 {
 	struct net_params p;
 	struct err e = { 0 };
-	int dst[128];
 	double mn, mean;
 	const char *bad = NULL;
 
@@ -173,23 +185,18 @@ static void fat_tree_misc(void)
 	struct net *net = make(&p, NULL, &e);
 	tap_ok(net->ft->tiers == 2 && net->ft->n_leaf == 4 && net->ft->n_spine == 2,
 	       "leaf/spine radix 4: 4 leaves, 2 spines");
-	shift(8, 2, dst);
-	pattern(net, dst, &mn, &mean);
-	tap_near(mn, 1.0, 1e-9, "leaf/spine 1:1: permutation across leaves at line rate");
+	tap_near(shifted_min(net, 2, NULL), 1.0, 1e-9,
+		 "leaf/spine 1:1: permutation across leaves at line rate");
 	net_free(net);
 
 	/* Ten hosts need five leaves: a radix-4 spine has four ports. */
-	one_gpu_nodes(&p, 10);
-	p.ft.radix = 4;
-	p.ft.tiers = 2;
+	fat_tree_hosts(&p, 10, 4, 2);
 	net = make(&p, &bad, &e);
 	tap_ok(net == NULL && bad && strcmp(bad, "cluster.gpus") == 0,
 	       "more endpoints than a two-tier tree has ports: %s", e.msg);
 
 	/* Partial pods: 12 hosts on k=4 three tiers fill 3 of 4 pods. */
-	one_gpu_nodes(&p, 12);
-	p.ft.radix = 4;
-	p.ft.tiers = 3;
+	fat_tree_hosts(&p, 12, 4, 3);
 	e.status = 0;
 	net = make(&p, NULL, &e);
 	tap_ok(net && net->ft->n_pods == 3 && net->ft->n_spine == 6 && net->ft->n_core == 4,
@@ -197,13 +204,10 @@ static void fat_tree_misc(void)
 	net_free(net);
 
 	/* ECMP hash on k=8 (128 hosts): some uplinks collide. */
-	one_gpu_nodes(&p, 128);
-	p.ft.radix = 8;
-	p.ft.tiers = 3;
+	fat_tree_hosts(&p, 128, 8, 3);
 	p.ft.ecmp = ECMP_HASH;
 	net = make(&p, NULL, &e);
-	shift(128, 16, dst);
-	pattern(net, dst, &mn, &mean);
+	mn = shifted_min(net, 16, &mean);
 	tap_diag("k=8 ECMP hash, pod shift: min %.3f, mean %.3f of line rate", mn, mean);
 	tap_ok(mn < 1.0 && mean < 1.0 && mn > 0,
 	       "ECMP hash: collisions lower the permutation below line rate");
@@ -311,11 +315,8 @@ static void dragonfly_shape(void)
 	e.status = 0;
 	net = make(&p, NULL, &e);
 	tap_ok(net && net->df->copies == 2, "g=5: floor(8/4) = 2 links between each pair");
-	int dst[40];
-	double mn, mean;
-	shift(40, 8, dst);
-	pattern(net, dst, &mn, &mean);
-	tap_near(mn, 2.0 / 8, 1e-9, "relative, group i -> i+1, minimal: 2 links for 8 flows");
+	tap_near(shifted_min(net, 8, NULL), 2.0 / 8, 1e-9,
+		 "relative, group i -> i+1, minimal: 2 links for 8 flows");
 	net_free(net);
 }
 

@@ -5,14 +5,10 @@
 # rate must lie within 4 standard errors (Poisson: sqrt(N)) -- and Meta's
 # ">90% effective training time", which our goodput (new training time /
 # duration) should reach with 10-minute restarts and in-memory checkpoints.
-set -u
 cd "$SRCDIR" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-json() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1"; }
-echo "1..6"
+. tests/tap.sh
+. tests/outputs.sh
+plan 6
 
 "$TRAINSIM" -q --json -o "$tmp/l.h5" scenarios/llama3-405b.cfg >"$tmp/l.json"
 ok $? "llama3-405b.cfg runs"
@@ -29,9 +25,8 @@ awk -v g="$g" 'BEGIN { exit !(g > 0.90 && g < 1) }'; ok $? "goodput above 90% (L
 ok $? "175b-spot.cfg runs"
 p=$(json "$tmp/s.json" preemptions); r=$(json "$tmp/s.json" resizes)
 [ "$p" -gt 0 ] && [ "$r" -gt 0 ]; ok $? "175b-spot: preemptions ($p) and elastic resizes ($r)"
-len() { h5dump -H -d "/timeseries/$1" "$2" | sed -n 's/.*DATASPACE.*( \([0-9]*\) ).*/\1/p' | head -1; }
-n0=$(len time_s "$tmp/s.h5"); same=0
+n0=$(series_len "$tmp/s.h5" time_s); same=0
 for s in state dp nodes_held storage_write_Bps checkpoint_stall_s lost_work_s; do
-	[ "$(len $s "$tmp/s.h5")" = "$n0" ] || same=1
+	[ "$(series_len "$tmp/s.h5" $s)" = "$n0" ] || same=1
 done
 ok $same "state, dp, nodes, storage I/O, stall and lost-work series ($n0 samples)"

@@ -7,27 +7,16 @@
 #   and costs, with waiting (wait) against slower training at fewer replicas
 #   (elastic) to explain them;
 # - without preemptions both policies equal the undisturbed run exactly.
-set -u
 cd "$SRCDIR" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-echo "1..10"
+. tests/tap.sh
+. tests/outputs.sh
+plan 10
 
 trace=scenarios/traces/skypilot-16node-us-east-2b.json
 # tiny.cfg on 16 nodes, all spot, replaying the 16-node trace one for one.
 common="-s cluster.gpus=128 -s run.tokens=2e12 -s failures.enabled=false
  -s pools.spot.class=\"spot\" -s pools.spot.nodes=16
  -s pools.spot.capacity_trace=\"traces/skypilot-16node-us-east-2b.json\""
-json() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1"; }
-# /events rows as "time kind" lines.
-events() {
-	h5dump -w 0 -m %.17g -d /events "$1" | awk '
-		/^ *\([0-9]+\): \{/ { n = 0; next }
-		/^ *[-0-9.e+]+,$/ && n == 0 { t = $1; sub(/,$/, "", t); n = 1; next }
-		/^ *"[a-z_]+",$/ && n == 1 { k = $1; gsub(/[",]/, "", k); print t, k; n = 2 }'
-}
 
 for policy in elastic wait; do
 	# shellcheck disable=SC2086

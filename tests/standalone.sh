@@ -15,6 +15,6 @@ mkdir -p "$tmp/models" && printf '/* 6.5 (shared/reference/reliability.md 4.2) *
 scan "$tmp/models" >/dev/null; ok $? "the scan finds a planted citation of shared/reference"
 hits=$(scan sim topologies models cli scenarios plots doc README tests | grep -v '^tests/standalone\.sh:')
 [ -z "$hits" ]; ok $? "no file cites a path outside the repository"
-[ -z "$hits" ] || printf '%s\n' "$hits" | sed 's/^/# /'
+[ -z "$hits" ] || diag "$hits"
 [ -s doc/sources.md ]; ok $? "doc/sources.md holds the original sources"
-echo "1..$i"
+plan "$tap_n"

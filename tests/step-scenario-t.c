@@ -9,12 +9,7 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "sim/cfg.h"
-#include "models/gpu.h"
-#include "models/layout.h"
-#include "models/parallel.h"
-#include "models/step.h"
-#include "models/transformer.h"
+#include "tests/step-load.h"
 
 static char path[4096];
 
@@ -47,42 +42,35 @@ static const char *write_scenario(const char *parallel_extra, const char *extra)
 	return path;
 }
 
-struct loaded {
-	struct scenario *sc;
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-};
-
+/* Row 1 with these parallel settings and override, read but for the
+ * network (these files have no links). */
 static int load(struct cfg_schema *s, const char *par, const char *ovr,
-		struct loaded *x, struct err *e)
+		struct step_job *x, struct err *e)
 {
 	const char *file = write_scenario(par, "");
+	int rc;
 
-	memset(e, 0, sizeof *e);
-	x->sc = file ? sc_load(s, file, ovr ? &ovr : NULL, ovr ? 1 : 0, e) : NULL;
+	if (!file) {
+		memset(x, 0, sizeof *x);
+		snprintf(e->msg, sizeof e->msg, "cannot write a scenario in /tmp");
+		return -1;
+	}
+	rc = step_job_load(s, file, ovr ? &ovr : NULL, ovr ? 1 : 0, x, e);
 	unlink(path);
-	if (!x->sc)
-		return -1;
-	tfm_from_scenario(x->sc, &x->m);
-	if (layout_from_scenario(x->sc, &x->m, &x->L, e) < 0)
-		return -1;
-	gpu_from_scenario(x->sc, x->L.gpu, &x->g);
-	return 0;
+	return rc;
 }
 
 static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 			const char *key, const char *what)
 {
-	struct loaded x;
+	struct step_job x;
 	struct err e;
-	struct par_opts o;
 	int rc = load(s, par, ovr, &x, &e);
 
 	if (rc == 0)
-		rc = par_from_scenario(x.sc, &x.m, &x.L, &o, &e);
+		rc = par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e);
 	if (rc == 0)
-		rc = gpu_check_curve(x.sc, x.L.gpu, &e);
+		rc = gpu_check_curve(&x.g, x.cfg.where, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, key) != NULL,
 	       "%s is a scenario error naming %s", what, key);
 	if (rc == 0 || !strstr(e.msg, key))
@@ -93,26 +81,27 @@ static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 int main(void)
 {
 	struct cfg_schema *s = cfg_schema_new();
-	struct loaded x;
+	struct step_job x;
 	struct err e;
-	struct par_opts o;
 	struct mem_breakdown b;
 
+	/* step_schema_new() less the network: these files have no links */
 	cfg_schema_add(s, tfm_settings);
 	cfg_schema_add(s, layout_settings);
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, par_settings);
-	tap_plan(12);
+	tap_plan(14);
 
 	if (!tap_ok(load(s, "recompute = \"full\";", NULL, &x, &e) == 0, "row 1 loads (%s)", e.msg)) {
 		sc_free(x.sc);
 		cfg_schema_free(s);
 		return tap_done();
 	}
-	tap_ok(par_from_scenario(x.sc, &x.m, &x.L, &o, &e) == 0, "its settings check");
+	tap_ok(par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e) == 0, "its settings check");
 	/* dp = 32: Megatron's bucket max(40M, 1M x 32) = 40M fp16 elements */
-	tap_near(o.dp_bucket_bytes, 80e6, 1e-12, "default bucket: 40M elements, 80 MB");
-	int fits = step_check_memory(x.sc, &x.m, &x.L, &x.g, &b, &e);
+	tap_near(par_dp_bucket_bytes(&x.cfg.par, x.L.dp), 80e6, 1e-12,
+		 "default bucket: 40M elements, 80 MB");
+	int fits = step_check_memory(&x.cfg, &x.m, &x.L, &x.g, &b, &e);
 	tap_ok(fits == 0, "1.7B with full recomputation fits 80 GB (%.1f GB)",
 	       b.total_bytes / 1e9);
 	/* P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) plus the final norm 2h;
@@ -128,7 +117,7 @@ int main(void)
 	int rc = load(s, "recompute = \"none\";", NULL, &x, &e);
 	tap_ok(rc == 0, "loads");
 	if (rc == 0)
-		rc = step_check_memory(x.sc, &x.m, &x.L, &x.g, &b, &e);
+		rc = step_check_memory(&x.cfg, &x.m, &x.L, &x.g, &b, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, "does not fit") &&
 	       strstr(e.msg, "activations") && strstr(e.msg, "optimizer"),
 	       "too big: scenario error with the breakdown (%s)", e.msg);
@@ -144,6 +133,28 @@ int main(void)
 		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
 	check_error(s, "", "gpus.a100_80gb.gemm_eff=[0.5]",
 		    "gpus.a100_80gb.gemm_eff", "a curve with mismatched lists");
+
+	/* An error found after the load, as for an elastic job shrunk by
+	 * failures: 512 sequences in microbatches of 16 on dp = 16 make 2
+	 * per pipeline, a multiple of pp = 2; shrunk to dp = 11 they make
+	 * ceil(512 / 176) = 3, which the interleaved schedule refuses.  The
+	 * message names the key's file and line (5: the parallel group, where
+	 * global_batch is set) from the typed settings. */
+	rc = load(s, "pp = 2; schedule = \"interleaved\"; virtual_stages = 2;", NULL, &x, &e);
+	tap_ok(rc == 0 && par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e) == 0,
+	       "interleaved, pp 2, dp 16: 2 microbatches per pipeline (%s)", e.msg);
+	if (rc == 0) {
+		struct layout shrunk = x.L;
+		char want[4200];
+		shrunk.dp = 11;
+		shrunk.gpus = 22;
+		shrunk.microbatches = 3;
+		snprintf(want, sizeof want, "%s:5: parallel.global_batch: 3 microbatches", path);
+		rc = par_check(x.cfg.where, &x.m, &shrunk, &x.cfg.par, &e);
+		tap_ok(rc < 0 && strncmp(e.msg, want, strlen(want)) == 0,
+		       "shrunk to dp 11: FILE:5: parallel.global_batch (%s)", e.msg);
+	}
+	sc_free(x.sc);
 	cfg_schema_free(s);
 	return tap_done();
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
+#include "tests/step-load.h"
 #include "sim/cfg.h"
 #include "sim/report.h"
 #include "models/gpu.h"
@@ -16,30 +17,14 @@
 #include "models/transformer.h"
 #include "topologies/net.h"
 
-struct job {
-	struct scenario *sc;
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	struct step_result r;
-};
-
+/* One iteration of the scenario file rel (in the source tree). */
 static int run(struct cfg_schema *s, const char *rel, const char *const *ov,
-	       size_t n_ov, struct job *j, struct err *e)
+	       size_t n_ov, struct step_job *j, struct err *e)
 {
 	char file[4096];
 
-	memset(j, 0, sizeof *j);
-	memset(e, 0, sizeof *e);
 	snprintf(file, sizeof file, "%s/%s", tap_srcdir(), rel);
-	j->sc = sc_load(s, file, ov, n_ov, e);
-	if (!j->sc)
-		return -1;
-	tfm_from_scenario(j->sc, &j->m);
-	if (layout_from_scenario(j->sc, &j->m, &j->L, e) < 0)
-		return -1;
-	gpu_from_scenario(j->sc, j->L.gpu, &j->g);
-	return step_simulate(j->sc, &j->m, &j->L, &j->g, &j->r, e);
+	return step_job_run(s, file, ov, n_ov, j, e);
 }
 
 static double parts(const struct step_result *r)
@@ -50,23 +35,18 @@ static double parts(const struct step_result *r)
 
 int main(void)
 {
-	struct cfg_schema *s = cfg_schema_new();
-	struct job j, k;
+	struct cfg_schema *s = step_schema_new();
+	struct step_job j, k;
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	cfg_schema_add(s, tfm_settings);
-	cfg_schema_add(s, layout_settings);
-	cfg_schema_add(s, gpu_settings);
-	cfg_schema_add(s, par_settings);
-	cfg_schema_add(s, net_settings);
 	tap_plan(38);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
 	int rc = run(s, bench, NULL, 0, &j, &e);
 	if (!tap_ok(rc == 0, "175B on 1024 GPUs (%s)", e.msg)) {
-		sc_free(j.sc);
+		step_job_free(&j);
 		cfg_schema_free(s);
 		return tap_done();
 	}
@@ -108,7 +88,7 @@ int main(void)
 	half.dp = 4;
 	half.global_batch = 768;
 	struct step_result r2;
-	rc = step_simulate(j.sc, &j.m, &half, &j.g, &r2, &e);
+	rc = step_simulate(&j.cfg, &j.m, &half, &j.g, &r2, &e);
 	tap_ok(rc == 0,
 	       "a job shrunk to dp = 4 runs (%s)", e.msg);
 	tap_near(r2.iteration_s, j.r.iteration_s, 0.02,
@@ -116,7 +96,7 @@ int main(void)
 	struct report *rep = rep_new();
 	tap_ok(rep && step_report(rep, &j.r, &e) == 0, "breakdown goes to /step");
 	rep_free(rep);
-	sc_free(j.sc);
+	step_job_free(&j);
 
 	/* interleaving (v = 2) halves the schedule's bubble (p-1)/(v m); the
 	 * idle time the heavier first and last chunks (embedding, logits)
@@ -127,19 +107,19 @@ int main(void)
 	tap_ok(k.r.bubble_s < 0.75 * j.r.bubble_s && k.r.bubble_s > 0.4 * j.r.bubble_s,
 	       "interleaved bubble %.3f s against 1F1B's %.3f s",
 	       k.r.bubble_s, j.r.bubble_s);
-	sc_free(k.sc);
+	step_job_free(&k);
 
 	/* without overlap the whole gradient all-reduce is exposed */
 	const char *no[] = { "parallel.overlap_grad_reduce=false" };
 	rc = run(s, bench, no, 1, &k, &e);
 	tap_ok(rc == 0, "no overlap (%s)", e.msg);
-	struct job j2;
+	struct step_job j2;
 	run(s, bench, NULL, 0, &j2, &e);
 	tap_ok(k.r.dp_exposed_s > j2.r.dp_exposed_s,
 	       "overlap hides gradient traffic (%.3f s exposed vs %.3f s)",
 	       j2.r.dp_exposed_s, k.r.dp_exposed_s);
-	sc_free(k.sc);
-	sc_free(j2.sc);
+	step_job_free(&k);
+	step_job_free(&j2);
 
 	/* distributed optimizer: optimizer states 12 Psi / N_d (doc/sources.md section 8) */
 	const char *dopt[] = { "parallel.distributed_optimizer=true" };
@@ -147,17 +127,17 @@ int main(void)
 	tap_ok(dopt_rc == 0 && k.r.peak_memory_bytes < j.r.peak_memory_bytes,
 	       "distributed optimizer lowers peak memory (%.1f GB)",
 	       k.r.peak_memory_bytes / 1e9);
-	sc_free(k.sc);
+	step_job_free(&k);
 
 	/* determinism: the same scenario twice gives the same bits */
-	struct job a, b;
+	struct step_job a, b;
 	run(s, bench, NULL, 0, &a, &e);
 	run(s, bench, NULL, 0, &b, &e);
 	tap_ok(memcmp(&a.r.iteration_s, &b.r.iteration_s, sizeof(double)) == 0 &&
 	       memcmp(&a.r.dp_exposed_s, &b.r.dp_exposed_s, sizeof(double)) == 0 &&
 	       a.r.events == b.r.events, "deterministic: identical results twice");
-	sc_free(a.sc);
-	sc_free(b.sc);
+	step_job_free(&a);
+	step_job_free(&b);
 
 	/* ZeRO (Rajbhandari et al.): 7.5B parameters (Table 1 row 3's shape)
 	 * on N_d = 64, one microbatch: model states 16 Psi, 4 Psi + 12 Psi/N_d,
@@ -176,10 +156,9 @@ int main(void)
 		snprintf(stage, sizeof stage, "parallel.zero_stage=%d", z);
 		int zrc = run(s, zero_file, ov, 6, &k, &e);
 		struct mem_breakdown mb = { 0 };
-		struct par_opts o;
 		struct err e2 = { 0 };
-		if (k.sc && par_from_scenario(k.sc, &k.m, &k.L, &o, &e2) == 0)
-			mem_peak(&k.m, &k.L, &o, &mb);
+		if (k.sc && par_check(k.cfg.where, &k.m, &k.L, &k.cfg.par, &e2) == 0)
+			mem_peak(&k.m, &k.L, &k.cfg.par, &mb);
 		tap_near(mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes, states[z],
 			 1e-12, z == 0 ? "DP, 7.5B on 64 GPUs: model states 16 Psi = 120 GB" :
 			 z == 1 ? "ZeRO-1: 4 Psi + 12 Psi/64 = 31.4 GB" :
@@ -192,7 +171,7 @@ int main(void)
 			tap_near(k.r.dp_comm_elems_per_rank, elems[z], 1e-12,
 				 z == 3 ? "ZeRO-3 traffic 3 Psi per rank" :
 				 "traffic 2 Psi per rank");
-		sc_free(k.sc);
+		step_job_free(&k);
 	}
 	const char *z3[] = { "cluster.gpus=64", "parallel.tp=1", "parallel.global_batch=256",
 			     "parallel.micro_batch=1", "parallel.zero_stage=3" };
@@ -200,7 +179,7 @@ int main(void)
 	tap_ok(z3_rc == 0 && fabs(parts(&k.r) - k.r.iteration_s) < 1e-9 * k.r.iteration_s,
 	       "ZeRO-3 with 4 microbatches runs, breakdown sums (%.3f s, %s)",
 	       k.r.iteration_s, e.msg);
-	sc_free(k.sc);
+	step_job_free(&k);
 
 	/* symmetry (step_sym.c), 175B TP8 PP16 on 1024 GPUs.  Radix 40 (HDR):
 	 * a scalable unit is 20 nodes on 8 rail leaves and a pod holds 20
@@ -243,7 +222,9 @@ int main(void)
 		if (sc) {
 			tfm_from_scenario(sc, &m);
 			layout_from_scenario(sc, &m, &L, &e);
-			net = net_build(sc, &e);
+			struct net_cfg *cfg = net_cfg_from_scenario(sc, &e);
+			net = cfg ? net_build(cfg, &e) : NULL;
+			net_cfg_free(cfg);
 		}
 		if (net) {
 			rg = malloc(sizeof *rg * (size_t)L.gpus);

@@ -74,6 +74,37 @@ static inline int tap_int(long long got, long long want, const char *name)
 	return ok;
 }
 
+/*
+ * What a printer writes, as a string:
+ *
+ *   struct tap_capture c;
+ *   cfg_schema_print(s, tap_capture_start(&c));
+ *   char *text = tap_capture_end(&c);	(free it)
+ */
+struct tap_capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static inline FILE *tap_capture_start(struct tap_capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	if (!c->f) {
+		perror("open_memstream");
+		exit(99);
+	}
+	return c->f;
+}
+
+static inline char *tap_capture_end(struct tap_capture *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
 /* Root of the source tree, for scenario files (set by make check). */
 static inline const char *tap_srcdir(void)
 {

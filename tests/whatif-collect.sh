@@ -1,13 +1,10 @@
 #!/bin/sh
 # trainsim collect and export: the table of runs and the text columns that
 # sweeps and plots read, checked against what the same runs print with --json.
-set -u
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/outputs.sh"
 cd "$tmp" || exit 1
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-echo "1..16"
+plan 16
 sc="$SRCDIR/scenarios/tiny.cfg"
 
 "$TRAINSIM" -q --json -o a.h5 "$sc" >a.json; ok $? "run a"
@@ -23,11 +20,12 @@ ok $? "seed column (root attribute) and the --seed override"
 # Every --json figure is in the table with the same digits (both %.17g).
 bad=0
 for k in $(sed 's/[{}" ]//g; s/,/\n/g' b.json | cut -d: -f1); do
-	v=$(sed "s/.*\"$k\": \([^,}]*\).*/\1/" b.json); [ "$v" = null ] && v=nan
+	v=$(json b.json "$k"); [ "$v" = null ] && v=nan
 	[ "$(col "$k" 2)" = "$v" ] || { bad=1; echo "# $k: table $(col "$k" 2) json $v"; }
 done
 ok $bad "every summary figure of run b equals its --json value"
-h5dump -d /results/cost_usd t.h5 >/dev/null 2>&1; ok $? "HDF5 table has /results/cost_usd"
+ok_eq "$(dataset t.h5 /results/cost_usd | tr '\n' ' ')" "$(json a.json cost_usd) $(json b.json cost_usd) " \
+	"HDF5 table's /results/cost_usd = each run's --json cost_usd, in order"
 h5dump -A -d /results/cost_usd t.h5 | grep -q '"USD"'; ok $? "HDF5 column keeps its unit"
 h5dump -d /results/training.checkpoint.interval_s t.h5 | grep -q '"NA", "300"'
 ok $? "HDF5 string column of overrides"

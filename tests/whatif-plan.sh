@@ -2,13 +2,9 @@
 # trainsim plan: its best configuration, run through trainsim with the
 # printed overrides, reproduces the reported summary exactly; Daly's interval
 # and the deadline are honoured.
-set -u
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$SRCDIR/tests/tap.sh"
 cd "$tmp" || exit 1
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
-echo "1..20"
+plan 20
 sc="$SRCDIR/scenarios/tiny.cfg"
 
 "$TRAINSIM" plan "$sc" --deadline-days 1 --top 3 --json >p.txt; ok $? "plan exits 0"

@@ -2,17 +2,13 @@
 # plots/plot and plots/plot-sweep: every picture comes out as a non-empty PNG
 # and SVG, from a small real run and from a fixture that carries every panel's
 # data (tests/whatif-fixture); the SVGs carry the names and numbers drawn.
-set -u
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$SRCDIR/tests/tap.sh"
 cd "$tmp" || exit 1
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
 export TRAINSIM
 png() { [ -s "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '211PNG' ]; }
 svg() { [ -s "$1" ] && grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
 kinds="timeline breakdown links memory"
-echo "1..26"
+plan 26
 
 "$TRAINSIM" -q -o tiny.h5 "$SRCDIR/scenarios/tiny.cfg"; ok $? "tiny run"
 "$SRCDIR/plots/plot" -o p tiny.h5 >/dev/null; ok $? "plots/plot on the tiny run exits 0"

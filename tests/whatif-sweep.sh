@@ -2,16 +2,12 @@
 # Every sweep script end to end on its small grid, and the sweep library's
 # contract: grid expansion, dry run, resume, failures reported without
 # stopping the sweep, the Slurm array script.
-set -u
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$SRCDIR/tests/tap.sh"
 cd "$tmp" || exit 1
-i=0
-ok() { i=$((i + 1)); if [ "$1" -eq 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
 export TRAINSIM
 sw=$SRCDIR/scenarios/sweeps
 rows() { echo $(( $(wc -l <"$1") - 1 )); }
-echo "1..38"
+plan 38
 
 # name:runs in the small grid:pictures
 for s in checkpoint-interval:6:sweep-interval cluster-size:6:sweep-groups \

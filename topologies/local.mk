@@ -1,9 +1,10 @@
 # topologies/local.mk -- link catalog, topology builders, flows, collectives.
-noinst_HEADERS += topologies/net.h
+noinst_HEADERS += topologies/net.h topologies/platform.h
 libtrainsim_a_SOURCES += topologies/graph.c topologies/route.c \
 	topologies/nvlink.c topologies/fattree.c topologies/dragonfly.c \
 	topologies/placement.c topologies/flow.c topologies/coll.c topologies/collcache.c \
-	topologies/net.c topologies/netcfg.c topologies/netsim.c
+	topologies/net.c topologies/netcfg.c topologies/netsim.c \
+	topologies/platform.c
 noinst_HEADERS += topologies/graph.h topologies/topo.h topologies/flow.h \
 	topologies/coll.h
 check_PROGRAMS += tests/net-flow-t
@@ -25,3 +26,6 @@ EXTRA_DIST += tests/net-small.cfg
 check_PROGRAMS += tests/net-sim-t
 TESTS += tests/net-sim-t
 tests_net_sim_t_SOURCES = tests/net-sim-t.c
+check_PROGRAMS += tests/net-platform-t
+TESTS += tests/net-platform-t
+tests_net_platform_t_SOURCES = tests/net-platform-t.c

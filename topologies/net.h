@@ -1,8 +1,8 @@
 /*
  * net.h -- the cluster's network as the rest of trainsim sees it.
  *
- * net_build() reads the scenario (cluster.*, network.*, the links catalog)
- * and builds the graph: GPUs in scale-up (NVLink) domains, NICs, a fat-tree
+ * net_cfg_from_scenario() reads the settings (cluster.*, network.*, the
+ * links catalog) and net_build() builds the graph from them: GPUs in scale-up (NVLink) domains, NICs, a fat-tree
  * or dragonfly of switches, and the placement of ranks on GPUs.
  *
  * Collectives run in two ways:
@@ -44,8 +44,17 @@ struct coll {
 	double bytes;		/* S, nccl-tests convention */
 };
 
+/* The network's settings, read from the scenario once per load (a missing
+ * link is an error at the key that names it) and kept, with where each
+ * key is, for net_build(). */
+struct net_cfg;
+struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e);
+void net_cfg_free(struct net_cfg *c);
+
 struct net;
-struct net *net_build(const struct scenario *sc, struct err *e);
+/* A network from the settings; its errors (an odd radix, a placement
+ * naming a missing GPU, ...) name the key at fault at its file and line. */
+struct net *net_build(const struct net_cfg *c, struct err *e);
 void net_free(struct net *net);
 int net_gpu_count(const struct net *net);
 int net_gpus_per_node(const struct net *net);
@@ -67,13 +76,6 @@ size_t netsim_tiers(const struct netsim *ns, const char *const **names,
 
 /* Flows not yet delivered (for tests and progress). */
 size_t netsim_active_flows(const struct netsim *ns);
-
-/* Power of all the network's ports (W) from the links catalog's idle_w:
- * each cable has a port at both ends (NVLink is in the GPU's power). */
-double net_idle_power_w(const struct net *net);
-/* Energy of the traffic carried so far (J): each byte on each link it
- * crossed, times 8 bits, times that link's pj_per_bit. */
-double netsim_energy_j(const struct netsim *ns);
 
 /* The nccl-tests-style table of `trainsim collective`: sizes min_bytes,
  * min_bytes*factor, ... up to max_bytes, on ranks 0..n_ranks-1 (0: all

@@ -1,7 +1,8 @@
 /*
- * netcfg.c -- the network's settings (network.*, links.*) and net_build(),
- * which reads them, with cluster.* and the GPU's NVLink from the gpus
- * catalog, into the plain parameters of net_new().
+ * netcfg.c -- the network's settings (network.*, links.*), read once per
+ * load by net_cfg_from_scenario() with cluster.* and the GPU's NVLink from
+ * the gpus catalog into the plain parameters of net_new(), and
+ * net_build(), which builds a network from them as often as asked.
  *
  * Errors found while building (an odd radix, too many groups, a placement
  * naming a missing GPU, a disconnected graph, ...) come back from net_new()
@@ -77,11 +78,16 @@ const struct cfg_setting net_settings[] = {
 	  "achievable fraction of the bandwidth (protocol overhead), > 0" },
 	{ "links.*.latency_ns", CFG_FLOAT, "ns", 0, 1e9, "0", NULL,
 	  "one hop: switch port to port plus cable" },
-	{ "links.*.idle_w", CFG_FLOAT, "W", 0, 1e5, "0", NULL, "power per port" },
 	{ "links.*.pj_per_bit", CFG_FLOAT, "pJ/bit", 0, 1e6, "0", NULL,
-	  "energy per bit carried, on top of idle_w" },
+	  "energy per bit per link crossed, on top of the idle power" },
 	{ "links.*.switch_radix", CFG_INT, "", 0, 4096, "0", NULL,
 	  "ports of the matching switch (0: not a switched link)" },
+	{ "links.*.switch_w", CFG_FLOAT, "W", 0, 1e6, "0", NULL,
+	  "power of that switch, load or not (needed for a scale-out link)" },
+	{ "links.*.nic_w", CFG_FLOAT, "W", 0, 1e4, "0", NULL,
+	  "power of one NIC of this link (needed for a scale-out link)" },
+	{ "links.*.transceiver_w", CFG_FLOAT, "W", 0, 1e3, "0", NULL,
+	  "power of the module at each cable end (0: passive copper)" },
 	{ "links.*.source", CFG_STRING, "", 0, 0, "", NULL,
 	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
 	CFG_END
@@ -118,9 +124,28 @@ static int read_link(const struct scenario *sc, const char *name,
 				"(expected 0 < efficiency <= 1)");
 	}
 	s->latency_ns = sc_float(sc, "links.%s.latency_ns", name);
-	s->idle_w = sc_float(sc, "links.%s.idle_w", name);
 	s->pj_per_bit = sc_float(sc, "links.%s.pj_per_bit", name);
 	s->switch_radix = (int)sc_int(sc, "links.%s.switch_radix", name);
+	s->switch_w = sc_float(sc, "links.%s.switch_w", name);
+	s->nic_w = sc_float(sc, "links.%s.nic_w", name);
+	s->transceiver_w = sc_float(sc, "links.%s.transceiver_w", name);
+	return 0;
+}
+
+/* A fabric's switches and NICs draw power: no silent 0 W for them. */
+static int check_fabric_power(const struct scenario *sc, const char *name,
+			      struct err *e)
+{
+	static const char *const need[] = { "switch_w", "nic_w" };
+	char path[160];
+
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+		if (!sc_has(sc, "links.%s.%s", name, need[i])) {
+			snprintf(path, sizeof path, "links.%s", name);
+			return sc_error(sc, e, path, "the scale-out link has no %s "
+					"(expected links.%s.%s in W, as in "
+					"catalog/links.cfg)", need[i], name, need[i]);
+		}
 	return 0;
 }
 
@@ -190,47 +215,76 @@ static int read_nvlink(const struct scenario *sc, struct net_params *p,
 	return read_link(sc, name, key, &p->nvlink, e);
 }
 
-struct net *net_build(const struct scenario *sc, struct err *e)
-{
+/* The settings as net_new() takes them, and where they came from. */
+struct net_cfg {
 	struct net_params p;
-	int *placement = NULL;
-	const char *bad_key = NULL;
-	struct err why = { 0 };
+	int *placement;			/* owned; p.placement points here */
+	const struct sc_where *where;	/* for net_new()'s bad_key */
+};
 
-	net_params_default(&p);
-	p.gpus = (int)sc_int(sc, "cluster.gpus");
-	p.gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
-	p.nics_per_node = (int)sc_int(sc, "network.nics_per_node");
-	p.domain_gpus = (int)sc_int(sc, "network.scale_up_domain_gpus");
-	if (read_nvlink(sc, &p, e) < 0)
+void net_cfg_free(struct net_cfg *c)
+{
+	if (c)
+		free(c->placement);
+	free(c);
+}
+
+struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
+{
+	struct net_cfg *c = calloc(1, sizeof *c);
+	struct net_params *p;
+
+	if (c == NULL) {
+		err_set(e, ERR_RUN, "out of memory for the network's settings");
 		return NULL;
-	read_fabric(sc, &p);
-	read_collective(sc, &p);
-	if (p.topology != TOPO_NONE &&
-	    read_link(sc, sc_str(sc, "network.scale_out_link"),
-		      "network.scale_out_link", &p.scale_out, e) < 0)
-		return NULL;
-	if (p.nics_per_node > 0 && p.nics_per_node < p.gpus_per_node &&
+	}
+	p = &c->p;
+	c->where = sc_where_of(sc);
+	net_params_default(p);
+	p->gpus = (int)sc_int(sc, "cluster.gpus");
+	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
+	p->nics_per_node = (int)sc_int(sc, "network.nics_per_node");
+	p->domain_gpus = (int)sc_int(sc, "network.scale_up_domain_gpus");
+	if (read_nvlink(sc, p, e) < 0)
+		goto fail;
+	read_fabric(sc, p);
+	read_collective(sc, p);
+	if (p->topology != TOPO_NONE &&
+	    (read_link(sc, sc_str(sc, "network.scale_out_link"),
+		       "network.scale_out_link", &p->scale_out, e) < 0 ||
+	     check_fabric_power(sc, p->scale_out.name, e) < 0))
+		goto fail;
+	if (p->nics_per_node > 0 && p->nics_per_node < p->gpus_per_node &&
 	    read_link(sc, sc_str(sc, "network.pcie_link"), "network.pcie_link",
-		      &p.pcie, e) < 0)
-		return NULL;
+		      &p->pcie, e) < 0)
+		goto fail;
 	size_t n = sc_list_len(sc, "network.placement");
 	if (n > 0) {
-		placement = malloc(sizeof *placement * n);
-		if (placement == NULL) {
+		c->placement = malloc(sizeof *c->placement * n);
+		if (c->placement == NULL) {
 			err_set(e, ERR_RUN, "out of memory for the placement");
-			return NULL;
+			goto fail;
 		}
 		for (size_t i = 0; i < n; i++)
-			placement[i] = (int)sc_list_float(sc, i, "network.placement");
-		p.placement = placement;
-		p.n_placement = (int)n;
+			c->placement[i] = (int)sc_list_float(sc, i, "network.placement");
+		p->placement = c->placement;
+		p->n_placement = (int)n;
 	}
-	struct net *net = net_new(&p, &bad_key, &why);
-	free(placement);
+	return c;
+fail:
+	net_cfg_free(c);
+	return NULL;
+}
+
+struct net *net_build(const struct net_cfg *c, struct err *e)
+{
+	const char *bad_key = NULL;
+	struct err why = { 0 };
+	struct net *net = net_new(&c->p, &bad_key, &why);
+
 	if (net == NULL) {
 		if (why.status == ERR_USAGE && bad_key != NULL)
-			sc_error(sc, e, bad_key, "%s", why.msg);
+			sc_where_error(c->where, e, bad_key, "%s", why.msg);
 		else
 			*e = why;
 	}

@@ -198,13 +198,3 @@ size_t netsim_active_flows(const struct netsim *ns)
 {
 	return flow_count(ns->fs);
 }
-
-double netsim_energy_j(const struct netsim *ns)
-{
-	const double *bytes = flow_tier_bytes(ns->fs);
-	double j = 0;
-
-	for (int t = 0; t < TIER_COUNT; t++)
-		j += bytes[t] * 8 * net_tier_spec(ns->net, t)->pj_per_bit * 1e-12;
-	return j;
-}

@@ -30,9 +30,11 @@ struct link_spec {
 	double bw_Bps;		/* per direction, nominal */
 	double efficiency;	/* achievable fraction of bw_Bps (protocol) */
 	double latency_ns;	/* one hop: port to port plus cable */
-	double idle_w;		/* per port */
-	double pj_per_bit;	/* energy per bit carried */
+	double pj_per_bit;	/* energy per bit per link crossed, beyond idle */
 	int switch_radix;	/* ports of the matching switch (0: none) */
+	double switch_w;	/* power of that switch (0: not switched) */
+	double nic_w;		/* power of one NIC of this link (0: none) */
+	double transceiver_w;	/* per cable end (0: passive copper) */
 };
 
 enum net_topology { TOPO_NONE, TOPO_FAT_TREE, TOPO_DRAGONFLY };
@@ -70,7 +72,9 @@ struct net_params {
 	const int *placement;	/* rank -> GPU, or NULL for identity */
 	int n_placement;
 };
-/* Defaults for the fields a test does not care about (DGX A100 + HDR). */
+/* Defaults for the fields a test does not care about (DGX A100 + HDR):
+ * the schema's network.* defaults and copies of the links catalog's
+ * nvlink3, pcie_gen4 and ib_hdr (net-cfg-t checks both stay equal). */
 void net_params_default(struct net_params *p);
 
 /* --- fat tree (fattree.c) ------------------------------------------------ */

@@ -14,8 +14,6 @@ else
 	sweep_axis run.seed $(seq 1 20)
 fi
 sweep_plot() {
-	plot_sweep --kind groups --group cluster.gpus --y cost_usd,duration_days,carbon_kg,goodput \
-		--title "GPT-3 175B: cluster size" &&
-	plot_sweep --kind pareto --title "GPT-3 175B: cluster size"
+	plot_groups cluster.gpus cost_usd,duration_days,carbon_kg,goodput "GPT-3 175B: cluster size"
 }
 sweep_go

@@ -13,14 +13,8 @@ sweep_axis - a100_40gb:cluster.gpu=a100_40gb,cost.gpu_hour_usd=4.10 \
 	a100_80gb:cluster.gpu=a100_80gb,cost.gpu_hour_usd=5.12 \
 	h100_sxm:cluster.gpu=h100_sxm,cost.gpu_hour_usd=12.29 \
 	h200_sxm:cluster.gpu=h200_sxm,cost.gpu_hour_usd=5.408
-if [ "$SWEEP_SMALL" = 1 ]; then
-	sweep_axis run.seed 1 2
-else
-	sweep_axis run.seed $(seq 1 20)
-fi
+sweep_seeds 2 20
 sweep_plot() {
-	plot_sweep --kind groups --group @1 --y cost_usd,duration_days,carbon_kg \
-		--title "GPT-3 175B on 1024 GPUs: GPU type" &&
-	plot_sweep --kind pareto --title "GPT-3 175B on 1024 GPUs: GPU type"
+	plot_groups @1 cost_usd,duration_days,carbon_kg "GPT-3 175B on 1024 GPUs: GPU type"
 }
 sweep_go

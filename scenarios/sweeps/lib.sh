@@ -112,6 +112,13 @@ sweep_axis() {
 	printf '%s\n' "$line" >>"$SWEEP_AXES"
 }
 
+# sweep_seeds SMALL FULL: run.seed 1..SMALL with --small, 1..FULL otherwise.
+sweep_seeds() {
+	if [ "$SWEEP_SMALL" = 1 ]; then sweep_axis run.seed $(seq 1 "$1")
+	else sweep_axis run.seed $(seq 1 "$2")
+	fi
+}
+
 # One line per grid point: NAME<TAB>KEY=VALUE<TAB>KEY=VALUE...
 sweep_expand() {
 	awk -F'\t' '
@@ -241,6 +248,13 @@ sweep_collect() {
 # picture of whatever was swept.
 plot_sweep() {
 	"$SWEEP_ROOT/plots/plot-sweep" -o "$SWEEP_DIR/plots" "$@" "$SWEEP_DIR/results.tsv"
+}
+
+# plot_groups GROUP Y TITLE: the figures Y (comma-separated) grouped by
+# GROUP, then the Pareto picture, both titled TITLE.
+plot_groups() {
+	plot_sweep --kind groups --group "$1" --y "$2" --title "$3" &&
+	plot_sweep --kind pareto --title "$3"
 }
 
 sweep_draw() {

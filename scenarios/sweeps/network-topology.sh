@@ -15,8 +15,7 @@ else
 	sweep_axis run.seed $(seq 1 5)
 fi
 sweep_plot() {
-	plot_sweep --kind groups --group network.topology \
-		--y iteration_time_s,cost_usd,duration_days --title "GPT-3 175B: fat tree vs dragonfly" &&
-	plot_sweep --kind pareto --title "GPT-3 175B: fat tree vs dragonfly"
+	plot_groups network.topology iteration_time_s,cost_usd,duration_days \
+		"GPT-3 175B: fat tree vs dragonfly"
 }
 sweep_go

@@ -22,8 +22,6 @@ else
 	sweep_axis run.seed $(seq 1 10)
 fi
 sweep_plot() {
-	plot_sweep --kind groups --group @1 --y carbon_kg,energy_kwh,cost_usd \
-		--title "GPT-3 175B: region" &&
-	plot_sweep --kind pareto --title "GPT-3 175B: region"
+	plot_groups @1 carbon_kg,energy_kwh,cost_usd "GPT-3 175B: region"
 }
 sweep_go

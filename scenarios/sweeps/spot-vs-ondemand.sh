@@ -18,14 +18,8 @@ trace=traces/skypilot-16node-us-east-2b.json
 sweep_axis - on_demand:pools.all.class=on_demand,pools.all.nodes=128 \
 	spot:pools.all.class=spot,pools.all.nodes=128,pools.all.capacity_trace=$trace,pools.all.capacity_scale=8,pools.all.price_usd_per_node_hour=16.39,spot.policy=elastic \
 	mixed:pools.od.class=on_demand,pools.od.nodes=64,pools.sp.class=spot,pools.sp.nodes=64,pools.sp.capacity_trace=$trace,pools.sp.capacity_scale=4,pools.sp.price_usd_per_node_hour=16.39,spot.policy=elastic
-if [ "$SWEEP_SMALL" = 1 ]; then
-	sweep_axis run.seed 1 2 3
-else
-	sweep_axis run.seed $(seq 1 30)
-fi
+sweep_seeds 3 30
 sweep_plot() {
-	plot_sweep --kind groups --group @1 --y cost_usd,duration_days,preemptions \
-		--title "GPT-3 175B: spot vs on-demand" &&
-	plot_sweep --kind pareto --title "GPT-3 175B: spot vs on-demand"
+	plot_groups @1 cost_usd,duration_days,preemptions "GPT-3 175B: spot vs on-demand"
 }
 sweep_go

@@ -11,21 +11,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim/cfg.h"
 #include "sim/report.h"
 #include "models/replicas.h"
 #include "models/run.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static const char *ov[] = { "gc.mode=\"auto\"", "failures.enabled=true", "run.tokens=300e9" };
 
@@ -56,13 +48,13 @@ int main(void)
 		return 1;
 	}
 	snprintf(path, sizeof path, "%s/run.h5", tmpl);
-	t0 = now_s();
+	t0 = bench_now_s();
 	if (rep_open(rep, path, &e) < 0 || run_simulate(sc, &o, rep, &e) < 0 ||
 	    rep_commit(rep, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
-	one_s = now_s() - t0;
+	one_s = bench_now_s() - t0;
 	ev1 = rep_summary_get(rep, "events");
 	it1 = rep_summary_get(rep, "iterations");
 	printf("175b-spot + failures + auto GC: %.3f s (target < 0.5 s), %.0f events, "
@@ -74,15 +66,17 @@ int main(void)
 	unlink(path);
 	rmdir(tmpl);
 
-	t0 = now_s();
-	if (replicas_run(sc, 1, 100, 2, NULL, &rs, &e) < 0) {
+	t0 = bench_now_s();
+	struct run_job *job = run_job_from_scenario(sc, NULL, &e);
+	if (job == NULL || replicas_run(job, 1, 100, 2, NULL, &rs, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
-	reps_s = now_s() - t0;
+	reps_s = bench_now_s() - t0;
 	printf("100 replicas on 2 workers: %.2f s (target < 10 s)\n", reps_s);
 	fail |= reps_s >= 10;
 	replicas_free(rs);
+	run_job_free(job);
 	sc_free(sc);
 
 	sc = load(schema, "run.tokens=1200e9", &e);

@@ -20,35 +20,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include <gsl/gsl_randist.h>
 
 #include "sim/ev.h"
 #include "sim/rng.h"
+#include "bench.h"
 
 #define HOLD_MEAN_NS 1e6
 #define INC_TABLE (1u << 16)
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double now_s(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
-
-/* CPU time of this process: on a shared machine, wall time counts others' turns. */
-static double cpu_s(void)
-{
-	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
 
 int main(int argc, char **argv)
 {
@@ -72,20 +52,20 @@ int main(int argc, char **argv)
 		}
 
 	/* The same loop without the queue: what the harness itself costs. */
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	volatile int64_t sink = 0;
 	int64_t acc = 0;
 	for (long i = 0; i < rounds; i++)
 		acc += inc[(unsigned long)i & (INC_TABLE - 1)];
 	sink = acc;
-	double harness_s = now_s() - t0;
+	double harness_s = bench_now_s() - t0;
 	(void)sink;
 
 	struct ev ev;
 	int64_t last = INT64_MIN;
 	uint64_t check = 0;
-	t0 = now_s();
-	double c0 = cpu_s();
+	t0 = bench_now_s();
+	double c0 = bench_cpu_s();
 	for (long i = 0; i < rounds; i++) {
 		if (!evq_pop(q, &ev) || ev.time_ns < last) {
 			fprintf(stderr, "evq-hold-b: queue order broken at round %ld\n", i);
@@ -96,11 +76,9 @@ int main(int argc, char **argv)
 		evq_push(q, ev.time_ns + inc[(unsigned long)i & (INC_TABLE - 1)],
 			 ev.kind, ev.arg);
 	}
-	double hold_s = now_s() - t0;
-	double hold_cpu_s = cpu_s() - c0;
+	double hold_s = bench_now_s() - t0;
+	double hold_cpu_s = bench_cpu_s() - c0;
 
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
 	double hold_ops = (double)rounds / hold_s;
 	printf("evq hold model: N=%ld pending, %ld rounds, mean increment %.0f ns\n",
 	       n, rounds, HOLD_MEAN_NS);
@@ -113,7 +91,7 @@ int main(int argc, char **argv)
 	       1e9 * harness_s / (double)rounds);
 	printf("  final time %.3f s, pending %zu, id checksum %" PRIu64 "\n",
 	       (double)last / 1e9, evq_len(q), check);
-	printf("  peak RSS %ld KiB\n", ru.ru_maxrss);
+	printf("  peak RSS %ld KiB\n", bench_peak_rss_kib());
 	evq_free(q);
 	gsl_rng_free(r);
 	free(inc);

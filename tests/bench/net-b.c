@@ -10,28 +10,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "topologies/coll.h"
 #include "topologies/flow.h"
 #include "topologies/topo.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double maxrss_mb(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss / 1024.0;
-}
+#include "bench.h"
 
 static void ndr(struct net_params *p, int gpus)
 {
@@ -45,9 +28,9 @@ static void ndr(struct net_params *p, int gpus)
 static struct net *build(const char *what, struct net_params *p)
 {
 	struct err e = { 0 };
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	struct net *net = net_new(p, NULL, &e);
-	double t = now_s() - t0;
+	double t = bench_now_s() - t0;
 
 	if (net == NULL) {
 		fprintf(stderr, "%s: %s\n", what, e.msg);
@@ -55,7 +38,7 @@ static struct net *build(const char *what, struct net_params *p)
 	}
 	printf("%-40s %8.3f s  %8.1f MB held  (%d nodes, %d links; peak RSS %.0f MB)  %s\n",
 	       what, t, net_bytes(net) / 1e6, net->g.n_nodes, net->g.n_links,
-	       maxrss_mb(), t <= 2 && net_bytes(net) <= 2e9 ? "ok" : "OVER TARGET");
+	       bench_peak_rss_kib() / 1024.0, t <= 2 && net_bytes(net) <= 2e9 ? "ok" : "OVER TARGET");
 	return net;
 }
 
@@ -69,7 +52,7 @@ static void step_solve(struct net *net, const char *what, int pattern)
 					   net->g.tier, TIER_COUNT, &e);
 	int32_t path[NET_PATH_MAX];
 
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	for (int g = 0; g < n; g++) {
 		/* Per-rail ring: same local GPU on the next node; or one ring
 		 * through all GPUs in order. */
@@ -79,16 +62,16 @@ static void step_solve(struct net *net, const char *what, int pattern)
 		int len = net_route(net, g, d, 0, NULL, path);
 		flow_add(fs, path, len, 1e9, 0, 0, 0, &e);
 	}
-	double t1 = now_s();
+	double t1 = bench_now_s();
 	flow_solve(fs, 0);
-	double t2 = now_s();
+	double t2 = bench_now_s();
 	uint64_t rated0 = flow_stat_rated(fs);
 	/* One more flow joins the step. */
 	int len = net_route(net, 0, n / 2, 1, NULL, path);
 	flow_add(fs, path, len, 1e9, 0, 0, 1000, &e);
-	double t3 = now_s();
+	double t3 = bench_now_s();
 	flow_solve(fs, 1000);
-	double t4 = now_s();
+	double t4 = bench_now_s();
 	uint64_t rated = flow_stat_rated(fs);
 	printf("%-40s route+add %6.1f ms  solve %6.1f ms %s  +1 flow %6.2f ms (%llu re-rated)\n",
 	       what, (t1 - t0) * 1e3, (t2 - t1) * 1e3, t2 - t1 <= 0.05 ? "ok" : "OVER",
@@ -112,15 +95,15 @@ static void incremental(struct net *net)
 		int len = net_route(net, g, next * gpn + g % gpn, 0, NULL, path);
 		flow_add(fs, path, len, 1e9, 0, 0, 0, &e);
 	}
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	flow_solve(fs, 0);
-	double t1 = now_s();
+	double t1 = bench_now_s();
 	uint64_t rated = flow_stat_rated(fs);
 	int len = net_route(net, 0, gpn, 1, NULL, path);
 	flow_add(fs, path, len, 1e9, 0, 0, 1000, &e);
-	double t2 = now_s();
+	double t2 = bench_now_s();
 	flow_solve(fs, 1000);
-	double t3 = now_s();
+	double t3 = bench_now_s();
 	printf("%-40s full %6.1f ms  +1 flow %7.3f ms (%llu flows re-rated of %d)  %.0fx cheaper\n",
 	       "16,384 flows in 512 rail rings", (t1 - t0) * 1e3, (t3 - t2) * 1e3,
 	       (unsigned long long)(flow_stat_rated(fs) - rated), n + 1,
@@ -137,9 +120,9 @@ static void whole_collective(struct net *net)
 		gpus[i] = i;
 	net->p.channels = 1;
 	struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, 1 << 30 };
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	double t = net_coll_time_s(net, &c, &e);
-	double t1 = now_s();
+	double t1 = bench_now_s();
 	printf("%-40s %6.1f ms to simulate (all-reduce of 1 GiB takes %.1f ms)\n",
 	       "16,384-GPU ring all-reduce, 1 channel", (t1 - t0) * 1e3, t * 1e3);
 	free(gpus);

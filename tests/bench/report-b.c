@@ -7,34 +7,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim/report.h"
+#include "bench.h"
 
 #define NSERIES 20
 #define NROWS 1000000
 /* One day of one-minute samples: the daily wave's period, in rows. */
 #define ROWS_PER_DAY 1440.0
 #define TWO_PI 6.283185307179586
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
 
 int main(void)
 {
@@ -52,7 +35,7 @@ int main(void)
 		snprintf(name, sizeof name, "series_%02d", s);
 		rep_series(r, name, "W");
 	}
-	t0 = now_s();
+	t0 = bench_now_s();
 	if (rep_open(r, path, &e) < 0)
 		goto fail;
 	for (long i = 0; i < NROWS; i++) {
@@ -62,18 +45,18 @@ int main(void)
 		if (rep_sample(r, 60.0 * i, v, &e) < 0)
 			goto fail;
 		if (i == 100000)
-			rss_1e5 = peak_rss_kib();
+			rss_1e5 = bench_peak_rss_kib();
 	}
 	rep_summary(r, "duration_s", 60.0 * NROWS, "s");
 	if (rep_commit(r, &e) < 0)
 		goto fail;
-	t1 = now_s();
+	t1 = bench_now_s();
 	stat(path, &st);
 	printf("report: %d rows x %d series + time_s: %.2f s (%.1f M values/s), "
 	       "file %.1f MiB (raw %.1f MiB), peak RSS %ld KiB at 1e5 rows, %ld KiB at 1e6\n",
 	       NROWS, NSERIES, t1 - t0, NROWS * (NSERIES + 1) / (t1 - t0) / 1e6,
 	       st.st_size / 1048576.0, NROWS * (NSERIES + 1) * 8 / 1048576.0, rss_1e5,
-	       peak_rss_kib());
+	       bench_peak_rss_kib());
 	unlink(path);
 	rep_free(r);
 	return 0;

@@ -7,60 +7,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "sim/cfg.h"
-#include "models/gpu.h"
-#include "models/layout.h"
-#include "models/parallel.h"
-#include "models/step.h"
-#include "models/transformer.h"
-#include "topologies/net.h"
-
-static double clock_s(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "bench.h"
+#include "tests/step-load.h"
 
 static int bench(const struct cfg_schema *schema, const char *file, const char *label,
 		 const char *const *ov, size_t n_ov, double limit_s)
 {
-	struct err e = { 0 };
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	struct step_result r;
-	struct scenario *sc = sc_load(schema, file, ov, n_ov, &e);
+	struct err e;
+	struct step_job j;
 
-	if (!sc) {
+	if (step_job_load(schema, file, ov, n_ov, &j, &e) < 0 ||
+	    step_cfg_read_net(j.sc, &j.cfg, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
+		step_job_free(&j);
 		return 1;
 	}
-	tfm_from_scenario(sc, &m);
-	if (layout_from_scenario(sc, &m, &L, &e) < 0) {
-		fprintf(stderr, "%s\n", e.msg);
-		sc_free(sc);
-		return 1;
-	}
-	gpu_from_scenario(sc, L.gpu, &g);
 	/* CPU time is held to the limit: the machine is shared, and wall
 	 * time then measures the neighbours too */
-	double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	int rc = step_simulate(sc, &m, &L, &g, &r, &e);
-	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	double wall = clock_s(CLOCK_MONOTONIC) - w0;
-	sc_free(sc);
+	double w0 = bench_now_s(), c0 = bench_cpu_s();
+	int rc = step_simulate(&j.cfg, &j.m, &j.L, &j.g, &j.r, &e);
+	double cpu = bench_cpu_s() - c0;
+	double wall = bench_now_s() - w0;
+	step_job_free(&j);
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
 	printf("%-30s %6d GPUs: %7.1f ms CPU (%7.1f ms wall, limit %.0f ms), "
 	       "iteration %.2f s, %.1f TFLOP/s/GPU, %llu events\n",
-	       label, L.gpus, cpu * 1e3, wall * 1e3, limit_s * 1e3, r.iteration_s,
-	       r.tflops_per_gpu, (unsigned long long)r.events);
+	       label, j.L.gpus, cpu * 1e3, wall * 1e3, limit_s * 1e3, j.r.iteration_s,
+	       j.r.tflops_per_gpu, (unsigned long long)j.r.events);
 	return cpu <= limit_s ? 0 : 1;
 }
 
@@ -68,7 +45,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : getenv("SRCDIR") ? getenv("SRCDIR") : ".";
 	char file[4096];
-	struct cfg_schema *schema = cfg_schema_new();
+	struct cfg_schema *schema = step_schema_new();
 	/* HDR switches (radix 40) stop at 16,000 endpoints in three tiers: use
 	 * radix-64 switches (NDR Quantum-2 class) for the big layout */
 	const char *big[] = { "cluster.gpus=16384", "parallel.global_batch=24576",
@@ -76,11 +53,6 @@ int main(int argc, char **argv)
 	int fails = 0;
 
 	snprintf(file, sizeof file, "%s/tests/bench/step-175b.cfg", dir);
-	cfg_schema_add(schema, tfm_settings);
-	cfg_schema_add(schema, layout_settings);
-	cfg_schema_add(schema, gpu_settings);
-	cfg_schema_add(schema, par_settings);
-	cfg_schema_add(schema, net_settings);
 	fails += bench(schema, file, "175B, TP8 PP16 DP8, m=192", NULL, 0, 0.1);
 	fails += bench(schema, file, "175B, TP8 PP16 DP128, m=192", big, 3, 1.0);
 	cfg_schema_free(schema);

@@ -47,6 +47,7 @@
 #include "models/step.h"
 #include "models/transformer.h"
 #include "topologies/net.h"
+#include "tests/step-load.h"
 
 #define T1_ROWS 10
 #define VROWS_MAX 64
@@ -98,39 +99,16 @@ static double stats_mean_abs(const struct stats *s)
 
 /* ---- step model on one scenario ---- */
 
-static struct cfg_schema *step_schema(void)
-{
-	struct cfg_schema *schema = cfg_schema_new();
-
-	if (schema) {
-		cfg_schema_add(schema, tfm_settings);
-		cfg_schema_add(schema, layout_settings);
-		cfg_schema_add(schema, gpu_settings);
-		cfg_schema_add(schema, par_settings);
-		cfg_schema_add(schema, net_settings);
-	}
-	return schema;
-}
-
 static int row_simulate(const struct cfg_schema *schema, const char *path, struct step_result *r,
 		    struct layout *L_out, struct err *e)
 {
-	struct tfm m;
-	struct layout L;
-	struct gpu_spec g;
-	int rc = -1;
-	struct scenario *sc = sc_load(schema, path, overrides, n_overrides, e);
+	struct step_job j;
+	int rc = step_job_run(schema, path, overrides, n_overrides, &j, e);
 
-	if (!sc)
-		return -1;
-	tfm_from_scenario(sc, &m);
-	if (layout_from_scenario(sc, &m, &L, e) == 0) {
-		gpu_from_scenario(sc, L.gpu, &g);
-		rc = step_simulate(sc, &m, &L, &g, r, e);
-		if (L_out)
-			*L_out = L;
-	}
-	sc_free(sc);
+	*r = j.r;
+	if (L_out)
+		*L_out = j.L;
+	step_job_free(&j);
 	return rc;
 }
 
@@ -209,7 +187,8 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 	/* Table 1 row 1's cluster: DGX A100, 8 x HDR per node, 32 GPUs. */
 	snprintf(path, sizeof path, "%s/megatron-table1-1.cfg", dir);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
-	struct net *net = sc ? net_build(sc, &e) : NULL;
+	struct net_cfg *ncfg = sc ? net_cfg_from_scenario(sc, &e) : NULL;
+	struct net *net = ncfg ? net_build(ncfg, &e) : NULL;
 	double t = -1;
 	if (net) {
 		for (int i = 0; i < n; i++)
@@ -218,6 +197,7 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 		t = net_coll_time_s(net, &c, &e);
 	}
 	net_free(net);
+	net_cfg_free(ncfg);
 	sc_free(sc);
 	if (t <= 0) {
 		fprintf(stderr, "busbw on %d GPUs: %s\n", n, e.msg);
@@ -512,7 +492,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 int main(int argc, char **argv)
 {
 	const char *dir = "scenarios/validation";
-	struct cfg_schema *schema = step_schema();
+	struct cfg_schema *schema = step_schema_new();
 	struct stats t1 = { 0 }, val = { 0 };
 	int status = 0, ran = 0, runnable = 0, pending = 0;
 
