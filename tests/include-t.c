@@ -104,52 +104,107 @@ static void where(const char *file, const char *path, const char *msg,
 	sc_free(sc);
 }
 
-static void test_search(void)
-{
-	/* lib/cat.cfg is only on $TRAINSIM_PATH's third entry (the first is
-	 * empty, the second does not exist). */
-	put("lib/cat.cfg", "# catalog\ngpus = { a = { tdp_w = 400.0; }; };\n", 0);
-	put("x.cfg", "@include \"cat.cfg\"\nmodel = { layers = 2; };\n", 0);
-	unsetenv("TRAINSIM_PATH");
-	bad("x.cfg", "~/x.cfg:1: @include \"cat.cfg\": not found in ~/, "
-	    "$TRAINSIM_PATH (not set), " DATA,
-	    "not found: the include's FILE:LINE, its name, each place looked in");
-	char env[256];
-	snprintf(env, sizeof env, ":/nonexistent:%s/lib", dir);
-	setenv("TRAINSIM_PATH", env, 1);
-	where("x.cfg", "gpus.a.tdp_w", "~/lib/cat.cfg:2: gpus.a.tdp_w: here",
-	      "found on $TRAINSIM_PATH's third entry; its settings name that file, line 2");
-	where("x.cfg", "model.layers", "~/x.cfg:2: model.layers: here",
-	      "the scenario's own line 2 after an included file of 2 lines");
-	setenv("TRAINSIM_PATH", "/nonexistent", 1);
-	bad("x.cfg", "~/x.cfg:1: @include \"cat.cfg\": not found in ~/, "
-	    "$TRAINSIM_PATH (/nonexistent), " DATA,
-	    "not found: $TRAINSIM_PATH's value in the list");
-	unsetenv("TRAINSIM_PATH");
+/* A case: files written (name, text; up to two), then x.cfg, with
+ * $TRAINSIM_PATH set to env ("~" for the temp dir; NULL: unset); path NULL:
+ * loading x.cfg fails with exactly msg; else it loads and sc_error on path
+ * reads msg. */
+struct inc_case {
+	const char *file[4];
+	const char *x, *env, *path, *msg, *name;
+};
 
+static const struct inc_case cases[] = {
+	/* The search: lib/cat.cfg is only on $TRAINSIM_PATH's third entry
+	 * (the first is empty, the second does not exist). */
+	{ { "lib/cat.cfg", "# catalog\ngpus = { a = { tdp_w = 400.0; }; };\n" },
+	  "@include \"cat.cfg\"\nmodel = { layers = 2; };\n", NULL, NULL,
+	  "~/x.cfg:1: @include \"cat.cfg\": not found in ~/, $TRAINSIM_PATH "
+	  "(not set), " DATA,
+	  "not found: the include's FILE:LINE, its name, each place looked in" },
+	{ { NULL }, "@include \"cat.cfg\"\nmodel = { layers = 2; };\n",
+	  ":/nonexistent:~/lib", "gpus.a.tdp_w", "~/lib/cat.cfg:2: gpus.a.tdp_w: here",
+	  "found on $TRAINSIM_PATH's third entry; its settings name that file, line 2" },
+	{ { NULL }, "@include \"cat.cfg\"\nmodel = { layers = 2; };\n",
+	  ":/nonexistent:~/lib", "model.layers", "~/x.cfg:2: model.layers: here",
+	  "the scenario's own line 2 after an included file of 2 lines" },
+	{ { NULL }, "@include \"cat.cfg\"\n", "/nonexistent", NULL,
+	  "~/x.cfg:1: @include \"cat.cfg\": not found in ~/, $TRAINSIM_PATH "
+	  "(/nonexistent), " DATA, "not found: $TRAINSIM_PATH's value in the list" },
 	/* sub/a.cfg includes b.cfg from its own directory, sub/. */
-	put("sub/a.cfg", "@include \"b.cfg\"\n", 0);
-	put("sub/b.cfg", "gpus = {\n  b = { tdp_w = 300.0; };\n};\n", 0);
-	put("x.cfg", "@include \"sub/a.cfg\"\n", 0);
-	where("x.cfg", "gpus.b.tdp_w", "~/sub/b.cfg:2: gpus.b.tdp_w: here",
-	      "a nested include is found in the including file's directory first");
-	put("sub/a.cfg", "\n@include \"c.cfg\"\n", 0);
-	bad("x.cfg", "~/sub/a.cfg:2: @include \"c.cfg\": not found in ~/sub/, ~/, "
-	    "$TRAINSIM_PATH (not set), " DATA,
-	    "nested miss: the including file's directory, then the scenario's");
+	{ { "sub/a.cfg", "@include \"b.cfg\"\n",
+	    "sub/b.cfg", "gpus = {\n  b = { tdp_w = 300.0; };\n};\n" },
+	  "@include \"sub/a.cfg\"\n", NULL, "gpus.b.tdp_w",
+	  "~/sub/b.cfg:2: gpus.b.tdp_w: here",
+	  "a nested include is found in the including file's directory first" },
+	{ { "sub/a.cfg", "\n@include \"c.cfg\"\n" }, "@include \"sub/a.cfg\"\n", NULL,
+	  NULL, "~/sub/a.cfg:2: @include \"c.cfg\": not found in ~/sub/, ~/, "
+	  "$TRAINSIM_PATH (not set), " DATA,
+	  "nested miss: the including file's directory, then the scenario's" },
+	/* The checks before parsing. */
+	{ { "self.cfg", "\n\n@include \"self.cfg\"\n" }, "@include \"self.cfg\"\n",
+	  NULL, NULL, "~/self.cfg:3: @include \"self.cfg\": ~/self.cfg is already "
+	  "being read (it includes itself)", "a file that includes itself" },
+	{ { NULL }, "model = { layers = 2; };\n  @include \"cat.cfg\n", NULL, NULL,
+	  "~/x.cfg:2: @include: the name's closing quote is missing",
+	  "an @include without its closing quote" },
+	{ { NULL }, "@include \"\"\n", NULL, NULL,
+	  "~/x.cfg:1: @include \"\": an empty name", "an empty name" },
+	/* The splice. */
+	{ { "cat.cfg", "gpus = {\n  a = { tdp_w = 400.0; };\n};" },	/* no final newline */
+	  "@include \"cat.cfg\" model = { layers = 0; };\n", NULL, NULL,
+	  "~/x.cfg:1: model.layers: 0 is out of range (expected an integer in "
+	  "1..1000)", "text after the @include's name: its own line 1" },
+	{ { NULL }, "/*\n@include \"none.cfg\"\n*/\nmodel = { layers = 5; };\n", NULL,
+	  "model.layers", "~/x.cfg:4: model.layers: here",
+	  "an @include inside a block comment is not one" },
+	{ { NULL }, "model = { name = \"a\n@include \\\"none.cfg\\\"\nb\"; layers = 6; };\n",
+	  NULL, "model.layers", "~/x.cfg:3: model.layers: here",
+	  "nor is one inside a string that spans lines" },
+	{ { "q\"x.cfg", "model = { layers = 7; };\n" }, "@include \"q\\\"x.cfg\"\n",
+	  NULL, "model.layers", "~/q\"x.cfg:1: model.layers: here",
+	  "\\\" in the name is a quote, as in libconfig" },
+	{ { "cat.cfg", "gpus = {\n  a = { tdp_w = 400.0; };\n};" },
+	  "@include \"cat.cfg\"\nmodel = {\n  layers = ;\n};\n", NULL, NULL,
+	  "~/x.cfg:3: syntax error",
+	  "a syntax error after a 3-line include: the scenario's line 3" },
+	{ { "cat.cfg", "gpus = {\n  a = { tdp_w = ; };\n};\n" },
+	  "\n\n@include \"cat.cfg\"\n", NULL, NULL, "~/cat.cfg:2: syntax error",
+	  "a syntax error in an included file: that file, its line 2" },
+};
 
-	/* An absolute name is taken as it is. */
-	char text[256];
+static void test_cases(void)
+{
+	char env[256];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct inc_case *c = &cases[i];
+		for (int f = 0; f < 4 && c->file[f]; f += 2)
+			put(c->file[f], c->file[f + 1], 0);
+		put("x.cfg", c->x, 0);
+		if (c->env) {
+			at_dir(c->env, env, sizeof env);
+			setenv("TRAINSIM_PATH", env, 1);
+		} else
+			unsetenv("TRAINSIM_PATH");
+		if (c->path)
+			where("x.cfg", c->path, c->msg, c->name);
+		else
+			bad("x.cfg", c->msg, c->name);
+	}
+	unsetenv("TRAINSIM_PATH");
+}
+
+/* What a table cannot write: an absolute path, a directory, a FIFO, NUL
+ * bytes, a chain of files, an unreadable one. */
+static void test_special(void)
+{
+	char p[256], text[256];
+
 	snprintf(text, sizeof text, "@include \"%s/sub/b.cfg\"\n", dir);
+	put("sub/b.cfg", "gpus = {\n  b = { tdp_w = 300.0; };\n};\n", 0);
 	put("x.cfg", text, 0);
 	where("x.cfg", "gpus.b.tdp_w", "~/sub/b.cfg:2: gpus.b.tdp_w: here",
 	      "an absolute @include");
-}
-
-static void test_checks(void)
-{
-	char p[256];
-
 	mkdir(strcat(strcpy(p, dir), "/adir"), 0700);
 	put("x.cfg", "# one\n@include \"adir\"\n", 0);
 	bad("x.cfg", "~/x.cfg:2: @include \"adir\": ~/adir: cannot read: Is a directory",
@@ -167,10 +222,6 @@ static void test_checks(void)
 	put("x.cfg", "model = {\n\0};\n", 14);
 	bad("x.cfg", "~/x.cfg:2: a NUL byte (a scenario file is text)",
 	    "a NUL byte in the scenario itself, line 2");
-	put("self.cfg", "\n\n@include \"self.cfg\"\n", 0);
-	put("x.cfg", "@include \"self.cfg\"\n", 0);
-	bad("x.cfg", "~/self.cfg:3: @include \"self.cfg\": ~/self.cfg is already "
-	    "being read (it includes itself)", "a file that includes itself");
 	/* d0 -> d1 -> ... -> d10: x is level 0, d9 at level 10 may not include. */
 	for (int i = 0; i <= 10; i++) {
 		char n[32], t[64];
@@ -184,11 +235,6 @@ static void test_checks(void)
 	put("d8.cfg", "model = { layers = 3; };\n", 0);
 	where("x.cfg", "model.layers", "~/d8.cfg:1: model.layers: here",
 	      "10 levels are fine");
-	put("x.cfg", "model = { layers = 2; };\n  @include \"cat.cfg\n", 0);
-	bad("x.cfg", "~/x.cfg:2: @include: the name's closing quote is missing",
-	    "an @include without its closing quote");
-	put("x.cfg", "@include \"\"\n", 0);
-	bad("x.cfg", "~/x.cfg:1: @include \"\": an empty name", "an empty name");
 	if (geteuid() != 0) {
 		put("locked.cfg", "a = 1;\n", 0);
 		snprintf(p, sizeof p, "%s/locked.cfg", dir);
@@ -198,32 +244,6 @@ static void test_checks(void)
 		    "cannot read: Permission denied", "an unreadable file");
 	} else
 		tap_ok(1, "an unreadable file # SKIP running as root: every file is readable");
-}
-
-static void test_splice(void)
-{
-	put("cat.cfg", "gpus = {\n  a = { tdp_w = 400.0; };\n};", 0);	/* no final newline */
-	/* The rest of an @include line comes after the included text. */
-	put("x.cfg", "@include \"cat.cfg\" model = { layers = 0; };\n", 0);
-	bad("x.cfg", "~/x.cfg:1: model.layers: 0 is out of range (expected an "
-	    "integer in 1..1000)", "text after the @include's name: its own line 1");
-	put("x.cfg", "/*\n@include \"none.cfg\"\n*/\nmodel = { layers = 5; };\n", 0);
-	where("x.cfg", "model.layers", "~/x.cfg:4: model.layers: here",
-	      "an @include inside a block comment is not one");
-	put("x.cfg", "model = { name = \"a\n@include \\\"none.cfg\\\"\nb\"; layers = 6; };\n", 0);
-	where("x.cfg", "model.layers", "~/x.cfg:3: model.layers: here",
-	      "nor is one inside a string that spans lines");
-	put("q\"x.cfg", "model = { layers = 7; };\n", 0);
-	put("x.cfg", "@include \"q\\\"x.cfg\"\n", 0);
-	where("x.cfg", "model.layers", "~/q\"x.cfg:1: model.layers: here",
-	      "\\\" in the name is a quote, as in libconfig");
-	put("x.cfg", "@include \"cat.cfg\"\nmodel = {\n  layers = ;\n};\n", 0);
-	bad("x.cfg", "~/x.cfg:3: syntax error",
-	    "a syntax error after a 3-line include: the scenario's line 3");
-	put("cat.cfg", "gpus = {\n  a = { tdp_w = ; };\n};\n", 0);
-	put("x.cfg", "\n\n@include \"cat.cfg\"\n", 0);
-	bad("x.cfg", "~/cat.cfg:2: syntax error",
-	    "a syntax error in an included file: that file, its line 2");
 }
 
 static void test_sc_path(void)
@@ -288,9 +308,8 @@ int main(void)
 	}
 	schema = cfg_schema_new();
 	cfg_schema_add(schema, tab);
-	test_search();
-	test_checks();
-	test_splice();
+	test_cases();
+	test_special();
 	test_sc_path();
 	cfg_schema_free(schema);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
