@@ -4,7 +4,8 @@
  *
  *   gpus       catalog/gpus.cfg      tensor peaks, HBM, power, NVLink
  *   links      catalog/links.cfg     bandwidth per direction, efficiency,
- *                                    latency, switch radix and power
+ *                                    latency, switch radix, switch and NIC
+ *                                    power
  *   nodes      catalog/prices.cfg    each instance type's server: its GPUs
  *              + catalog/gpus.cfg    and their totals per node
  *   storage    catalog/storage.cfg   checkpoint write and read bandwidth
@@ -68,7 +69,8 @@ static const struct kind kinds[] = {
 		{ "efficiency", "efficiency", 'f' },
 		{ "latency_ns", "latency_ns", 'f' },
 		{ "switch_radix", "radix", 'i' },
-		{ "idle_w", "W/port", 'f' },
+		{ "switch_w", "switch_W", 'f' },
+		{ "nic_w", "NIC_W", 'f' },
 		{ "pj_per_bit", "pJ/bit", 'f' } } },
 	{ "nodes", "instances", "catalog/prices.cfg", { { NULL, NULL, 0 } } },
 	{ "storage", "storage_types", "catalog/storage.cfg", {

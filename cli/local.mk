@@ -3,3 +3,5 @@
 trainsim_SOURCES += cli/trainsim.c cli/progress.c cli/cmd_collective.c \
 	cli/collect.c cli/export.c cli/plan.c cli/list.c
 noinst_HEADERS += cli/progress.h cli/cmd.h
+TESTS += tests/list.sh
+EXTRA_DIST += tests/list.sh

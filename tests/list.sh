@@ -1,0 +1,57 @@
+#!/bin/sh
+# list.sh -- `trainsim list`: each catalog's entries with their key figures
+# and sources.  Expected values are the catalog's own figures (scenarios/
+# catalog/*.cfg, regions/regions.cfg) and sums of them done by hand:
+#   p5_48xlarge node = 8 x h100_sxm: HBM 8 x 80 = 640 GB, BF16 8 x 989.4 /
+#   1000 = 7.9152 PFLOP/s, GPU power 8 x 700 W = 5.6 kW;
+#   nvlink3 is given as 300e9 B/s: 300e9 x 8 / 1e9 = 2400 Gb/s.
+. "$SRCDIR/tests/tap.sh"
+
+# row KIND NAME: the entry's row, fields split on runs of 2+ blanks.
+row() { "$TRAINSIM" list "$1" | awk -v n="$2" '$1 == n' | sed 's/   */|/g'; }
+field() { row "$1" "$2" | cut -d'|' -f"$3"; }
+
+"$TRAINSIM" list gpus >"$tmp/gpus"; ok $? "list gpus runs"
+ok_eq "$(grep -c -v '^#' "$tmp/gpus")" 7 "6 GPUs and a header line (gpus.cfg has 6 entries)"
+ok_eq "$(row gpus h100_sxm | cut -d'|' -f1-8)" "h100_sxm|989.4|1978.9|80|3350|700|84|nvlink4" \
+	"h100_sxm: BF16, FP8, HBM GB, GB/s, TDP, idle, NVLink as in gpus.cfg"
+case $(field gpus h100_sxm 9) in *"H100 Tensor Core GPU datasheet"*) r=0 ;; *) r=1 ;; esac
+ok $r "h100_sxm names its source (the H100 datasheet)"
+ok_eq "$(field links nvlink3 2)" 2400 "nvlink3: 300e9 B/s = 2400 Gb/s each way"
+ok_eq "$(row links ib_hdr | cut -d'|' -f1-8)" "ib_hdr|200|0.97|130|40|253|15|1.58" \
+	"ib_hdr: 200 Gb/s, efficiency 0.97, 130 ns, radix 40, switch 253 W, NIC 15 W, 1.58 pJ/bit"
+ok_eq "$(row nodes p5_48xlarge | cut -d'|' -f1-6)" "p5_48xlarge|8|h100_sxm|640|7.9152|5.6" \
+	"p5_48xlarge: 8 x h100_sxm = 640 GB, 7.9152 PFLOP/s, 5.6 kW (by hand)"
+ok_eq "$(row storage fsx_lustre_100tib | cut -d'|' -f1-6)" "fsx_lustre_100tib|12.5|12.5|100|100|2" \
+	"fsx_lustre_100tib: 12.5 GB/s per node, 100 GB/s caps, 2 s"
+ok_eq "$(field storage host_memory 4)" "-" "host_memory: no cap given prints -, not the schema default"
+ok_eq "$(row instances p5_48xlarge | cut -d'|' -f1-6)" "p5_48xlarge|8|h100_sxm|98.32|52.11|39.33" \
+	"p5_48xlarge: on-demand 98.32, reserved 52.11, capacity block 39.33 USD/h"
+ok_eq "$(row regions us_washington | cut -d'|' -f1-4)" "us_washington|-|1.58|0.0635" \
+	"us_washington: no grid figure (-), PUE 1.58, 0.0635 USD/kWh"
+missing=0
+for k in gpus links storage instances regions; do
+	"$TRAINSIM" list "$k" >"$tmp/$k" || { diag "list $k failed"; missing=$((missing + 1)); }
+	n=$(grep -v '^#' "$tmp/$k" | sed 1d | grep -c ' -$')
+	rows=$(grep -v '^#' "$tmp/$k" | sed 1d | grep -c .)
+	[ "$n" -eq 0 ] && [ "$rows" -gt 0 ] || { diag "$k: $n of $rows entries without a source"; missing=$((missing + 1)); }
+done
+ok $missing "every entry of gpus, links, storage, instances and regions has a source"
+
+# A scenario's own entries; a directory of presets.
+ok_eq "$("$TRAINSIM" list gpus scenarios/tiny.cfg | grep -c -v '^#')" 7 \
+	"list gpus scenarios/tiny.cfg: the 6 GPUs it includes"
+mkdir "$tmp/models"
+printf '# Toy 1B (made up for this test)\nmodel = { name = "toy"; layers = 24; hidden = 2048; heads = 16; seq_len = 2048; vocab = 50257; };\n' >"$tmp/models/toy.cfg"
+printf 'not a preset\n' >"$tmp/models/README"
+ok_eq "$("$TRAINSIM" list models "$tmp/models" | sed 1,2d | sed 's/   */|/g')" \
+	"toy|toy|24|2048|16|2048|50257|Toy 1B (made up for this test)" \
+	"list models DIR: each NAME.cfg with its shape and first comment line"
+"$TRAINSIM" list models >/dev/null; ok $? "list models runs wherever the presets are (or are not)"
+"$TRAINSIM" list gpu 2>"$tmp/e" >/dev/null
+[ $? -eq 2 ] && grep -q 'list: gpu: unknown kind (expected gpus' "$tmp/e"
+ok $? "an unknown kind: exit 2, the kinds named"
+TRAINSIM_PATH=/nonexistent "$TRAINSIM" list gpus scenarios/none.cfg 2>"$tmp/e" >/dev/null
+[ $? -eq 2 ] && grep -q 'scenarios/none.cfg: cannot read' "$tmp/e"
+ok $? "a missing FILE.cfg: exit 2, named"
+plan "$tap_n"
