@@ -42,6 +42,18 @@ ok $? "catalogs, regions, traces, sweeps and validation installed"
 [ -x "$DATADIR/scenarios/sweeps/checkpoint-interval.sh" ] && [ -x "$DATADIR/plots/plot" ] &&
 	[ -f "$DATADIR/doc/whatif.txt" ]
 ok $? "sweeps and plots installed executable, doc/whatif.txt installed"
+# An installed sweep finds the installed scenario, program and plots.
+if command -v parallel >/dev/null 2>&1; then
+	noplot=--no-plot; command -v gnuplot >/dev/null 2>&1 && noplot=
+	TRAINSIM=$TRAINSIM sh "$DATADIR/scenarios/sweeps/checkpoint-interval.sh" --small -j 2 \
+		$noplot -o sweep >sweep.txt 2>&1 &&
+		[ "$(grep -c -v '^#' sweep/results.tsv 2>/dev/null)" -eq 7 ] &&
+		{ [ -n "$noplot" ] || [ -s sweep/plots/sweep-interval.png ]; }
+	ok $? "the installed checkpoint-interval sweep (--small): 6 runs collected${noplot:+ (no gnuplot: not drawn)}"
+	sed 's/^/# /' sweep.txt | tail -3
+else
+	echo "ok $((i = i + 1)) - installed sweep # SKIP GNU parallel not installed"
+fi
 if command -v man >/dev/null 2>&1; then
 	MANPAGER=cat man -l "$MANDIR/man1/trainsim.1" 2>/dev/null | grep -q 'TRAINSIM_PATH' &&
 	MANPAGER=cat man -l "$MANDIR/man5/trainsim-scenario.5" 2>/dev/null | grep -q 'model\.layers'
