@@ -73,9 +73,8 @@ static void emit(struct splice *sp, const char *p, size_t n, uint32_t f,
 	memcpy(sp->text + sp->len, p, n);
 	sp->len += n;
 	sp->text[sp->len] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] != '\n')
-			continue;
+	for (const char *q = p, *end = p + n;
+	     (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
 		if (l->n == l->cap) {
 			l->cap = l->cap ? 2 * l->cap : 256;
 			l->file_of = cfg_xrealloc(l->file_of, l->cap * sizeof *l->file_of);
@@ -198,28 +197,54 @@ static int read_text(const char *path, bool top, struct stat *st, char **buf,
 static int splice_file(struct splice *sp, const char *path, const char *text,
 		       size_t len, uint32_t f, struct err *e);
 
+/* The first of the bytes a (and b, and c; 0 for none) in [p, end), or end:
+ * memchr is far quicker than a loop over every byte (the planner loads a
+ * scenario thousands of times). */
+static const char *first_of(const char *p, const char *end, char a, char b, char c)
+{
+	const char *best = end, *q;
+	size_t n = (size_t)(end - p);
+
+	if ((q = memchr(p, a, n)) != NULL)
+		best = q, n = (size_t)(q - p);
+	if (b && (q = memchr(p, b, n)) != NULL)
+		best = q, n = (size_t)(q - p);
+	if (c && (q = memchr(p, c, n)) != NULL)
+		best = q;
+	return best;
+}
+
 /* Move the scanner state over one line's code part [p, end). */
 static void lex_line(struct splice *sp, const char *p, const char *end)
 {
 	for (; p < end; p++) {
 		switch (sp->lex) {
 		case LEX_CODE:
+			if ((p = first_of(p, end, '"', '#', '/')) == end)
+				return;
 			if (*p == '"')
 				sp->lex = LEX_STRING;
-			else if (*p == '/' && p + 1 < end && p[1] == '*') {
+			else if (*p == '#')
+				return;		/* a comment to the end of the line */
+			else if (p + 1 < end && p[1] == '/')
+				return;
+			else if (p + 1 < end && p[1] == '*') {
 				sp->lex = LEX_COMMENT;
 				p++;
-			} else if (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/'))
-				return;		/* a comment to the end of the line */
+			}
 			break;
 		case LEX_STRING:
+			if ((p = first_of(p, end, '"', '\\', 0)) == end)
+				return;
 			if (*p == '\\' && p + 1 < end)
 				p++;
 			else if (*p == '"')
 				sp->lex = LEX_CODE;
 			break;
 		case LEX_COMMENT:
-			if (*p == '*' && p + 1 < end && p[1] == '/') {
+			if ((p = first_of(p, end, '*', 0, 0)) == end)
+				return;
+			if (p + 1 < end && p[1] == '/') {
 				sp->lex = LEX_CODE;
 				p++;
 			}
