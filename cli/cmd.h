@@ -22,4 +22,7 @@ int cmd_plan(int argc, char **argv, struct err *e);
 /* cli/list.c: catalog entries (GPUs, links, ...) with key figures and sources. */
 int cmd_list(int argc, char **argv, struct err *e);
 
+/* cli/cluster.c: many jobs on one shared fleet (models/cluster.h). */
+int cmd_cluster(int argc, char **argv, struct err *e);
+
 #endif

@@ -60,6 +60,7 @@ static const char usage_text[] =
 	"  export RUN.h5            a run's series, events, summary, step as columns\n"
 	"  plan SCENARIO.cfg --deadline-days D\n"
 	"                           search for the best configuration\n"
+	"  cluster FILE.cfg         many jobs on one shared fleet (scheduler, pools)\n"
 	"  list gpus|links|nodes|storage|instances|regions|models\n"
 	"                           catalog entries: key figures and sources\n"
 	"\n"
@@ -319,6 +320,7 @@ static const struct subcommand {
 	{ "collect", cmd_collect },
 	{ "export", cmd_export },
 	{ "plan", cmd_plan },
+	{ "cluster", cmd_cluster },
 	{ "list", cmd_list },
 	{ NULL, NULL },
 };

@@ -5,6 +5,7 @@
 
 #define ACT_BYTES 2.0		/* fp16/bf16 activation element */
 #define MASK_BYTES 1.0		/* dropout mask element */
+#define F32_BYTES 4.0
 #define ADAM_BYTES_PER_PARAM 30.0
 
 void cmp_zero(struct cmp_cost *c)
@@ -20,64 +21,43 @@ void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times)
 	acc->kernels += times * c->kernels;
 }
 
-double cmp_gemm_eff(const struct gpu_spec *g, double flops)
-{
-	int n = g->gemm_points;
-	double x = log(flops / 1e9);
-
-	if (n <= 0)
-		return 0.7;
-	if (n == 1 || flops / 1e9 <= g->gemm_gflop[0])
-		return g->gemm_eff[0];
-	for (int i = 1; i < n; i++) {
-		if (flops / 1e9 <= g->gemm_gflop[i]) {
-			double x0 = log(g->gemm_gflop[i - 1]), x1 = log(g->gemm_gflop[i]);
-			double f = (x - x0) / (x1 - x0);
-			return g->gemm_eff[i - 1] + f * (g->gemm_eff[i] - g->gemm_eff[i - 1]);
-		}
-	}
-	return g->gemm_eff[n - 1];
-}
-
-void cmp_gemm(const struct gpu_spec *g, double peak_flops, double batch,
+void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	      double M, double N, double K, struct cmp_cost *out)
 {
-	double flops = 2.0 * M * N * K * batch;
-	double bytes = ACT_BYTES * (M * K + K * N + M * N) * batch;
-	double t_math = flops / (peak_flops * cmp_gemm_eff(g, flops));
-	double t_mem = bytes / (g->hbm_bw_Bps * g->mem_eff);
-	double t = (t_math > t_mem ? t_math : t_mem) + g->launch_s;
+	double t = kern_gemm_s(&g->k, fp8, batch, M, N, K);
 
 	out->time_s = t;
 	out->gemm_s = t;
-	out->flops = flops;
+	out->flops = 2.0 * M * N * K * batch;
 	out->kernels = 1;
 }
 
-void cmp_stream(const struct gpu_spec *g, double bytes, struct cmp_cost *out)
+void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
+		struct cmp_cost *out)
 {
-	out->time_s = bytes / (g->hbm_bw_Bps * g->mem_eff) + g->launch_s;
+	out->time_s = kern_stream_s(&g->k, kind, bytes);
 	out->gemm_s = 0;
 	out->flops = 0;
 	out->kernels = 1;
 }
 
-/* Add one GEMM (or its two backward GEMMs) to acc. */
+/* Add one GEMM (times 2: its two backward GEMMs of the same size) to acc. */
 static void add_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 		     struct cmp_cost *acc, double times, double batch,
 		     double M, double N, double K)
 {
 	struct cmp_cost c;
 
-	cmp_gemm(g, sh->peak_flops, batch, M, N, K, &c);
+	cmp_gemm(g, sh->fp8, batch, M, N, K, &c);
 	cmp_add(acc, &c, times);
 }
 
-static void add_stream(const struct gpu_spec *g, struct cmp_cost *acc, double bytes)
+static void add_stream(const struct gpu_spec *g, struct cmp_cost *acc,
+		       enum kern_stream kind, double bytes)
 {
 	struct cmp_cost c;
 
-	cmp_stream(g, bytes, &c);
+	cmp_stream(g, kind, bytes, &c);
 	cmp_add(acc, &c, 1);
 }
 
@@ -88,22 +68,60 @@ static double hidden_elems(const struct cmp_shape *sh)
 	return sh->b * sh->s * sh->h / (sh->sp ? sh->tp : 1);
 }
 
-/* The flash-attention kernel: 4 b s^2 h / t forward FLOPs at flash_eff. */
+/* The causal flash-attention kernel over this rank's b a / t heads. */
 static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
-		      struct cmp_cost *acc, double flops_factor)
+		      struct cmp_cost *acc, bool bwd)
 {
-	double flops = flops_factor * 4.0 * sh->b * sh->s * sh->s * sh->h / sh->tp;
+	double bh = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
+	double f = kern_attn_fwd_flops(bh, sh->s, dh);
 	struct cmp_cost c;
 
-	c.time_s = flops / (sh->peak_flops * g->flash_eff) + g->launch_s;
+	c.time_s = bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh) :
+			 kern_attn_fwd_s(&g->k, bh, sh->s, dh);
 	c.gemm_s = c.time_s;
-	c.flops = flops;
+	c.flops = bwd ? 2.5 * f : f;
 	c.kernels = 1;
 	cmp_add(acc, &c, 1);
 }
 
+/* Bias-dropout-add forward: fused, one pass reading x, bias and the
+ * residual and writing the sum and the mask; eager, dropout then add
+ * (the bias rides in the GEMM's epilogue), as measured. */
+static void add_bda_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *acc)
+{
+	double hid = hidden_elems(sh);
+
+	if (sh->fused)
+		add_stream(g, acc, KS_COPY, hid * (3 * ACT_BYTES + MASK_BYTES));
+	else
+		add_stream(g, acc, KS_DROPOUT_ADD, hid * 3 * ACT_BYTES);
+}
+
+/* Its backward: read dy and the mask, write dx (and the bias gradient). */
+static void add_bda_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *acc)
+{
+	add_stream(g, acc, sh->fused ? KS_COPY : KS_DROPOUT_ADD,
+		   hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
+}
+
+/* Softmax of the scores: Megatron's fused scale-mask-softmax, or eager
+ * scale, mask and softmax (the first two one streaming pass each). */
+static void add_softmax(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *acc, double scores, bool bwd)
+{
+	double bytes = scores * (bwd ? 3 : 2) * ACT_BYTES;
+
+	add_stream(g, acc, KS_SOFTMAX, bytes);
+	if (!sh->fused && !bwd) {
+		add_stream(g, acc, KS_COPY, scores * 2 * ACT_BYTES);	/* scale */
+		add_stream(g, acc, KS_COPY, scores * 2 * ACT_BYTES);	/* mask */
+	}
+}
+
 /* Attention core forward without flash: two batched GEMMs over b*a/t heads
- * with the fused scale-mask-softmax and the attention dropout between. */
+ * with the softmax and the attention dropout (one streaming pass) between. */
 static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			  struct cmp_cost *acc)
 {
@@ -111,8 +129,8 @@ static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double scores = heads * sh->s * sh->s;
 
 	add_gemm(g, sh, acc, 1, heads, sh->s, sh->s, dh);		/* Q K^T */
-	add_stream(g, acc, scores * 2 * ACT_BYTES);			/* softmax */
-	add_stream(g, acc, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
+	add_softmax(g, sh, acc, scores, false);
+	add_stream(g, acc, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
 	add_gemm(g, sh, acc, 1, heads, sh->s, dh, sh->s);		/* x V */
 }
 
@@ -123,19 +141,20 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double hid = hidden_elems(sh);
 
 	cmp_zero(out);
-	add_stream(g, out, hid * 2 * ACT_BYTES);			/* LN */
+	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
 	add_gemm(g, sh, out, 1, 1, T, 3 * h / t, h);			/* QKV */
 	if (sh->flash)
-		add_flash(g, sh, out, 1.0);
+		add_flash(g, sh, out, false);
 	else
 		attn_core_fwd(g, sh, out);
 	add_gemm(g, sh, out, 1, 1, T, h, h / t);			/* proj */
-	add_stream(g, out, hid * (3 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
-	add_stream(g, out, hid * 2 * ACT_BYTES);			/* LN */
+	add_bda_fwd(g, sh, out);
+	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
 	add_gemm(g, sh, out, 1, 1, T, 4 * h / t, h);			/* h -> 4h */
-	add_stream(g, out, T * 4 * h / t * 2 * ACT_BYTES);		/* bias-GeLU */
+	add_stream(g, out, sh->fused ? KS_COPY : KS_GELU,		/* (bias-)GeLU */
+		   T * 4 * h / t * 2 * ACT_BYTES);
 	add_gemm(g, sh, out, 1, 1, T, h, 4 * h / t);			/* 4h -> h */
-	add_stream(g, out, hid * (3 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
+	add_bda_fwd(g, sh, out);
 }
 
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -147,24 +166,24 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double scores = heads * sh->s * sh->s;
 
 	cmp_zero(out);
-	/* bias-dropout-add: read dy and mask, write dx and the bias grad. */
-	add_stream(g, out, hid * (2 * ACT_BYTES + MASK_BYTES));
+	add_bda_bwd(g, sh, out);
 	add_gemm(g, sh, out, 2, 1, T, h, 4 * h / t);			/* 4h -> h */
-	add_stream(g, out, T * 4 * h / t * 3 * ACT_BYTES);		/* GeLU: x, dy -> dx */
+	add_stream(g, out, sh->fused ? KS_COPY : KS_GELU,		/* GeLU: x, dy -> dx */
+		   T * 4 * h / t * 3 * ACT_BYTES);
 	add_gemm(g, sh, out, 2, 1, T, 4 * h / t, h);			/* h -> 4h */
-	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN: x, dy -> dx */
-	add_stream(g, out, hid * (2 * ACT_BYTES + MASK_BYTES));	/* bias-dropout-add */
+	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN: x, dy -> dx */
+	add_bda_bwd(g, sh, out);
 	add_gemm(g, sh, out, 2, 1, T, h, h / t);			/* proj */
 	if (sh->flash) {
-		add_flash(g, sh, out, 2.5);
+		add_flash(g, sh, out, true);
 	} else {
 		add_gemm(g, sh, out, 2, heads, sh->s, dh, sh->s);	/* x V */
-		add_stream(g, out, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
-		add_stream(g, out, scores * 3 * ACT_BYTES);		/* softmax: y, dy -> dx */
+		add_stream(g, out, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
+		add_softmax(g, sh, out, scores, true);			/* y, dy -> dx */
 		add_gemm(g, sh, out, 2, heads, sh->s, sh->s, dh);	/* Q K^T */
 	}
 	add_gemm(g, sh, out, 2, 1, T, 3 * h / t, h);			/* QKV */
-	add_stream(g, out, hid * 3 * ACT_BYTES);			/* LN */
+	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN */
 }
 
 void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -181,9 +200,9 @@ void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double T = sh->b * sh->s, h = sh->h;
 
 	cmp_zero(out);
-	add_stream(g, out, T * h * 2 * ACT_BYTES);		/* vocab-parallel gather */
+	add_stream(g, out, KS_COPY, T * h * 2 * ACT_BYTES);	/* vocab-parallel gather */
 	/* position add and embedding dropout */
-	add_stream(g, out, hidden_elems(sh) * (3 * ACT_BYTES + MASK_BYTES));
+	add_bda_fwd(g, sh, out);
 }
 
 void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -192,8 +211,18 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double T = sh->b * sh->s, h = sh->h;
 
 	cmp_zero(out);
-	add_stream(g, out, hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
-	add_stream(g, out, T * h * 3 * ACT_BYTES);		/* scatter-add into the table */
+	add_bda_bwd(g, sh, out);
+	add_stream(g, out, KS_COPY, T * h * 3 * ACT_BYTES);	/* scatter-add into the table */
+}
+
+/* Bytes per logit of the loss: Megatron's vocab-parallel cross-entropy
+ * reads the 2-byte logits and keeps fp32 max and exp-sum work; eager
+ * PyTorch under AMP upcasts the logits to fp32 first (a 2 -> 4 byte copy)
+ * and its log-softmax reads and writes fp32. */
+static double loss_fwd_bytes(const struct cmp_shape *sh)
+{
+	return sh->fp32_logits ? (ACT_BYTES + F32_BYTES) + 2 * F32_BYTES :
+				 ACT_BYTES + 2 * F32_BYTES;
 }
 
 void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -202,31 +231,35 @@ void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
 
 	cmp_zero(out);
-	add_stream(g, out, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
-	add_gemm(g, sh, out, 1, 1, T, vt, h);			/* logits */
-	/* vocab-parallel cross-entropy: max, exp-sum, loss in fp32 */
-	add_stream(g, out, T * vt * (ACT_BYTES + 2 * 4.0));
+	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
+	add_gemm(g, sh, out, 1, 1, T, vt, h);				/* logits */
+	add_stream(g, out, KS_SOFTMAX, T * vt * loss_fwd_bytes(sh));
 }
 
 void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *out)
 {
 	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+	double grad_bytes = sh->fp32_logits ? 2 * F32_BYTES + ACT_BYTES : F32_BYTES + ACT_BYTES;
 
 	cmp_zero(out);
-	add_stream(g, out, T * vt * (4.0 + ACT_BYTES));		/* softmax - onehot */
+	add_stream(g, out, KS_COPY, T * vt * grad_bytes);	/* softmax - onehot */
 	add_gemm(g, sh, out, 2, 1, T, vt, h);
-	add_stream(g, out, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
+	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
 }
 
 void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
 		    struct cmp_cost *out)
 {
-	cmp_stream(g, params * (fused ? 8.0 : 10.0), out);
+	cmp_stream(g, KS_COPY, params * (fused ? 8.0 : 10.0), out);
 }
 
 double cmp_adam_s(const struct gpu_spec *g, double params)
 {
-	return params * ADAM_BYTES_PER_PARAM / (g->hbm_bw_Bps * g->mem_eff) +
-	       g->launch_s;
+	return kern_stream_s(&g->k, KS_ADAM, params * ADAM_BYTES_PER_PARAM);
+}
+
+double cmp_best_eff(const struct gpu_spec *g, bool fp8, double peak_flops)
+{
+	return kern_best_eff(&g->k, fp8, peak_flops);
 }

@@ -1,28 +1,28 @@
 /*
  * compute.h -- time of the transformer's kernels on one GPU.
  *
- * Every kernel is priced by a roofline:
- *     t = max(FLOPs / (peak * eff(size)),  bytes / (HBM bw * mem_eff)) + launch
- * where eff() is the catalog's GEMM efficiency curve (gpus.*.gemm_eff over
- * gpus.*.gemm_eff_gflop, log-linear in the call's FLOPs, clamped at the
- * ends) and elementwise kernels have no FLOPs term.  A GEMM's bytes are its
- * three fp16 matrices, so thin GEMMs (attention's K = h/a) fall under the
- * bandwidth roof by themselves.
+ * Every kernel is priced by the GPU's kernel laws (kernels.h), fitted to
+ * that GPU's micro-benchmarks: GEMMs by shape (M, N, K), flash attention
+ * by sequence, heads and head dimension, memory-bound kernels by kind at
+ * their measured fraction of HBM bandwidth.  A GEMM's bytes are its three
+ * 2-byte matrices (its bandwidth roof).
  *
- * One layer, per tensor-parallel rank, for one microbatch, as Megatron-LM
- * runs it (fused scale-mask-softmax, bias-GeLU, bias-dropout-add kernels):
+ * One layer, per tensor-parallel rank, for one microbatch:
  *     LN, QKV GEMM, attention core (Q K^T, softmax, dropout, x V; or one
  *     flash-attention kernel), projection GEMM, bias-dropout-add, LN,
  *     MLP h->4h GEMM, bias-GeLU, MLP 4h->h GEMM, bias-dropout-add.
+ * The software stack (stack.h) says which elementwise kernels are fused:
+ * Megatron's fused bias-GeLU and bias-dropout-add are one streaming pass
+ * each (priced as a copy), its fused scale-mask-softmax one softmax; eager
+ * PyTorch runs GeLU, dropout then add, and scale, mask and softmax as
+ * separate kernels at their own measured rates.
  * Backward: every GEMM twice (data and weight gradients), elementwise
- * kernels with their backward traffic, flash attention 2.5x its forward
- * FLOPs (five matmuls to two, FlashAttention-2).  Norms and dropouts are
- * split over the tensor-parallel group only with sequence parallelism.
- * Tensor-parallel communication is not here (megatron.h).
+ * kernels with their backward traffic, flash attention's backward kernel.
+ * Norms and dropouts are split over the tensor-parallel group only with
+ * sequence parallelism.  Tensor-parallel communication is not here
+ * (megatron.h).
  *
- * Assumptions: fp16/bf16 activations (2 bytes), 1-byte dropout masks; flash
- * attention does the full s x s work (no causal skip), its efficiency is one
- * catalog figure.
+ * Assumptions: 2-byte activations, 1-byte dropout masks; causal attention.
  */
 #ifndef MODELS_COMPUTE_H
 #define MODELS_COMPUTE_H
@@ -36,6 +36,9 @@ struct cmp_shape {
 	int tp;
 	bool sp;		/* sequence parallelism */
 	bool flash;		/* fused flash-attention kernel */
+	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
+	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
+	bool fp8;		/* GEMMs in FP8 */
 	double peak_flops;	/* tensor peak of the datatype in use */
 };
 
@@ -50,13 +53,12 @@ struct cmp_cost {
 void cmp_zero(struct cmp_cost *c);
 void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times);
 
-/* The curve at a call of `flops` FLOPs. */
-double cmp_gemm_eff(const struct gpu_spec *g, double flops);
 /* One (batched) GEMM [M x K] x [K x N], `batch` times in one call. */
-void cmp_gemm(const struct gpu_spec *g, double peak_flops, double batch,
+void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	      double M, double N, double K, struct cmp_cost *out);
-/* One elementwise kernel moving `bytes`. */
-void cmp_stream(const struct gpu_spec *g, double bytes, struct cmp_cost *out);
+/* One memory-bound kernel of `kind` moving `bytes`. */
+void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
+		struct cmp_cost *out);
 
 /* One transformer layer, one microbatch, one TP rank. */
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -64,7 +66,8 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
 /* What selective recomputation redoes in backward: the attention core's
- * forward (zero with flash attention, whose backward already recomputes). */
+ * forward (nothing with flash attention, whose backward kernel already
+ * recomputes the scores: its FLOPs count none either, step.c). */
 void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *out);
 /* Word+position embedding (first stage) and final LN, logits GEMM and
@@ -84,5 +87,8 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
  * parameter (fp32 master, momentum, variance and gradient read; master,
  * momentum, variance written and the fp16 copy). */
 double cmp_adam_s(const struct gpu_spec *g, double params);
+/* The model's FLOPs per second the kernels can reach at best, as a
+ * fraction of the datatype's peak (for lower bounds). */
+double cmp_best_eff(const struct gpu_spec *g, bool fp8, double peak_flops);
 
 #endif

@@ -1,8 +1,11 @@
 /*
  * gpu.c -- the GPU catalog's schema and reader.  The figures themselves, and
- * their sources, are in scenarios/catalog/gpus.cfg.
+ * their sources, are in scenarios/catalog/gpus.cfg; measured kernel tables
+ * in scenarios/catalog/kernels/.
  */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "models/gpu.h"
 
@@ -24,24 +27,78 @@ const struct cfg_setting gpu_settings[] = {
 	  "power with memory allocated and no kernels running" },
 	{ "gpus.*.nvlink", CFG_STRING, "", 0, 0, "", NULL,
 	  "NVLink generation, a name in the links catalog" },
-	{ "gpus.*.gemm_eff_gflop", CFG_FLOAT_LIST, "GFLOP", 1e-6, 1e9, "[1.0]", NULL,
-	  "GEMM sizes (10^9 FLOPs, ascending) of the efficiency curve" },
-	{ "gpus.*.gemm_eff", CFG_FLOAT_LIST, "", 0.01, 1, "[0.7]", NULL,
-	  "achieved fraction of the tensor peak at each gemm_eff_gflop size" },
-	{ "gpus.*.mem_eff", CFG_FLOAT, "", 0.05, 1, "0.8", NULL,
-	  "achieved fraction of HBM bandwidth in streaming (elementwise) kernels" },
+	{ "gpus.*.sms", CFG_INT, "", 1, 1e4, "108", NULL,
+	  "streaming multiprocessors (GEMM tiles run in waves over them)" },
+	{ "gpus.*.calibration", CFG_ENUM, "", 0, 0, "none", "none|kernels|end_to_end",
+	  "what the kernel laws were fitted to: measured kernels, published "
+	  "training runs, or nothing (uncalibrated: a warning, calibrated = 0)" },
+	{ "gpus.*.band", CFG_FLOAT, "", 0, 1, "0.25", NULL,
+	  "relative uncertainty of an iteration's time from this GPU's kernel "
+	  "laws (combined with the stack's band)" },
+	{ "gpus.*.kernels", CFG_STRING, "", 0, 0, "", NULL,
+	  "folder of measured kernel tables (gemm-bf16.tsv, gemm-fp8.tsv, "
+	  "attention.tsv), relative to the file that names it (\"\": none)" },
+	{ "gpus.*.gemm_tflops", CFG_FLOAT, "TFLOP/s", 1, 1e5, NULL, NULL,
+	  "GEMM law: achievable BF16 rate of all SMs together (fitted)" },
+	{ "gpus.*.gemm_wave_us", CFG_FLOAT, "us", 0, 1e3, NULL, NULL,
+	  "GEMM law: per wave of output tiles, prologue and epilogue (fitted)" },
+	{ "gpus.*.gemm_launch_us", CFG_FLOAT, "us", 0, 1e3, NULL, NULL,
+	  "GEMM law: per call (fitted)" },
+	{ "gpus.*.gemm_fp8_tflops", CFG_FLOAT, "TFLOP/s", 0, 1e5, "0", NULL,
+	  "GEMM law: achievable FP8 rate (fitted; 0: no FP8)" },
+	{ "gpus.*.attn_fwd_tflops", CFG_FLOAT, "TFLOP/s", 1, 1e5, NULL, NULL,
+	  "flash attention forward: rate on the FLOPs the causal kernel executes" },
+	{ "gpus.*.attn_fwd_block_us", CFG_FLOAT, "us", 0, 1e3, NULL, NULL,
+	  "flash attention forward: per query block per SM" },
+	{ "gpus.*.attn_bwd_tflops", CFG_FLOAT, "TFLOP/s", 1, 1e5, NULL, NULL,
+	  "flash attention backward: rate on 2.5x the forward FLOPs" },
+	{ "gpus.*.attn_bwd_block_us", CFG_FLOAT, "us", 0, 1e3, NULL, NULL,
+	  "flash attention backward: per query block per SM" },
 	{ "gpus.*.launch_us", CFG_FLOAT, "us", 0, 1000, "4", NULL,
-	  "per-kernel launch and tail overhead" },
-	{ "gpus.*.flash_eff", CFG_FLOAT, "", 0.01, 1, "0.5", NULL,
-	  "fused flash-attention kernel: achieved fraction of the tensor peak" },
+	  "per-kernel launch and tail overhead (elementwise and attention kernels)" },
+	{ "gpus.*.stream.copy", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: copy and fused one-pass kernels" },
+	{ "gpus.*.stream.layernorm", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: LayerNorm (read + write counted)" },
+	{ "gpus.*.stream.gelu", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: eager GeLU" },
+	{ "gpus.*.stream.add", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: eager add (2 reads + write counted)" },
+	{ "gpus.*.stream.dropout_add", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: eager dropout then add" },
+	{ "gpus.*.stream.softmax", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: softmax" },
+	{ "gpus.*.stream.adam", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
+	  "achieved fraction of HBM bandwidth: fused multi-tensor Adam" },
 	{ "gpus.*.source", CFG_STRING, "", 0, 0, "", NULL,
 	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
 	CFG_END
 };
 
+/* The entry's kernel folder, resolved against the file naming it; 0 when
+ * it names none. */
+static int kernel_dir(const struct scenario *sc, const char *name, char *dir, size_t n)
+{
+	const char *rel = sc_str(sc, "gpus.%s.kernels", name);
+	char base[4096];
+
+	if (!rel[0])
+		return 0;
+	if (rel[0] == '/') {
+		snprintf(dir, n, "%s", rel);
+		return 1;
+	}
+	sc_dir_of(sc, base, sizeof base, "gpus.%s.kernels", name);
+	snprintf(dir, n, "%s/%s", base, rel);
+	return 1;
+}
+
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out)
 {
+	const char *cal = sc_str(sc, "gpus.%s.calibration", name);
+	struct kern_gpu *k = &out->k;
+
 	out->name = name;
 	out->peak_bf16_flops = sc_float(sc, "gpus.%s.peak_bf16_tflops", name) * 1e12;
 	out->peak_fp8_flops = sc_float(sc, "gpus.%s.peak_fp8_tflops", name) * 1e12;
@@ -51,49 +108,67 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);
 	out->idle_w = sc_float(sc, "gpus.%s.idle_w", name);
 	out->nvlink = sc_str(sc, "gpus.%s.nvlink", name);
+	out->calibration = strcmp(cal, "kernels") == 0 ? GPU_CAL_KERNELS :
+			   strcmp(cal, "end_to_end") == 0 ? GPU_CAL_END_TO_END : GPU_CAL_NONE;
+	out->band = sc_float(sc, "gpus.%s.band", name);
 
-	size_t n = sc_list_len(sc, "gpus.%s.gemm_eff_gflop", name);
-	size_t ne = sc_list_len(sc, "gpus.%s.gemm_eff", name);
-	out->gemm_sizes_given = (int)n;
-	out->gemm_effs_given = (int)ne;
-	if (ne < n)
-		n = ne;		/* gpu_check_curve() reports the mismatch */
-	if (n > GPU_CURVE_MAX)
-		n = GPU_CURVE_MAX;
-	if (n == 0) {		/* schema defaults: a flat curve */
-		out->gemm_points = 1;
-		out->gemm_gflop[0] = 1.0;
-		out->gemm_eff[0] = 0.7;
-	} else {
-		out->gemm_points = (int)n;
-		for (size_t i = 0; i < n; i++) {
-			out->gemm_gflop[i] = sc_list_float(sc, i, "gpus.%s.gemm_eff_gflop", name);
-			out->gemm_eff[i] = sc_list_float(sc, i, "gpus.%s.gemm_eff", name);
-		}
+	memset(k, 0, sizeof *k);
+	k->sms = (int)sc_int(sc, "gpus.%s.sms", name);
+	k->hbm_Bps = out->hbm_bw_Bps;
+	for (int i = 0; i < KS_COUNT; i++)
+		k->stream_frac[i] = sc_float(sc, "gpus.%s.stream.%s", name,
+					     kern_stream_names[i]);
+	k->launch_s = sc_float(sc, "gpus.%s.launch_us", name) * 1e-6;
+	k->bf16.sm_flops = sc_float(sc, "gpus.%s.gemm_tflops", name) * 1e12 / k->sms;
+	k->bf16.wave_s = sc_float(sc, "gpus.%s.gemm_wave_us", name) * 1e-6;
+	k->bf16.launch_s = sc_float(sc, "gpus.%s.gemm_launch_us", name) * 1e-6;
+	k->fp8 = k->bf16;
+	k->fp8.sm_flops = sc_float(sc, "gpus.%s.gemm_fp8_tflops", name) * 1e12 / k->sms;
+	if (k->fp8.sm_flops <= 0)	/* no FP8: step.c refuses fp8 before */
+		k->fp8.sm_flops = k->bf16.sm_flops;
+	k->attn.fwd_flops = sc_float(sc, "gpus.%s.attn_fwd_tflops", name) * 1e12;
+	k->attn.fwd_block_s = sc_float(sc, "gpus.%s.attn_fwd_block_us", name) * 1e-6;
+	k->attn.bwd_flops = sc_float(sc, "gpus.%s.attn_bwd_tflops", name) * 1e12;
+	k->attn.bwd_block_s = sc_float(sc, "gpus.%s.attn_bwd_block_us", name) * 1e-6;
+	k->attn.launch_s = k->launch_s;
+	char dir[8192];
+	struct kern_tables t;
+	struct err e = { 0 };
+	out->kernels_error[0] = 0;
+	if (kernel_dir(sc, name, dir, sizeof dir) &&
+	    kern_tables_load(dir, &t, &e) == 0) {
+		k->gemm_bf16 = t.bf16;
+		k->gemm_fp8 = t.fp8;
+		k->attn_rows = t.attn;
+	} else if (e.msg[0]) {	/* gpu_check() reports it */
+		snprintf(out->kernels_error, sizeof out->kernels_error, "%s", e.msg);
+		out->kernels_error_at_key = strstr(e.msg, ": cannot read: ") != NULL;
 	}
-	out->mem_eff = sc_float(sc, "gpus.%s.mem_eff", name);
-	out->launch_s = sc_float(sc, "gpus.%s.launch_us", name) * 1e-6;
-	out->flash_eff = sc_float(sc, "gpus.%s.flash_eff", name);
+	kern_residuals(k);
 }
 
-int gpu_check_curve(const struct gpu_spec *g, const struct sc_where *w,
-		    struct err *e)
+int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e)
 {
-	int n = g->gemm_sizes_given, ne = g->gemm_effs_given;
-	char eff_path[256], size_path[256];
+	char path[256];
 
-	snprintf(eff_path, sizeof eff_path, "gpus.%s.gemm_eff", g->name);
-	snprintf(size_path, sizeof size_path, "gpus.%s.gemm_eff_gflop", g->name);
-	if (n != ne)
-		return sc_where_error(w, e, eff_path, "%d efficiencies for %d sizes "
-				      "(expected one per gemm_eff_gflop entry)", ne, n);
-	if (n > GPU_CURVE_MAX)
-		return sc_where_error(w, e, size_path, "%d points (expected at most %d)",
-				      n, GPU_CURVE_MAX);
-	/* n points were read (n <= GPU_CURVE_MAX, as many as efficiencies) */
-	for (int i = 1; i < n; i++)
-		if (g->gemm_gflop[i] <= g->gemm_gflop[i - 1])
-			return sc_where_error(w, e, size_path, "sizes not ascending at "
-					      "entry %d (expected increasing GFLOP values)", i);
-	return 0;
+	if (!g->kernels_error[0])
+		return 0;
+	if (g->kernels_error_at_key) {	/* the folder is wrong */
+		snprintf(path, sizeof path, "gpus.%s.kernels", g->name);
+		return sc_where_error(w, e, path, "%s (expected a folder of measured "
+				      "kernel tables)", g->kernels_error);
+	}
+	return err_set(e, ERR_USAGE, "%s", g->kernels_error);	/* FILE:LINE: column */
+}
+
+void gpu_warn_uncalibrated(const struct gpu_spec *g)
+{
+	static bool warned;
+
+	if (g->calibration != GPU_CAL_NONE || warned)
+		return;
+	warned = true;
+	fprintf(stderr, "trainsim: warning: %s is uncalibrated (no kernel measurements "
+		"or validated runs: its kernel laws are assumptions, +-%.0f%%); "
+		"calibrated = 0\n", g->name, 100 * g->band);
 }

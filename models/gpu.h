@@ -3,15 +3,23 @@
  *
  * Entries live in scenarios/catalog/gpus.cfg as `gpus.NAME = { ... }`, each
  * figure with its source.  Peaks are dense (no 2:4 sparsity).  The scenario
- * picks one with cluster.gpu = "NAME".
+ * picks one with cluster.gpu = "NAME".  Its kernel laws (kernels.h) are
+ * either fitted constants in the entry, or fitted to a table of measured
+ * kernels (kernels = "NAME" names a `kernels.NAME` group) whose rows also
+ * correct the laws where they were measured.
  */
 #ifndef MODELS_GPU_H
 #define MODELS_GPU_H
 
 #include "sim/cfg.h"
 #include "sim/err.h"
+#include "models/kernels.h"
 
-#define GPU_CURVE_MAX 12
+enum gpu_calibration {
+	GPU_CAL_NONE,		/* datasheet figures only: uncalibrated */
+	GPU_CAL_KERNELS,	/* kernel laws fitted to measured kernels */
+	GPU_CAL_END_TO_END,	/* kernel laws fitted to published training runs */
+};
 
 struct gpu_spec {
 	const char *name;
@@ -24,25 +32,24 @@ struct gpu_spec {
 	double idle_w;
 	const char *nvlink;	/* link catalog name of its NVLink generation */
 
-	/* Kernel-level efficiency (compute.h uses these; catalog states basis). */
-	int gemm_points;		/* points of the GEMM efficiency curve */
-	int gemm_sizes_given, gemm_effs_given;	/* list lengths in the catalog
-						 * (gpu_check_curve) */
-	double gemm_gflop[GPU_CURVE_MAX];	/* GEMM size, 10^9 FLOPs, ascending */
-	double gemm_eff[GPU_CURVE_MAX];	/* achieved / peak at that size */
-	double mem_eff;			/* achieved / peak HBM bandwidth, streaming kernels */
-	double launch_s;		/* per-kernel launch and tail overhead */
-	double flash_eff;		/* fused flash-attention kernel, achieved / peak */
+	enum gpu_calibration calibration;
+	double band;		/* relative uncertainty of an iteration's time
+				 * from this GPU's kernel laws */
+	struct kern_gpu k;	/* kernel laws and tables (kernels.h) */
+	char kernels_error[1024];	/* why the kernel folder did not load ("") */
+	bool kernels_error_at_key;	/* the folder itself is wrong (else a file) */
 };
 
 extern const struct cfg_setting gpu_settings[];
 
-/* Fill out from the catalog entry `name` (validated by the schema). */
+/* Fill out from the catalog entry `name` (validated by the schema; a
+ * malformed kernel table is gpu_check()'s error). */
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out);
-/* The efficiency curve's lists agree in length and ascend; else an error
- * at the catalog entry's key (w: sim/cfg.h). */
-int gpu_check_curve(const struct gpu_spec *g, const struct sc_where *w,
-		    struct err *e);
+/* The kernel folder loaded (else an error: at the entry's kernels key
+ * for a missing folder, at FILE:LINE of a malformed table; w: sim/cfg.h). */
+int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e);
+/* One line on stderr, once per process, for a GPU without calibration. */
+void gpu_warn_uncalibrated(const struct gpu_spec *g);
 
 #endif

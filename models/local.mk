@@ -1,6 +1,6 @@
 # models/local.mk -- the run model and its accounting.
-libtrainsim_a_SOURCES += models/gpu.c models/transformer.c models/layout.c models/pool.c models/pace.c
-noinst_HEADERS += models/gpu.h models/transformer.h models/layout.h models/pool.h models/pace.h
+libtrainsim_a_SOURCES += models/gpu.c models/kernels.c models/kernels_tsv.c models/stack.c models/transformer.c models/layout.c models/pool.c models/pace.c
+noinst_HEADERS += models/gpu.h models/kernels.h models/stack.h models/transformer.h models/layout.h models/pool.h models/pace.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
@@ -40,3 +40,13 @@ tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
 # The planner's search (plan.h; the command is cli/plan.c).
 libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c models/plan_warm.c
 noinst_HEADERS += models/plan.h models/plan_int.h
+# Shared clusters (issue 17): trainsim cluster's models.
+libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autoscale.c \
+	models/fleet.c models/sched.c models/cluster.c
+noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
+	models/fleet.h models/sched.h models/cluster.h
+check_PROGRAMS += tests/cluster-autoscale-t
+TESTS += tests/cluster-autoscale-t
+tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
+TESTS += tests/cluster-sched.sh
+EXTRA_DIST += tests/cluster-sched.sh tests/cluster

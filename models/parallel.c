@@ -2,40 +2,47 @@
 #include <string.h>
 
 #include "models/parallel.h"
+#include "models/stack.h"
 
 #define MB 1e6
 #define GB 1e9
 
 const struct cfg_setting par_settings[] = {
+	{ "training.stack", CFG_ENUM, "", 0, 0, STACK_DEFAULT, STACK_CHOICES,
+	  "software stack (models/stack.c): sets the defaults of the parallel.* "
+	  "options it decides and which kernels run (fused or eager, flash)" },
 	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved",
 	  "pipeline schedule: 1F1B (PipeDream-flush) or Megatron's interleaved 1F1B" },
 	{ "parallel.virtual_stages", CFG_INT, "", 1, 1024, "1", NULL,
 	  "model chunks per pipeline rank (interleaved schedule; layers/(pp*v) each)" },
 	{ "parallel.sequence_parallel", CFG_BOOL, "", 0, 0, "false", NULL,
-	  "Megatron sequence parallelism (norms and dropouts split over the TP group)" },
+	  "Megatron sequence parallelism (norms and dropouts split over the TP group); default: the stack's" },
 	{ "parallel.recompute", CFG_ENUM, "", 0, 0, "selective", "none|selective|full",
 	  "activation recomputation (Korthikanti et al. 2022)" },
 	{ "parallel.zero_stage", CFG_INT, "", 0, 3, "0", NULL,
-	  "DeepSpeed ZeRO stage (0: plain data parallelism)" },
+	  "DeepSpeed ZeRO stage (0: plain data parallelism); default: the stack's" },
 	{ "parallel.distributed_optimizer", CFG_BOOL, "", 0, 0, "false", NULL,
-	  "Megatron distributed optimizer: reduce-scatter gradients, all-gather weights" },
+	  "Megatron distributed optimizer: reduce-scatter gradients, all-gather weights; default: the stack's" },
 	{ "parallel.overlap_grad_reduce", CFG_BOOL, "", 0, 0, "true", NULL,
-	  "start gradient collectives bucket by bucket during the last backward" },
+	  "start gradient collectives bucket by bucket during the last backward; default: the stack's" },
 	{ "parallel.flash_attention", CFG_BOOL, "", 0, 0, "false", NULL,
-	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm" },
+	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm; default: the stack's" },
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
-	  "(Megatron-LM 2022+) instead of a separate add per microbatch" },
+	  "(Megatron-LM 2022+) instead of a separate add per microbatch; default: the stack's" },
+	{ "parallel.tp_comm_overlap", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "overlap tensor-parallel all-gathers and reduce-scatters with the GEMMs "
+	  "(Transformer Engine; needs sequence parallelism); default: the stack's" },
 	{ "parallel.overlap_p2p_comm", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "pipeline sends and receives run beside the compute (Megatron-Core's "
 	  "--overlap-p2p-communication, interleaved schedule); false: a stage waits "
 	  "for its send before its next pass (Megatron-LM's 1F1B and DeepSpeed's "
-	  "pipeline engine wait on each p2p)" },
+	  "pipeline engine wait on each p2p); default: the stack's" },
 	{ "parallel.p2p_scatter_gather", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "each TP rank sends 1/tp of a pipeline activation and the receivers "
 	  "all-gather it on NVLink (Megatron-LM --scatter-gather-tensors-in-pipeline, "
 	  "the default since 2021); false: every TP rank sends all of it (DeepSpeed's "
-	  "pipeline engine).  Sequence parallelism splits it anyway" },
+	  "pipeline engine).  Sequence parallelism splits it anyway; default: the stack's" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
@@ -66,6 +73,8 @@ void par_defaults(struct par_opts *o)
 	o->virtual_stages = 1;
 	o->recompute = PAR_RECOMPUTE_SELECTIVE;
 	o->overlap_grad_reduce = true;
+	o->fused_kernels = true;
+	o->stack_band = stack_table[0].band;
 	o->dtype = PAR_BF16;
 	o->p2p_scatter_gather = true;
 	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
@@ -117,26 +126,43 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 	return 0;
 }
 
+/* A boolean the scenario sets, else the stack's default. */
+static bool pick(const struct scenario *sc, const char *path, bool stack_default)
+{
+	return sc_has(sc, "%s", path) ? sc_bool(sc, "%s", path) : stack_default;
+}
+
 void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 {
+	const struct stack_spec *st = stack_find(sc_str(sc, "training.stack"));
+
 	par_defaults(o);
+	o->stack_band = st->band;
 	o->schedule = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 		      PAR_INTERLEAVED : PAR_1F1B;
 	o->virtual_stages = (int)sc_int(sc, "parallel.virtual_stages");
-	o->sequence_parallel = sc_bool(sc, "parallel.sequence_parallel");
+	o->sequence_parallel = pick(sc, "parallel.sequence_parallel", st->sequence_parallel);
 	const char *rc = sc_str(sc, "parallel.recompute");
 	o->recompute = strcmp(rc, "full") == 0 ? PAR_RECOMPUTE_FULL :
 		       strcmp(rc, "none") == 0 ? PAR_RECOMPUTE_NONE :
 		       PAR_RECOMPUTE_SELECTIVE;
-	o->zero_stage = (int)sc_int(sc, "parallel.zero_stage");
-	o->distributed_optimizer = sc_bool(sc, "parallel.distributed_optimizer");
-	o->overlap_grad_reduce = sc_bool(sc, "parallel.overlap_grad_reduce");
-	o->flash_attention = sc_bool(sc, "parallel.flash_attention");
-	o->grad_accum_fusion = sc_bool(sc, "parallel.grad_accum_fusion");
-	o->overlap_p2p_comm = sc_bool(sc, "parallel.overlap_p2p_comm");
-	o->p2p_scatter_gather = sc_bool(sc, "parallel.p2p_scatter_gather");
+	o->zero_stage = sc_has(sc, "parallel.zero_stage") ?
+			(int)sc_int(sc, "parallel.zero_stage") : st->zero_stage;
+	o->distributed_optimizer = pick(sc, "parallel.distributed_optimizer",
+					st->distributed_optimizer);
+	o->overlap_grad_reduce = pick(sc, "parallel.overlap_grad_reduce",
+				      st->overlap_grad_reduce);
+	o->flash_attention = pick(sc, "parallel.flash_attention", st->flash_attention);
+	o->grad_accum_fusion = pick(sc, "parallel.grad_accum_fusion", st->grad_accum_fusion);
+	o->tp_comm_overlap = pick(sc, "parallel.tp_comm_overlap", st->tp_comm_overlap);
+	o->overlap_p2p_comm = pick(sc, "parallel.overlap_p2p_comm", st->overlap_p2p_comm);
+	o->p2p_scatter_gather = pick(sc, "parallel.p2p_scatter_gather", st->p2p_scatter_gather);
+	o->fused_kernels = st->fused_kernels;
+	o->fp32_logits = st->fp32_logits;
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
+	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
+		o->dp_bucket_bytes = st->dp_bucket_mb * MB;
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;

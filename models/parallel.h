@@ -3,7 +3,9 @@
  * layout.h's): pipeline schedule, sequence parallelism, recomputation,
  * ZeRO stage or Megatron's distributed optimizer, bucket sizes, overlap,
  * kernels.  The `parallel.*` settings below are read into struct par_opts,
- * which tests may also fill by hand.
+ * which tests may also fill by hand.  training.stack (stack.h) gives the
+ * defaults of the options a software stack decides; a setting written in
+ * the scenario wins.
  */
 #ifndef MODELS_PARALLEL_H
 #define MODELS_PARALLEL_H
@@ -29,6 +31,10 @@ struct par_opts {
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
 	bool flash_attention;
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
+	bool tp_comm_overlap;		/* TP collectives hidden behind GEMMs (TE) */
+	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
+	bool fp32_logits;		/* the loss upcasts logits to fp32 (eager AMP) */
+	double stack_band;		/* the stack's relative band (stack.h) */
 	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
 	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
 	enum par_dtype dtype;

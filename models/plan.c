@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/cfg.h"
+#include "models/compute.h"
 #include "models/plan_int.h"
 #include "models/run.h"
 #include "topologies/topo.h"
@@ -121,10 +122,8 @@ static int plan_setup(struct plan *p, struct err *e)
 	gpu_from_scenario(sc, gpu, &g);
 	p->peak_tflops = (strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ?
 			  g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
-	p->eff_max = g.flash_eff;
-	for (int k = 0; k < g.gemm_points; k++)
-		p->eff_max = fmax(p->eff_max, g.gemm_eff[k]);
-	p->eff_max = fmin(1, p->eff_max);
+	bool fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
+	p->eff_max = cmp_best_eff(&g, fp8, p->peak_tflops * 1e12);
 	p->gpu = g;
 	p->gpu.name = p->gpu_name;	/* g's strings die with sc */
 	p->gpu.nvlink = NULL;

@@ -75,6 +75,11 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 void run_job_free(struct run_job *j);
 int run_simulate_job(const struct run_job *j, const struct run_opts *o,
 		     struct report *rep, struct err *e);
+/* What trainsim cluster needs of a training job: its GPUs, their type
+ * (catalog name) and the time its iterations take on the full cluster,
+ * free of failures and checkpoints (the cluster model adds those). */
+void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
+		   double *work_s);
 /* run_check() for a job read already: the network built to check it; with
  * out, the derived figures and what accounting will use. */
 int run_job_check(const struct run_job *j, FILE *out, struct err *e);

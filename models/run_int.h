@@ -65,6 +65,8 @@ struct model {
 	int nodes_per_replica;		/* tp x pp GPUs, in nodes (may be fractional: GPUs) */
 	int gpus_per_replica;
 	double mtti_s;
+	double band;			/* relative uncertainty of iteration_s: the
+					 * GPU's and the stack's in quadrature */
 	struct platform pf;		/* the hardware as built, for accounting */
 };
 

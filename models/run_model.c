@@ -44,6 +44,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
+	if (gpu_check(&md->g, sc_where_of(sc), e) < 0)
+		return -1;
+	gpu_warn_uncalibrated(&md->g);
 	if (pools_from_scenario(sc, md->L.nodes, &md->pools, e) < 0)
 		return -1;
 	if (failure_from_scenario(sc, md->L.nodes, md->L.gpus_per_node, &md->fl, e) < 0)
@@ -63,6 +66,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 		run_model_free(md);
 		return -1;
 	}
+	md->band = hypot(md->g.band, md->step.par.stack_band);
 	md->iteration_s = md->full.compute_s;
 	md->flops_per_iter = md->full.flops_per_iter;
 	md->tokens_per_iter = (int64_t)md->L.global_batch * md->m.seq_len;
@@ -106,6 +110,14 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 		return NULL;
 	}
 	return j;
+}
+
+void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
+		   double *work_s)
+{
+	*gpus = j->md.L.gpus;
+	*gpu = j->md.g.name;
+	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
 }
 
 void run_job_free(struct run_job *j)

@@ -77,6 +77,36 @@ int run_finish(struct run *r, int completed, struct err *e)
 
 /* --- outputs ----------------------------------------------------------- */
 
+/* The band of the iteration time (the GPU's and the stack's validation
+ * residuals, gpus.cfg and stack.c) carried to what scales with it: the
+ * time spent training (and redoing lost work) stretches by the same
+ * factor, so duration moves by band x that share of it; cost, energy and
+ * carbon are taken to move with duration (to first order: the same power
+ * for longer, GPU-hours billed by the hour). */
+static void summarize_band(struct run *r, double iter_s, double dur_s)
+{
+	static const char *const scaled[][2] = {
+		{ "cost_usd", "USD" }, { "energy_kwh", "kWh" }, { "carbon_kg", "kgCO2e" },
+	};
+	double b = r->md->band;
+	double share = dur_s > 0 ? (r->state_s[RS_TRAIN] + r->state_s[RS_REDO]) / dur_s : 0;
+	char name[64];
+
+	rep_summary(r->rep, "calibrated", r->md->g.calibration != GPU_CAL_NONE, "");
+	rep_summary(r->rep, "band", b, "");
+	rep_summary(r->rep, "iteration_time_s_lo", iter_s * (1 - b), "s");
+	rep_summary(r->rep, "iteration_time_s_hi", iter_s * (1 + b), "s");
+	rep_summary(r->rep, "duration_s_lo", dur_s * (1 - b * share), "s");
+	rep_summary(r->rep, "duration_s_hi", dur_s * (1 + b * share), "s");
+	for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
+		double v = rep_summary_get(r->rep, scaled[i][0]);
+		snprintf(name, sizeof name, "%s_lo", scaled[i][0]);
+		rep_summary(r->rep, name, v * (1 - b * share), scaled[i][1]);
+		snprintf(name, sizeof name, "%s_hi", scaled[i][0]);
+		rep_summary(r->rep, name, v * (1 + b * share), scaled[i][1]);
+	}
+}
+
 void run_summarize(struct run *r)
 {
 	const struct model *md = r->md;
@@ -102,6 +132,7 @@ void run_summarize(struct run *r)
 	rep_summary(rep, "goodput", dur_s > 0 ? (double)r->tokens / md->tokens_per_iter *
 		    md->iteration_s / dur_s : NAN, "");
 	acct_summarize(r->acct, r->end_ns, rep);
+	summarize_band(r, iter_s, dur_s);
 	rep_summary(rep, "failures", (double)r->failures, "");
 	rep_summary(rep, "preemptions", (double)r->preemptions, "");
 	rep_summary(rep, "checkpoints", (double)r->checkpoints, "");

@@ -41,10 +41,14 @@
  * With pp > 1 the first and last stages then all-reduce the gradients of
  * the tied word embedding (Megatron's embedding group), timed alone.
  *
+ * TP communication overlapped with GEMMs (parallel.tp_comm_overlap,
+ * Megatron-Core with Transformer Engine) exposes per layer only what the
+ * layer's GEMMs cannot cover.
+ *
  * Not modelled: the gradient-norm all-reduce (a few scalars),
- * host-side (Python, launch queue) stalls, data loading, TP communication
- * overlapped with GEMMs (newer Megatron), ZeRO-3's prefetch buffers in
- * memory, stragglers and clock throttling.
+ * host-side (Python, launch queue) stalls, data loading, the distributed
+ * optimizer's parameter all-gather overlapped with the next forward,
+ * ZeRO-3's prefetch buffers in memory, stragglers and clock throttling.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)

@@ -31,3 +31,9 @@ validate: tests/bench/validate-b
 EXTRA_PROGRAMS += tests/bench/step-b
 BENCHES += tests/bench/step-b
 tests_bench_step_b_SOURCES = tests/bench/step-b.c
+# The kernel laws against the H200 micro-benchmarks (issue 12).
+check_PROGRAMS += tests/kernels-t
+TESTS += tests/kernels-t
+tests_kernels_t_SOURCES = tests/kernels-t.c
+EXTRA_DIST += tests/bench/measure.py tests/stack-band.sh
+TESTS += tests/stack-band.sh

@@ -110,6 +110,11 @@ size_t sc_list_len(const struct scenario *sc, const char *fmt, ...)
 double sc_list_float(const struct scenario *sc, size_t i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The directory of the file that sets the setting (an @include'd file's
+ * own, so a catalog can name files beside it), else the scenario's (for
+ * overrides and absent settings); "." for the current one. */
+void sc_dir_of(const struct scenario *sc, char *out, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Is the setting or group present in the file (or an override)? */
 bool sc_has(const struct scenario *sc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -5,6 +5,7 @@
  * human summaries.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,10 @@ struct rep_nums {
 	size_t n, cap;
 };
 
-/* A /step dataset: a float vector, or labels when labels != NULL. */
+/* A /step dataset (table NULL) or a column of /TABLE: a float vector, or
+ * labels when labels != NULL. */
 struct rep_vec {
-	char *name, *unit;
+	char *name, *unit, *table;
 	double *v;
 	char **labels;
 	size_t n;
@@ -95,6 +97,7 @@ static void rep_vec_free(struct rep_vec *v)
 	free(v->v);
 	free(v->name);
 	free(v->unit);
+	free(v->table);
 }
 
 void rep_abort(struct report *r)
@@ -286,7 +289,13 @@ int rep_attr_u64(struct report *r, const char *name, uint64_t value, struct err 
 
 /* --- /step vectors and labels ------------------------------------------- */
 
-static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct err *e)
+static bool rep_same_table(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static struct rep_vec *rep_vec_new(struct report *r, const char *table, const char *name,
+				   struct err *e)
 {
 	struct rep_vec *v;
 	void *grown;
@@ -295,26 +304,36 @@ static struct rep_vec *rep_vec_new(struct report *r, const char *name, struct er
 		return err_set(e, ERR_RUN, "step dataset name \"%s\" is empty, holds '/' "
 			       "or is the reserved \"units\"", name ? name : "(null)"),
 		       NULL;
+	if (table && (!rep_valid_name(table) || strcmp(table, "step") == 0 ||
+		      strcmp(table, "summary") == 0 || strcmp(table, "timeseries") == 0 ||
+		      strcmp(table, "events") == 0))
+		return err_set(e, ERR_RUN, "table name \"%s\" is bad or reserved", table),
+		       NULL;
 	for (size_t i = 0; i < r->nvecs; i++)
-		if (strcmp(r->vecs[i].name, name) == 0)
-			return err_set(e, ERR_RUN, "step dataset %s given twice", name),
-			       NULL;
+		if (rep_same_table(r->vecs[i].table, table) &&
+		    strcmp(r->vecs[i].name, name) == 0)
+			return err_set(e, ERR_RUN, "dataset %s/%s given twice",
+				       table ? table : "step", name), NULL;
 	grown = grow_room(r->vecs, &r->capvecs, r->nvecs, sizeof *r->vecs, 8);
 	if (grown == NULL)
 		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
 	r->vecs = grown;
 	v = &r->vecs[r->nvecs];
 	memset(v, 0, sizeof *v);
-	if ((v->name = strdup(name)) == NULL)
-		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
 	r->nvecs++;
+	if ((v->name = strdup(name)) == NULL ||
+	    (table && (v->table = strdup(table)) == NULL)) {
+		rep_vec_free(v);
+		r->nvecs--;
+		return err_set(e, ERR_RUN, "step %s: out of memory", name), NULL;
+	}
 	return v;
 }
 
-int rep_step_vector(struct report *r, const char *name, const double *v, size_t n,
-		    const char *unit, struct err *e)
+int rep_table_vector(struct report *r, const char *table, const char *name,
+		     const double *v, size_t n, const char *unit, struct err *e)
 {
-	struct rep_vec *x = rep_vec_new(r, name, e);
+	struct rep_vec *x = rep_vec_new(r, table, name, e);
 
 	if (x == NULL)
 		return -1;
@@ -331,8 +350,20 @@ int rep_step_vector(struct report *r, const char *name, const double *v, size_t 
 	return 0;
 }
 
+int rep_step_vector(struct report *r, const char *name, const double *v, size_t n,
+		    const char *unit, struct err *e)
+{
+	return rep_table_vector(r, NULL, name, v, n, unit, e);
+}
+
 int rep_step_labels(struct report *r, const char *name, const char *const *labels,
 		    size_t n, struct err *e)
+{
+	return rep_table_labels(r, NULL, name, labels, n, e);
+}
+
+int rep_table_labels(struct report *r, const char *table, const char *name,
+		     const char *const *labels, size_t n, struct err *e)
 {
 	struct rep_vec *x;
 	size_t i;
@@ -341,7 +372,7 @@ int rep_step_labels(struct report *r, const char *name, const char *const *label
 		if (labels[i] == NULL)
 			return err_set(e, ERR_RUN, "step labels %s: label %zu is NULL",
 				       name, i);
-	if ((x = rep_vec_new(r, name, e)) == NULL)
+	if ((x = rep_vec_new(r, table, name, e)) == NULL)
 		return -1;
 	/* Count only what was copied, so rep_vec_free is right on failure. */
 	if ((x->labels = calloc(n ? n : 1, sizeof *x->labels)) == NULL)
@@ -489,18 +520,25 @@ static int rep_write_nums(struct h5o *f, const char *group, const struct rep_num
 	return 0;
 }
 
-static int rep_write_step(struct report *r, struct err *e)
+/* The /step vectors, then each table's columns (a table's group is made
+ * at its first column). */
+static int rep_write_vecs(struct report *r, bool tables, struct err *e)
 {
 	char path[512];
 
-	if (h5o_group(r->file, "/step", e) < 0 ||
-	    rep_write_nums(r->file, "/step", &r->step_scalars, e) < 0)
-		return -1;
 	for (size_t i = 0; i < r->nvecs; i++) {
 		const struct rep_vec *v = &r->vecs[i];
+		bool first = true;
 		int rc;
 
-		snprintf(path, sizeof path, "/step/%s", v->name);
+		if ((v->table != NULL) != tables)
+			continue;
+		for (size_t j = 0; j < i && tables; j++)
+			first = first && !rep_same_table(r->vecs[j].table, v->table);
+		snprintf(path, sizeof path, "/%s", v->table);
+		if (tables && first && h5o_group(r->file, path, e) < 0)
+			return -1;
+		snprintf(path, sizeof path, "/%s/%s", tables ? v->table : "step", v->name);
 		if (v->labels != NULL)
 			rc = h5o_vec_str(r->file, path, (const char *const *)v->labels,
 					 v->n, e);
@@ -510,6 +548,14 @@ static int rep_write_step(struct report *r, struct err *e)
 			return -1;
 	}
 	return 0;
+}
+
+static int rep_write_step(struct report *r, struct err *e)
+{
+	if (h5o_group(r->file, "/step", e) < 0 ||
+	    rep_write_nums(r->file, "/step", &r->step_scalars, e) < 0)
+		return -1;
+	return rep_write_vecs(r, false, e) < 0 ? -1 : rep_write_vecs(r, true, e);
 }
 
 static int rep_write_all(struct report *r, struct err *e)

@@ -26,6 +26,9 @@
  *   /step/NAME          1-D float64 datasets with a "unit" attribute
  *                       (rep_step_vector) and 1-D string datasets
  *                       (rep_step_labels); "units" is reserved
+ *   /TABLE/NAME         a table as equal-length columns (rep_table_vector,
+ *                       rep_table_labels), e.g. /jobs of trainsim cluster;
+ *                       written after /step, groups in order of first column
  *
  * Names must be non-empty, not "." or "..", and free of '/'.  Summary figures, step data and
  * root attributes are kept in memory and written by rep_commit(); samples
@@ -87,6 +90,13 @@ int rep_step_vector(struct report *r, const char *name, const double *v, size_t 
 		    const char *unit, struct err *e);
 int rep_step_labels(struct report *r, const char *name, const char *const *labels,
 		    size_t n, struct err *e);
+
+/* Columns of the table /TABLE (not step, summary, timeseries or events);
+ * the caller keeps them of equal length. */
+int rep_table_vector(struct report *r, const char *table, const char *name,
+		     const double *v, size_t n, const char *unit, struct err *e);
+int rep_table_labels(struct report *r, const char *table, const char *name,
+		     const char *const *labels, size_t n, struct err *e);
 
 /* Summary as one JSON object on a line (keys in first-set order; NaN as null). */
 void rep_print_json(const struct report *r, FILE *out);

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "sim/cfg_int.h"
+#include "sim/path.h"
 
 struct sc_children {
 	char *group;
@@ -290,6 +291,24 @@ double sc_list_float(const struct scenario *sc, size_t i, const char *fmt, ...)
 	if (s == NULL || i >= (size_t)config_setting_length(s))
 		return 0.0;
 	return cfg_num_of(config_setting_get_elem(s, (unsigned)i));
+}
+
+void sc_dir_of(const struct scenario *sc, char *out, size_t n, const char *fmt, ...)
+{
+	char path[CFG_PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	accessor_path("sc_dir_of", path, fmt, ap);
+	va_end(ap);
+	const config_setting_t *s = config_lookup(&sc->cfg, path);
+	unsigned line;
+
+	if (s == NULL || config_setting_source_line(s) == 0) {	/* default, -s */
+		snprintf(out, n, "%s", sc->incdir ? sc->incdir : ".");
+		return;
+	}
+	path_dir(cfg_setting_src(sc, s, &line), out, n);
 }
 
 bool sc_has(const struct scenario *sc, const char *fmt, ...)

@@ -1,78 +1,109 @@
-/* step-compute-t.c -- the kernel roofline and the layer's FLOPs.  Expected
- * numbers: the roofline by hand; FLOPs from Narayanan et al. (doc/sources.md section 8):
- * a layer's forward is 24 b s h^2 + 4 b s^2 h, backward twice that. */
+/* step-compute-t.c -- the kernel laws (models/kernels.h) on a made-up GPU
+ * whose figures make the arithmetic easy, and the layer's FLOPs.  Expected
+ * numbers by hand; FLOPs from Narayanan et al. (doc/sources.md section 8): a layer's
+ * forward is 24 b s h^2 + 4 b s^2 h, backward twice that. */
 #include <math.h>
 #include <string.h>
 
 #include "tests/tap.h"
 #include "models/compute.h"
 
-static void a100(struct gpu_spec *g)
+/* 4 SMs of 1 TFLOP/s, 1 us per wave, 2 us per GEMM call, 1 TB/s HBM of
+ * which copies reach half, LayerNorm a quarter; 5 us per other kernel. */
+static void toy(struct gpu_spec *g)
 {
 	memset(g, 0, sizeof *g);
 	g->name = "test";
 	g->peak_bf16_flops = 312e12;
-	g->hbm_bw_Bps = 2000e9;
-	g->gemm_points = 3;
-	g->gemm_gflop[0] = 1;   g->gemm_eff[0] = 0.4;
-	g->gemm_gflop[1] = 100; g->gemm_eff[1] = 0.8;
-	g->gemm_gflop[2] = 1e4; g->gemm_eff[2] = 0.9;
-	g->mem_eff = 0.5;
-	g->launch_s = 5e-6;
-	g->flash_eff = 0.5;
+	g->hbm_bw_Bps = 1e12;
+	g->k.sms = 4;
+	g->k.hbm_Bps = 1e12;
+	for (int i = 0; i < KS_COUNT; i++)
+		g->k.stream_frac[i] = 0.5;
+	g->k.stream_frac[KS_LAYERNORM] = 0.25;
+	g->k.launch_s = 5e-6;
+	g->k.bf16 = (struct kern_gemm_law){ 1e12, 1e-6, 2e-6 };
+	g->k.fp8 = g->k.bf16;
+	g->k.attn = (struct kern_attn_law){ 1e14, 1e-6, 5e13, 2e-6, 5e-6 };
+}
+
+static double stream_s(double bytes, double frac)
+{
+	return bytes / (1e12 * frac) + 5e-6;
 }
 
 int main(void)
 {
 	struct gpu_spec g;
-	struct cmp_cost c;
+	struct cmp_cost c, x;
 
-	a100(&g);
-	tap_plan(14);
-	tap_near(cmp_gemm_eff(&g, 0.01e9), 0.4, 1e-12, "curve clamps below its first point");
-	tap_near(cmp_gemm_eff(&g, 1e15), 0.9, 1e-12, "curve clamps above its last point");
-	tap_near(cmp_gemm_eff(&g, 10e9), 0.6, 1e-12, "log-linear: 10 GFLOP halfway 1..100");
-	tap_near(cmp_gemm_eff(&g, 1000e9), 0.85, 1e-12, "log-linear: 1 TFLOP halfway 100..1e4");
+	toy(&g);
+	tap_plan(13);
 
-	/* 8192^3 GEMM: 1.1e12 FLOPs, compute bound */
-	double n = 8192, flops = 2 * n * n * n;
-	cmp_gemm(&g, g.peak_bf16_flops, 1, n, n, n, &c);
-	tap_near(c.time_s, flops / (312e12 * cmp_gemm_eff(&g, flops)) + 5e-6, 1e-12,
-		 "big GEMM: FLOPs / (peak x eff) + launch");
-	/* a thin batched GEMM, K = 64: bandwidth bound */
-	cmp_gemm(&g, g.peak_bf16_flops, 64, 2048, 2048, 64, &c);
+	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
+	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
+	 * tiles and K splits are slower (128 x 128: 16 waves of 34.6 us) */
+	double n = 1024;
+	cmp_gemm(&g, false, 1, n, n, n, &c);
+	tap_near(c.time_s, 8 * (2 * 128 * 256 * n / 1e12 + 1e-6) + 2e-6, 1e-12,
+		 "1024^3 GEMM: 8 waves of 128x256 tiles + launch");
+	tap_near(c.flops, 2 * n * n * n, 1e-12, "GEMM FLOPs 2 M N K");
+	/* a thin batched GEMM with free math: the HBM roof, 3 matrices of 2
+	 * bytes at the copy rate */
+	g.k.bf16.sm_flops = 1e18;
+	g.k.bf16.wave_s = 0;
+	cmp_gemm(&g, false, 64, 2048, 2048, 64, &c);
 	double bytes = 2.0 * 64 * (2048.0 * 64 * 2 + 2048.0 * 2048);
-	tap_near(c.time_s, bytes / (2000e9 * 0.5) + 5e-6, 1e-12,
-		 "thin GEMM under the bandwidth roof: bytes / (bw x mem_eff) + launch");
-	cmp_stream(&g, 1e9, &c);
-	tap_near(c.time_s, 1e9 / 1e12 + 5e-6, 1e-12, "elementwise: bytes / (bw x mem_eff)");
+	tap_near(c.time_s, bytes / (1e12 * 0.5) + 2e-6, 1e-12,
+		 "thin GEMM under the bandwidth roof: bytes / (bw x copy fraction) + launch");
+	toy(&g);
+	cmp_stream(&g, KS_LAYERNORM, 1e9, &c);
+	tap_near(c.time_s, stream_s(1e9, 0.25), 1e-12,
+		 "LayerNorm: bytes / (bw x its own fraction) + launch");
 
-	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8 */
-	struct cmp_shape sh = { 1, 2048, 12288, 96, 51200, 8, false, false, 312e12 };
+	/* flash attention, 12 heads of s = 2048, d = 128: 16 query blocks
+	 * each visiting 1..16 key blocks, 136 pairs of 4 x 128^2 x 128 FLOPs;
+	 * 12 x 16 query blocks over 4 SMs at 1 us */
+	double pairs = 16 * 17 / 2.0, f = 12 * pairs * 4 * 128.0 * 128 * 128;
+	tap_near(kern_attn_fwd_flops(12, 2048, 128), f, 1e-12,
+		 "causal flash forward FLOPs: 136 block pairs per head");
+	tap_near(kern_attn_fwd_s(&g.k, 12, 2048, 128), f / 1e14 + 12 * 16 / 4.0 * 1e-6 + 5e-6,
+		 1e-12, "flash forward: FLOPs / rate + blocks per SM x block_s + launch");
+	tap_near(kern_attn_bwd_s(&g.k, 12, 2048, 128), 2.5 * f / 5e13 + 12 * 16 / 4.0 * 2e-6 + 5e-6,
+		 1e-12, "flash backward: 2.5x the FLOPs at its own rate");
+
+	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8, no flash */
+	struct cmp_shape sh = { .b = 1, .s = 2048, .h = 12288, .a = 96, .V = 51200,
+				.tp = 8, .fused = true, .peak_flops = 312e12 };
 	double b = 1, s = 2048, h = 12288, t = 8;
 	double fwd = (24 * b * s * h * h + 4 * b * s * s * h) / t;
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.flops, fwd, 1e-12, "layer forward: (24 bsh^2 + 4 bs^2h)/t");
 	cmp_layer_bwd(&g, &sh, &c);
 	tap_near(c.flops, 2 * fwd, 1e-12, "layer backward: twice the forward");
-	tap_ok(c.time_s > c.gemm_s && c.gemm_s > 0,
-	       "backward time includes elementwise kernels beyond the GEMMs");
-	/* the attention core that selective recomputation redoes, by hand:
-	 * heads = b a / t = 12 of dh = 128; Q K^T and x V move
-	 * 2(2 s dh + s^2) bytes per head; softmax reads and writes the
-	 * scores (4 bytes each), dropout 5 (fp16 in, out, 1-byte mask) */
-	double heads = 12, dh = 128, sc = heads * s * s, bw = 2000e9 * 0.5;
-	double bmm_flops = 2 * heads * s * s * dh, bmm_bytes = 2 * heads * (2 * s * dh + s * s);
-	double bmm = fmax(bmm_flops / (312e12 * cmp_gemm_eff(&g, bmm_flops)), bmm_bytes / bw) + 5e-6;
+	/* the attention core selective recomputation redoes: heads = b a / t =
+	 * 12 of dh = 128; two batched GEMMs, the fused softmax (reads and
+	 * writes the scores, 4 bytes each) and the dropout (5: in, out, mask) */
+	double heads = 12, dh = 128, sc = heads * s * s, want = 0;
+	cmp_gemm(&g, false, heads, s, s, dh, &x);
+	want += x.time_s;
+	cmp_gemm(&g, false, heads, s, dh, s, &x);
+	want += x.time_s + stream_s(4 * sc, 0.5) + stream_s(5 * sc, 0.5);
 	cmp_attn_recompute(&g, &sh, &c);
-	tap_near(c.time_s, 2 * bmm + (4 * sc / bw + 5e-6) + (5 * sc / bw + 5e-6), 1e-12,
-		 "attention core: two bmm rooflines + softmax + dropout streams");
+	tap_near(c.time_s, want, 1e-12, "attention core: two batched GEMMs + softmax + dropout");
+	/* eager kernels: GeLU, dropout then add, scale, mask, softmax apart */
+	struct cmp_cost fused;
+	cmp_layer_fwd(&g, &sh, &fused);
+	sh.fused = false;
+	cmp_layer_fwd(&g, &sh, &c);
+	tap_ok(c.time_s > fused.time_s && c.kernels == fused.kernels + 2,
+	       "eager forward: two more kernels (scale, mask) and slower");
+	sh.fused = true;
 	sh.flash = true;
 	cmp_attn_recompute(&g, &sh, &c);
 	tap_near(c.time_s, 0, 0, "flash attention: nothing to recompute selectively");
 	cmp_layer_fwd(&g, &sh, &c);
-	tap_near(c.flops, fwd, 1e-12, "flash attention: same forward FLOPs");
-	cmp_logits_fwd(&g, &sh, &c);
-	tap_near(c.flops, 2 * b * s * h * 51200 / t, 1e-12, "logits: 2 b s h V / t");
+	tap_near(c.flops, 24 * b * s * h * h / t + kern_attn_fwd_flops(12, s, dh), 1e-12,
+		 "flash forward FLOPs: the GEMMs' plus what the causal kernel executes");
 	return tap_done();
 }

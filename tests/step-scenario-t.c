@@ -70,7 +70,7 @@ static void check_error(struct cfg_schema *s, const char *par, const char *ovr,
 	if (rc == 0)
 		rc = par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e);
 	if (rc == 0)
-		rc = gpu_check_curve(&x.g, x.cfg.where, &e);
+		rc = gpu_check(&x.g, x.cfg.where, &e);
 	tap_ok(rc < 0 && e.status == ERR_USAGE && strstr(e.msg, key) != NULL,
 	       "%s is a scenario error naming %s", what, key);
 	if (rc == 0 || !strstr(e.msg, key))
@@ -131,8 +131,8 @@ int main(void)
 		    "parallel.distributed_optimizer", "ZeRO and the distributed optimizer");
 	check_error(s, "zero_stage = 2; pp = 2;", NULL,
 		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
-	check_error(s, "", "gpus.a100_80gb.gemm_eff=[0.5]",
-		    "gpus.a100_80gb.gemm_eff", "a curve with mismatched lists");
+	check_error(s, "", "gpus.a100_80gb.kernels=no-such-folder",
+		    "gpus.a100_80gb.kernels", "a kernel folder that is not there");
 
 	/* An error found after the load, as for an elastic job shrunk by
 	 * failures: 512 sequences in microbatches of 16 on dp = 16 make 2

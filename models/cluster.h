@@ -1,0 +1,43 @@
+/*
+ * cluster.h -- trainsim cluster: many jobs on one shared fleet, as events
+ * on the engine (sim/ev.h).
+ *
+ * Jobs (models/jobgen.h) arrive, wait in the scheduler's queue
+ * (models/sched.h), run on whole nodes placed by models/fleet.h, and end;
+ * node failures and spot reclaims interrupt the job holding the node (its
+ * work since the last checkpoint is lost and it is queued again), repaired
+ * nodes come back after fleet.repair_s; the autoscaler (models/autoscale.h)
+ * grows and shrinks the elastic pools.  A job runs at the pace it was
+ * given (fixed time, or the run model's undisturbed pace): jobs do not
+ * yet slow each other on the fabric (sharing it would route each running
+ * job's collectives as flows on one topologies/ network and recompute
+ * paces when the set of neighbours changes).
+ *
+ * Accounting integrates piecewise-constant rates between events: each
+ * pool bills its held nodes (booting, free, busy and down alike); a job
+ * is charged its nodes' price while it holds them, so the fleet total is
+ * the jobs' costs plus the idle lines (reserved nodes held but unused,
+ * elastic nodes held but unused).  Energy: a GPU running a job draws
+ * idle + fleet.gpu_busy_fraction x (TDP - idle), every other held GPU its
+ * idle power, times fleet.pue; carbon at fleet.grid_g_per_kwh.
+ *
+ * Output (report.h): /summary, /timeseries (utilisation, allocated and
+ * held GPUs, queue, running jobs, nodes per pool, power, cost rate and
+ * cumulative cost), /events (budget alerts, autoscaling, failures), and
+ * /jobs, one column per field, one row per job in submit order.
+ */
+#ifndef MODELS_CLUSTER_H
+#define MODELS_CLUSTER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/cfg.h"
+#include "sim/report.h"
+
+struct cfg_schema *cluster_schema_new(void);
+/* Validate only: read the fleet and the jobs, print what was found. */
+int cluster_check(const struct scenario *sc, FILE *out, struct err *e);
+int cluster_simulate(const struct scenario *sc, struct report *rep, struct err *e);
+
+#endif

@@ -1,0 +1,276 @@
+/* kernels.c -- see kernels.h. */
+#include <math.h>
+#include <stddef.h>
+
+#include "models/kernels.h"
+
+const char *const kern_stream_names[KS_COUNT] = {
+	"copy", "layernorm", "gelu", "add", "dropout_add", "softmax", "adam"
+};
+
+/* Tile shapes cuBLAS picks among on Hopper/Ampere (CUTLASS's common
+ * threadblock tiles) and the K splits it tries for small outputs. */
+static const double tiles[][2] = {
+	{ 128, 256 }, { 256, 128 }, { 128, 128 }, { 64, 256 }, { 256, 64 },
+	{ 64, 128 }, { 128, 64 },
+};
+static const double splits[] = { 1, 2, 4 };
+#define N_TILES (sizeof tiles / sizeof tiles[0])
+#define N_SPLITS (sizeof splits / sizeof splits[0])
+#define ACT_BYTES 2.0
+#define PARTIAL_BYTES 4.0	/* fp32 partial sums of a split K */
+#define NEAR_LN 0.6931471805599453	/* residuals reach a factor of 2 */
+
+double kern_gemm_law_s(const struct kern_gpu *k, const struct kern_gemm_law *law,
+		       double batch, double M, double N, double K)
+{
+	double sms = k->sms, roof = k->hbm_Bps * k->stream_frac[KS_COPY];
+	double best = INFINITY;
+
+	for (size_t i = 0; i < N_TILES; i++) {
+		double tm = tiles[i][0], tn = tiles[i][1];
+		double out_tiles = ceil(M / tm) * ceil(N / tn) * batch;
+		for (size_t j = 0; j < N_SPLITS; j++) {
+			double sk = splits[j], n = out_tiles * sk;
+			double waves = n / sms > 1 ? n / sms : 1;
+			double t = waves * (2.0 * tm * tn * ceil(K / sk) / law->sm_flops +
+					    law->wave_s);
+			if (sk > 1)	/* partials written, then read and summed */
+				t += 2.0 * PARTIAL_BYTES * M * N * sk * batch / roof;
+			if (t < best)
+				best = t;
+		}
+	}
+	double mem = ACT_BYTES * (M * K + K * N + M * N) * batch / roof;
+	return (best > mem ? best : mem) + law->launch_s;
+}
+
+/* Modified Shepard interpolation of the residual ln r over points within
+ * NEAR_LN (Euclidean, in log coordinates): exact at a point, zero beyond
+ * the radius.  x[d][i] are the points' coordinates, q the query's. */
+static double residual(int n, int dims, const double *const *x, const double *lnr,
+		       const double *q)
+{
+	double wsum = 1.0 / (NEAR_LN * NEAR_LN), acc = 0, hit = 0;
+	int hits = 0;
+
+	for (int i = 0; i < n; i++) {
+		double d2 = 0;
+		for (int d = 0; d < dims; d++) {
+			double dx = log(x[d][i]) - q[d];
+			d2 += dx * dx;
+		}
+		if (d2 < 1e-18) {	/* a measured shape (the mean if measured twice) */
+			hit += lnr[i];
+			hits++;
+			continue;
+		}
+		if (d2 >= NEAR_LN * NEAR_LN)
+			continue;
+		double w = 1.0 / d2 - 1.0 / (NEAR_LN * NEAR_LN);
+		wsum += w;
+		acc += w * lnr[i];
+	}
+	return hits ? hit / hits : acc / wsum;
+}
+
+double kern_gemm_s(const struct kern_gpu *k, bool fp8, double batch,
+		   double M, double N, double K)
+{
+	const struct kern_gemm_law *law = fp8 ? &k->fp8 : &k->bf16;
+	const struct kern_gemm_rows *r = fp8 ? &k->gemm_fp8 : &k->gemm_bf16;
+	double t = kern_gemm_law_s(k, law, batch, M, N, K);
+
+	if (r->n > 0 && batch == 1) {	/* the tables hold single GEMMs */
+		const double *x[3] = { r->m, r->nn, r->k };
+		double q[3] = { log(M), log(N), log(K) };
+		t *= exp(residual(r->n, 3, x, r->lnr, q));
+	}
+	return t;
+}
+
+double kern_attn_fwd_flops(double bh, double seq, double d)
+{
+	double nb = ceil(seq / KERN_BLOCK);
+
+	return bh * nb * (nb + 1) / 2 * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
+}
+
+/* Query blocks per SM: the per-block prologue and epilogue run in waves. */
+static double attn_blocks(const struct kern_gpu *k, double bh, double seq)
+{
+	return bh * ceil(seq / KERN_BLOCK) / k->sms;
+}
+
+static double attn_law_s(const struct kern_gpu *k, const struct kern_attn_law *a,
+			 bool bwd, double bh, double seq, double d)
+{
+	double f = kern_attn_fwd_flops(bh, seq, d), blocks = attn_blocks(k, bh, seq);
+
+	if (bwd)
+		return 2.5 * f / a->bwd_flops + blocks * a->bwd_block_s + a->launch_s;
+	return f / a->fwd_flops + blocks * a->fwd_block_s + a->launch_s;
+}
+
+static double attn_s(const struct kern_gpu *k, bool bwd, double bh, double seq,
+		     double d)
+{
+	const struct kern_attn_rows *r = &k->attn_rows;
+	double t = attn_law_s(k, &k->attn, bwd, bh, seq, d);
+
+	if (r->n > 0) {
+		const double *x[3] = { r->bh, r->seq, r->d };
+		double q[3] = { log(bh), log(seq), log(d) };
+		t *= exp(residual(r->n, 3, x, bwd ? r->lnr_bwd : r->lnr_fwd, q));
+	}
+	return t;
+}
+
+double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d)
+{
+	return attn_s(k, false, bh, seq, d);
+}
+
+double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d)
+{
+	return attn_s(k, true, bh, seq, d);
+}
+
+double kern_stream_s(const struct kern_gpu *k, enum kern_stream kind, double bytes)
+{
+	return bytes / (k->hbm_Bps * k->stream_frac[kind]) + k->launch_s;
+}
+
+static double gemm_loss(const struct kern_gpu *k, const struct kern_gemm_rows *r,
+			const bool *use, const struct kern_gemm_law *law)
+{
+	double sum = 0;
+
+	for (int i = 0; i < r->n; i++) {
+		if (use && !use[i])
+			continue;
+		double e = log(kern_gemm_law_s(k, law, 1, r->m[i], r->nn[i], r->k[i]) / r->s[i]);
+		sum += e * e;
+	}
+	return sum;
+}
+
+/* Coordinate descent on the logs of the three constants, halving the step
+ * when no move helps: deterministic, and the loss is smooth enough. */
+void kern_fit_gemm(const struct kern_gpu *k, const struct kern_gemm_rows *rows,
+		   const bool *use, int nfree, struct kern_gemm_law *law)
+{
+	double *p[3] = { &law->sm_flops, &law->wave_s, &law->launch_s };
+	double step[3] = { 0.3, 1.0, 1.0 };
+	double best = gemm_loss(k, rows, use, law);
+
+	for (int it = 0; it < 400; it++) {
+		bool moved = false;
+		for (int i = 0; i < nfree; i++)
+			for (int dir = 1; dir >= -1; dir -= 2) {
+				double keep = *p[i];
+				*p[i] = keep * exp(dir * step[i]);
+				double l = gemm_loss(k, rows, use, law);
+				if (l < best) {
+					best = l;
+					moved = true;
+				} else {
+					*p[i] = keep;
+				}
+			}
+		if (!moved) {
+			double mx = 0;
+			for (int i = 0; i < 3; i++) {
+				step[i] /= 2;
+				mx = step[i] > mx ? step[i] : mx;
+			}
+			if (mx < 1e-5)
+				break;
+		}
+	}
+}
+
+/* min sum ((a F_i + b G_i + c) / t_i - 1)^2 over a, b with c fixed:
+ * the 2x2 normal equations. */
+static void ls2(int n, const double *F, const double *G, const double *t, double c,
+		double *a, double *b)
+{
+	double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+
+	for (int i = 0; i < n; i++) {
+		double f = F[i] / t[i], g = G[i] / t[i], y = 1 - c / t[i];
+		s11 += f * f;
+		s12 += f * g;
+		s22 += g * g;
+		r1 += f * y;
+		r2 += g * y;
+	}
+	double det = s11 * s22 - s12 * s12;
+	*a = (r1 * s22 - r2 * s12) / det;
+	*b = (s11 * r2 - s12 * r1) / det;
+}
+
+void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *r,
+		   struct kern_attn_law *law)
+{
+	double F[KERN_ATTN_MAX], G[KERN_ATTN_MAX], a, b;
+
+	if (r->n < 2)
+		return;
+	for (int i = 0; i < r->n; i++) {
+		F[i] = kern_attn_fwd_flops(r->bh[i], r->seq[i], r->d[i]);
+		G[i] = attn_blocks(k, r->bh[i], r->seq[i]);
+	}
+	ls2(r->n, F, G, r->fwd_s, law->launch_s, &a, &b);
+	law->fwd_flops = 1 / a;
+	law->fwd_block_s = b > 0 ? b : 0;
+	for (int i = 0; i < r->n; i++)
+		F[i] *= 2.5;
+	ls2(r->n, F, G, r->bwd_s, law->launch_s, &a, &b);
+	law->bwd_flops = 1 / a;
+	law->bwd_block_s = b > 0 ? b : 0;
+}
+
+static void gemm_residuals(const struct kern_gpu *k, const struct kern_gemm_law *law,
+			   struct kern_gemm_rows *r)
+{
+	for (int i = 0; i < r->n; i++)
+		r->lnr[i] = log(r->s[i] / kern_gemm_law_s(k, law, 1, r->m[i], r->nn[i], r->k[i]));
+}
+
+void kern_residuals(struct kern_gpu *k)
+{
+	struct kern_attn_rows *a = &k->attn_rows;
+
+	gemm_residuals(k, &k->bf16, &k->gemm_bf16);
+	gemm_residuals(k, &k->fp8, &k->gemm_fp8);
+	for (int i = 0; i < a->n; i++) {
+		a->lnr_fwd[i] = log(a->fwd_s[i] /
+				    attn_law_s(k, &k->attn, false, a->bh[i], a->seq[i], a->d[i]));
+		a->lnr_bwd[i] = log(a->bwd_s[i] /
+				    attn_law_s(k, &k->attn, true, a->bh[i], a->seq[i], a->d[i]));
+	}
+}
+
+static double max_lnr(const double *lnr, int n)
+{
+	double m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (-lnr[i] > m)	/* faster than the law */
+			m = -lnr[i];
+	return m;
+}
+
+double kern_best_eff(const struct kern_gpu *k, bool fp8, double peak)
+{
+	const struct kern_gemm_law *law = fp8 ? &k->fp8 : &k->bf16;
+	const struct kern_gemm_rows *r = fp8 ? &k->gemm_fp8 : &k->gemm_bf16;
+	double gemm = law->sm_flops * k->sms * exp(max_lnr(r->lnr, r->n)) / peak;
+	double lnr = max_lnr(k->attn_rows.lnr_fwd, k->attn_rows.n);
+	double lb = max_lnr(k->attn_rows.lnr_bwd, k->attn_rows.n);
+	double rate = fmax(k->attn.fwd_flops, k->attn.bwd_flops) * exp(fmax(lnr, lb));
+	double attn = 2.0 * rate / peak;	/* the causal half counted full */
+
+	return fmin(1.0, fmax(gemm, attn));
+}

@@ -1,0 +1,136 @@
+/*
+ * kernels.h -- how long one kernel takes on one GPU, from that GPU's
+ * micro-benchmarks.
+ *
+ * GEMM C[M,N] = A[M,K] B[K,N] (`batch` independent ones in one call): the
+ * output is cut into tiles, one thread block per tile, the tiles run in
+ * waves over the SMs; each tile streams K and pays a fixed prologue and
+ * epilogue.  cuBLAS picks the tile shape, a split of K (reduced through
+ * fp32 partials) and persistent (stream-K) scheduling, which spreads the
+ * last partial wave over all SMs; the model takes the fastest choice:
+ *     t = max(waves x (2 tm tn K / split / R_sm + wave_s) + reduce,
+ *             bytes / HBM roof) + launch
+ * with waves = max(1, tiles/SMs).  R_sm (the achievable per-SM rate under
+ * the power cap), wave_s and launch are fitted per GPU and datatype to its
+ * measured GEMMs (kern_fit_gemm); where the GPU has a measured table, the
+ * fitted law is corrected by the measured/model ratio, interpolated in
+ * (ln M, ln N, ln K) over the rows within a factor of 2 (modified Shepard
+ * weights), so every measured row is reproduced and shapes far from any
+ * row get the law alone.
+ *
+ * Flash attention (causal, as a GPT trains): a query block of 128 rows
+ * visits the key blocks up to the diagonal, so a head of s tokens runs
+ * nb (nb + 1) / 2 block pairs (nb = s/128) of 4 x 128^2 x d FLOPs forward
+ * (what the kernel does, not the s^2 of the model's FLOP count); backward
+ * 2.5x (five block matmuls to two).  Time = executed FLOPs / R + block_s x
+ * query blocks / SMs + launch, R and block_s fitted to the measured table
+ * forward and backward, with the same kind of residual over (ln seq,
+ * ln batch x heads).
+ *
+ * Memory-bound kernels: bytes (as the benchmark counts them: reads plus
+ * writes) / (HBM bandwidth x the measured fraction for that kind).
+ */
+#ifndef MODELS_KERNELS_H
+#define MODELS_KERNELS_H
+
+#include <stdbool.h>
+
+#include "sim/err.h"
+
+#define KERN_GEMM_MAX 400
+#define KERN_FP8_MAX 16
+#define KERN_ATTN_MAX 32
+#define KERN_BLOCK 128.0	/* flash attention's query and key block */
+
+/* Memory-bound kernel kinds, each at its own fraction of HBM bandwidth. */
+enum kern_stream {
+	KS_COPY,	/* one streaming pass (also fused elementwise kernels) */
+	KS_LAYERNORM,
+	KS_GELU,	/* eager GeLU */
+	KS_ADD,		/* eager add */
+	KS_DROPOUT_ADD,	/* eager dropout then add */
+	KS_SOFTMAX,	/* row softmax (fused scale-mask-softmax or eager) */
+	KS_ADAM,	/* fused multi-tensor Adam */
+	KS_COUNT
+};
+extern const char *const kern_stream_names[KS_COUNT];
+
+/* The fitted constants of the GEMM law. */
+struct kern_gemm_law {
+	double sm_flops;	/* achievable per-SM rate, FLOP/s */
+	double wave_s;		/* per wave: tile prologue and epilogue */
+	double launch_s;	/* per call */
+};
+
+/* Measured GEMMs (batch 1) and the law's log error on each. */
+struct kern_gemm_rows {
+	int n;
+	double m[KERN_GEMM_MAX], nn[KERN_GEMM_MAX], k[KERN_GEMM_MAX];
+	double s[KERN_GEMM_MAX];
+	double lnr[KERN_GEMM_MAX];	/* ln(measured / law) */
+};
+
+struct kern_attn_law {
+	double fwd_flops, fwd_block_s;	/* forward: rate, per query block */
+	double bwd_flops, bwd_block_s;	/* backward (2.5x the forward FLOPs) */
+	double launch_s;
+};
+
+struct kern_attn_rows {
+	int n;
+	double bh[KERN_ATTN_MAX], seq[KERN_ATTN_MAX], d[KERN_ATTN_MAX];
+	double fwd_s[KERN_ATTN_MAX], bwd_s[KERN_ATTN_MAX];
+	double lnr_fwd[KERN_ATTN_MAX], lnr_bwd[KERN_ATTN_MAX];
+};
+
+struct kern_gpu {
+	int sms;
+	double hbm_Bps;
+	double stream_frac[KS_COUNT];	/* achieved / HBM bandwidth per kind */
+	double launch_s;		/* elementwise kernels */
+	struct kern_gemm_law bf16, fp8;
+	struct kern_attn_law attn;
+	/* measured tables (n = 0: the laws alone) */
+	struct kern_gemm_rows gemm_bf16, gemm_fp8;
+	struct kern_attn_rows attn_rows;
+};
+
+/* A GPU's measured tables as read from its folder (kernels_tsv.c). */
+struct kern_tables {
+	struct kern_gemm_rows bf16, fp8;
+	struct kern_attn_rows attn;
+};
+/* The tables in folder dir (gemm-bf16.tsv, gemm-fp8.tsv, attention.tsv)
+ * copied into out: read at the first call and kept for the process; a
+ * usage error naming FILE:LINE: column for a malformed file. */
+int kern_tables_load(const char *dir, struct kern_tables *out, struct err *e);
+
+/* GEMM time: the law, times the measured residual where there is one. */
+double kern_gemm_s(const struct kern_gpu *k, bool fp8, double batch,
+		   double M, double N, double K);
+/* The law alone. */
+double kern_gemm_law_s(const struct kern_gpu *k, const struct kern_gemm_law *law,
+		       double batch, double M, double N, double K);
+/* Flash attention over bh = batch x heads heads of seq tokens, head dim d. */
+double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d);
+double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d);
+/* The FLOPs the causal kernel executes forward (backward: 2.5x). */
+double kern_attn_fwd_flops(double bh, double seq, double d);
+/* A memory-bound kernel of `kind` moving `bytes`. */
+double kern_stream_s(const struct kern_gpu *k, enum kern_stream kind, double bytes);
+
+/* Fit a GEMM law to rows[i] for which use[i] (NULL: all) by least squares
+ * on ln(model/measured); law holds the starting point and the result. */
+void kern_fit_gemm(const struct kern_gpu *k, const struct kern_gemm_rows *rows,
+		   const bool *use, int nfree, struct kern_gemm_law *law);
+/* Fit the attention law to the table (weighted linear least squares). */
+void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *rows,
+		   struct kern_attn_law *law);
+/* Fill the tables' residuals against the current laws. */
+void kern_residuals(struct kern_gpu *k);
+/* The best fraction of `peak` any GEMM or attention call reaches per model
+ * FLOP (attention: its causal half counted as the full square, as the
+ * model's FLOP count does); for lower bounds on time. */
+double kern_best_eff(const struct kern_gpu *k, bool fp8, double peak);
+
+#endif

@@ -1,0 +1,295 @@
+/*
+ * swf.c -- SWF and CSV job traces (see swf.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/swf.h"
+
+#define SWF_FIELDS 18
+#define LINE_MAX_BYTES 4096
+
+static const char *const swf_names[SWF_FIELDS] = {
+	"job_number", "submit_time", "wait_time", "run_time", "allocated_processors",
+	"average_cpu_time", "used_memory", "requested_processors", "requested_time",
+	"requested_memory", "status", "user_id", "group_id", "executable",
+	"queue", "partition", "preceding_job", "think_time",
+};
+
+static int read_line(FILE *f, char *buf, const char *path, long line, struct err *e)
+{
+	if (fgets(buf, LINE_MAX_BYTES, f) == NULL)
+		return 0;
+	if (strchr(buf, '\n') == NULL && !feof(f))
+		return err_set(e, ERR_USAGE, "%s:%ld: line longer than %d bytes", path,
+			       line, LINE_MAX_BYTES - 1);
+	return 1;
+}
+
+static int swf_row(char *buf, const char *path, long line, double *v, struct err *e)
+{
+	int n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+		char *end;
+
+		if (n == SWF_FIELDS)
+			return err_set(e, ERR_USAGE, "%s:%ld: more than %d fields (expected "
+				       "the 18 of SWF)", path, line, SWF_FIELDS);
+		errno = 0;
+		v[n] = strtod(t, &end);
+		if (errno || *end || !isfinite(v[n]))
+			return err_set(e, ERR_USAGE, "%s:%ld: %s: \"%s\" is not a number",
+				       path, line, swf_names[n], t);
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	if (n != SWF_FIELDS)
+		return err_set(e, ERR_USAGE, "%s:%ld: %d fields (expected the 18 of SWF)",
+			       path, line, n);
+	return 1;
+}
+
+static int tagged(struct cjobs *js, struct cjob *j, const char *what, double id,
+		  struct err *e)
+{
+	char name[48];
+
+	snprintf(name, sizeof name, "%s%.0f", what, id);
+	int k = what[0] == 'u' ? cjobs_team(js, name, e) : cjobs_project(js, name, e);
+	if (k < 0)
+		return -1;
+	if (what[0] == 'u')
+		j->team = k;
+	else
+		j->project = k;
+	return 0;
+}
+
+static int swf_job(struct cjobs *js, const double *v, int gpn, int klass,
+		   const char *path, long line, struct err *e)
+{
+	double gpus = v[7] > 0 ? v[7] : v[4];
+
+	if (v[3] <= 0 || gpus <= 0)
+		return 0;		/* never ran: skipped */
+	if (v[1] < 0)
+		return err_set(e, ERR_USAGE, "%s:%ld: submit_time: %.17g is negative",
+			       path, line, v[1]);
+	if (gpus > 1e7 || gpus != floor(gpus))
+		return err_set(e, ERR_USAGE, "%s:%ld: requested_processors: %.17g is not "
+			       "a whole count up to 10^7", path, line, gpus);
+	struct cjob *j = cjobs_add(js, e);
+	if (j == NULL)
+		return -1;
+	j->id = (int64_t)v[0];
+	j->submit_s = v[1];
+	j->work_s = v[3];
+	j->limit_s = v[8] > 0 ? fmax(v[8], v[3]) : v[3];
+	j->gpus = (int)gpus;
+	j->nodes = (j->gpus + gpn - 1) / gpn;
+	j->klass = klass;
+	if (tagged(js, j, "user", v[11], e) < 0 || tagged(js, j, "group", v[12], e) < 0)
+		return -1;
+	return 1;
+}
+
+long swf_read(const char *path, int gpus_per_node, int klass, struct cjobs *js,
+	      struct err *e)
+{
+	char buf[LINE_MAX_BYTES];
+	double v[SWF_FIELDS];
+	long line = 0, jobs = 0;
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (f == NULL)
+		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
+	while ((rc = read_line(f, buf, path, ++line, e)) > 0) {
+		char *p = buf + strspn(buf, " \t");
+		if (*p == ';')
+			continue;
+		if ((rc = swf_row(p, path, line, v, e)) < 0)
+			break;
+		if (rc == 0)
+			continue;
+		if ((rc = swf_job(js, v, gpus_per_node, klass, path, line, e)) < 0)
+			break;
+		jobs += rc;
+	}
+	fclose(f);
+	return rc < 0 ? -1 : jobs;
+}
+
+/* --- CSV ------------------------------------------------------------------ */
+
+enum { C_ID, C_USER, C_GPUS, C_SUBMIT, C_START, C_END, C_STATE, C_PROJECT, C_COUNT };
+static const char *const csv_names[C_COUNT] = {
+	"job_id", "user", "gpus", "submit", "start", "end", "state", "project",
+};
+#define CSV_COLS_MAX 64
+
+/* Split buf at commas in place (no quoting: trace fields hold none). */
+static int csv_split(char *buf, char **f)
+{
+	int n = 0;
+
+	buf[strcspn(buf, "\r\n")] = '\0';
+	for (char *p = buf;; ) {
+		if (n == CSV_COLS_MAX)
+			return -1;
+		f[n++] = p;
+		char *c = strchr(p, ',');
+		if (c == NULL)
+			break;
+		*c = '\0';
+		p = c + 1;
+	}
+	return n;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
+ * days_from_civil, http://howardhinnant.github.io/date_algorithms.html). */
+static long days_from_civil(long y, long m, long d)
+{
+	y -= m <= 2;
+	long era = (y >= 0 ? y : y - 399) / 400;
+	long yoe = y - era * 400;
+	long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int csv_time(const char *t, double *out)
+{
+	long y, mo, d, h, mi;
+	double s;
+	char *end;
+	int used = 0;
+
+	if (sscanf(t, "%ld-%ld-%ld %ld:%ld:%lf%n", &y, &mo, &d, &h, &mi, &s, &used) == 6 &&
+	    t[used] == '\0') {
+		if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
+		    mi > 59 || s < 0 || s >= 61)
+			return -1;
+		*out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+		return 0;
+	}
+	errno = 0;
+	*out = strtod(t, &end);
+	return errno || end == t || *end || !isfinite(*out) ? -1 : 0;
+}
+
+static int csv_header(char *buf, const char *path, int *col, struct err *e)
+{
+	char *f[CSV_COLS_MAX];
+	int n = csv_split(buf, f);
+
+	for (int c = 0; c < C_COUNT; c++)
+		col[c] = -1;
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < C_COUNT; c++)
+			if (strcmp(f[i], csv_names[c]) == 0)
+				col[c] = i;
+	for (int c = 0; c < C_PROJECT; c++)
+		if (col[c] < 0)
+			return err_set(e, ERR_USAGE, "%s:1: %s: column missing (expected a "
+				       "header with job_id,user,gpus,submit,start,end,state)",
+				       path, csv_names[c]);
+	return 0;
+}
+
+struct csv_ctx {
+	const char *path;
+	const int *col;
+	int gpn, klass;
+	double t0;
+	struct cjobs *js;
+};
+
+static int csv_job(struct csv_ctx *x, char **f, int n, long line, struct err *e)
+{
+	double t[3], gpus;
+	char *end;
+
+	for (int c = 0; c < C_COUNT; c++)
+		if (x->col[c] >= n)
+			return err_set(e, ERR_USAGE, "%s:%ld: %s: missing (row has %d "
+				       "fields)", x->path, line, csv_names[c], n);
+	errno = 0;
+	gpus = strtod(f[x->col[C_GPUS]], &end);
+	if (errno || *end || end == f[x->col[C_GPUS]] || gpus < 0 || gpus > 1e7 ||
+	    gpus != floor(gpus))
+		return err_set(e, ERR_USAGE, "%s:%ld: gpus: \"%s\" is not a whole count "
+			       "from 0 to 10^7", x->path, line, f[x->col[C_GPUS]]);
+	for (int k = 0; k < 3; k++)
+		if (csv_time(f[x->col[C_SUBMIT + k]], &t[k]) < 0)
+			return err_set(e, ERR_USAGE, "%s:%ld: %s: \"%s\" is not seconds or "
+				       "YYYY-MM-DD HH:MM:SS", x->path, line,
+				       csv_names[C_SUBMIT + k], f[x->col[C_SUBMIT + k]]);
+	if (t[2] < t[1] || t[1] < t[0])
+		return err_set(e, ERR_USAGE, "%s:%ld: end: submit <= start <= end does not "
+			       "hold", x->path, line);
+	if (gpus == 0 || t[2] == t[1])
+		return 0;		/* CPU job, or one that never ran */
+	struct cjob *j = cjobs_add(x->js, e);
+	if (j == NULL)
+		return -1;
+	j->id = strtoll(f[x->col[C_ID]], &end, 10);
+	if (*end)
+		j->id = (int64_t)x->js->n;	/* ids that are names: the row's order */
+	if (x->t0 < 0)
+		x->t0 = t[0];
+	j->submit_s = t[0] - x->t0;
+	j->work_s = j->limit_s = t[2] - t[1];
+	j->gpus = (int)gpus;
+	j->nodes = (j->gpus + x->gpn - 1) / x->gpn;
+	j->klass = x->klass;
+	if ((j->team = cjobs_team(x->js, f[x->col[C_USER]], e)) < 0 ||
+	    (j->project = cjobs_project(x->js, x->col[C_PROJECT] >= 0 ?
+					f[x->col[C_PROJECT]] : f[x->col[C_USER]], e)) < 0)
+		return -1;
+	if (j->submit_s < 0)
+		return err_set(e, ERR_USAGE, "%s:%ld: submit: before the first row's "
+			       "(rows must be in submit order)", x->path, line);
+	return 1;
+}
+
+long swf_read_csv(const char *path, int gpus_per_node, int klass, struct cjobs *js,
+		  struct err *e)
+{
+	char buf[LINE_MAX_BYTES], *f[CSV_COLS_MAX];
+	int col[C_COUNT], rc;
+	long line = 1, jobs = 0;
+	struct csv_ctx x = { path, col, gpus_per_node, klass, -1, js };
+	FILE *fp = fopen(path, "r");
+
+	if (fp == NULL)
+		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
+	rc = read_line(fp, buf, path, 1, e);
+	if (rc == 0)
+		rc = err_set(e, ERR_USAGE, "%s:1: empty file (expected a header)", path);
+	if (rc > 0)
+		rc = csv_header(buf, path, col, e);
+	while (rc >= 0 && (rc = read_line(fp, buf, path, ++line, e)) > 0) {
+		if (buf[strspn(buf, " \t\r\n")] == '\0')
+			continue;
+		int n = csv_split(buf, f);
+		if (n < 0) {
+			rc = err_set(e, ERR_USAGE, "%s:%ld: more than %d fields", path, line,
+				     CSV_COLS_MAX);
+			break;
+		}
+		if ((rc = csv_job(&x, f, n, line, e)) < 0)
+			break;
+		jobs += rc;
+	}
+	fclose(fp);
+	return rc < 0 ? -1 : jobs;
+}

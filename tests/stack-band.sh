@@ -1,0 +1,93 @@
+#!/bin/sh
+# Software stacks (models/stack.c) and error bands (run_out.c) end to end on
+# scenarios/tiny.cfg (A100 80GB):
+#   - a stack only sets defaults: megatron_core equals megatron_lm_2021 with
+#     its options written out (flash, gradient-accumulation fusion,
+#     distributed optimizer, sequence parallelism, TP and p2p overlap),
+#     deepspeed_zero equals pytorch_eager at ZeRO stage 1 with whole-
+#     activation p2p, to the last digit;
+#   - eager kernels (pytorch_eager) are slower than Megatron's fused ones;
+#   - bands: A100 (5%, gpus.cfg) and megatron_lm_2021 (5%, stack.c) give
+#     hypot(0.05, 0.05) = 0.0707107; iteration_time_s_lo/hi = t (1 -+ band);
+#     duration_s_lo/hi = d (1 -+ band x training share), cost likewise;
+#   - an uncalibrated GPU (B200) warns once on stderr and writes
+#     calibrated = 0 with band hypot(0.25, 0.05) = 0.254951;
+#   - selective recomputation counts the attention core's forward again,
+#     4 B s^2 h l FLOPs (B = 256, s = 2048, h = 768, l = 12), only without
+#     flash attention: with flash nothing is recomputed, in time or FLOPs.
+set -u
+cd "$SRCDIR" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+echo "1..11"
+json() {	# KEY FILE
+	tr ',' '\n' < "$2" | sed -n "s/^[ {]*\"$1\": \([-0-9.e+]*\).*/\1/p"
+}
+run() {		# NAME ARGS...
+	name=$1
+	shift
+	"$TRAINSIM" -q --json -o "$tmp/$name.h5" "$@" scenarios/tiny.cfg >"$tmp/$name.json" \
+		2>"$tmp/$name.err"
+}
+n=0
+check() {	# OK? DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+same() { [ "$1" = "$2" ] && echo 1 || echo 0; }
+near() {	# GOT WANT: within 1e-9 relative
+	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d;
+		print (g != "" && d <= 1e-9 * (w < 0 ? -w : w)) ? 1 : 0 }'
+}
+
+run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
+	-s parallel.grad_accum_fusion=true -s parallel.distributed_optimizer=true \
+	-s parallel.sequence_parallel=true -s parallel.tp_comm_overlap=true \
+	-s parallel.overlap_p2p_comm=true
+run mcore -s training.stack=megatron_core
+check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
+	"megatron_core = megatron_lm_2021 with its options written out"
+run ds -s training.stack=deepspeed_zero
+run eager1 -s training.stack=pytorch_eager -s parallel.zero_stage=1 \
+	-s parallel.p2p_scatter_gather=false
+check "$(same "$(json iteration_time_s "$tmp/ds.json")" "$(json iteration_time_s "$tmp/eager1.json")")" \
+	"deepspeed_zero = pytorch_eager at ZeRO stage 1"
+run eager -s training.stack=pytorch_eager -s parallel.overlap_grad_reduce=true
+run fused
+t=$(json iteration_time_s "$tmp/fused.json")
+check "$(awk -v a="$(json iteration_time_s "$tmp/eager.json")" -v b="$t" 'BEGIN { print (a > b) ? 1 : 0 }')" \
+	"eager kernels slower than Megatron's fused ones"
+
+b=$(json band "$tmp/fused.json")
+check "$(near "$b" 0.070710678118654752)" "band: hypot(5% A100, 5% megatron_lm_2021)"
+check "$(near "$(json iteration_time_s_hi "$tmp/fused.json")" "$(awk -v t="$t" -v b="$b" 'BEGIN { printf "%.17g", t * (1 + b) }')")" \
+	"iteration_time_s_hi = t (1 + band)"
+d=$(json duration_s "$tmp/fused.json")
+share=$(awk -v a="$(json time_training_s "$tmp/fused.json")" -v r="$(json time_redo_s "$tmp/fused.json")" \
+	-v d="$d" 'BEGIN { printf "%.17g", (a + r) / d }')
+check "$(near "$(json duration_s_lo "$tmp/fused.json")" "$(awk -v d="$d" -v b="$b" -v s="$share" 'BEGIN { printf "%.17g", d * (1 - b * s) }')")" \
+	"duration_s_lo = d (1 - band x training share)"
+c=$(json cost_usd "$tmp/fused.json")
+check "$(near "$(json cost_usd_hi "$tmp/fused.json")" "$(awk -v c="$c" -v b="$b" -v s="$share" 'BEGIN { printf "%.17g", c * (1 + b * s) }')")" \
+	"cost_usd_hi = cost (1 + band x training share)"
+
+run b200 -s cluster.gpu=b200
+check "$(awk 'END { print (NR == 1 && /b200 is uncalibrated/) ? 1 : 0 }' "$tmp/b200.err")" \
+	"uncalibrated B200: one warning line on stderr"
+check "$( [ "$(json calibrated "$tmp/b200.json")" = 0 ] && [ "$(json calibrated "$tmp/fused.json")" = 1 ] &&
+	[ "$(near "$(json band "$tmp/b200.json")" 0.25495097567963926)" = 1 ] && echo 1 || echo 0)" \
+	"calibrated = 0 on B200 (band hypot(25%, 5%)), 1 on A100"
+
+flops() {	# FILE: FLOPs of one iteration from tflops_per_gpu (16 GPUs)
+	awk -v f="$(json tflops_per_gpu "$1")" -v t="$(json iteration_time_s "$1")" \
+		'BEGIN { printf "%.17g", f * 1e12 * 16 * t }'
+}
+run sel -s parallel.recompute=selective -s parallel.flash_attention=false
+run selflash -s parallel.recompute=selective -s parallel.flash_attention=true
+run noneflash -s parallel.recompute=none -s parallel.flash_attention=true
+check "$(near "$(flops "$tmp/selflash.json")" "$(flops "$tmp/noneflash.json")")" \
+	"selective with flash: the FLOPs of no recomputation"
+check "$(awk -v a="$(flops "$tmp/sel.json")" -v b="$(flops "$tmp/noneflash.json")" \
+	'BEGIN { w = 4 * 256 * 2048 * 2048 * 768 * 12; d = a - b - w;
+		 print (d < 0 ? -d : d) <= 1e-6 * w ? 1 : 0 }')" \
+	"selective without flash: + 4 B s^2 h l"
