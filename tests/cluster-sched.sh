@@ -14,7 +14,7 @@ check() { ok_eq "$3" "$2" "$1"; }
 starts() {
 	h5dump -d /jobs/start_s "$1" | sed -n '/DATA {/{n;p;q}' | sed 's/.*): //; s/ //g'
 }
-plan 4
+plan 5
 "$TRAINSIM" cluster -q -o "$tmp/fifo.h5" -s 'sched.policy="fifo"' "tests/cluster/small.cfg"
 check "FIFO start times" "0,100,150,150" "$(starts "$tmp/fifo.h5")"
 "$TRAINSIM" cluster -q -o "$tmp/easy.h5" -s 'sched.policy="easy"' "tests/cluster/small.cfg"
@@ -33,3 +33,10 @@ printf '1 0 -1 100 -1 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1\n' > "$tmp/short.swf"
 rc=$?
 check "a short SWF row: exit 2, FILE:LINE, no file" "2 1 no" \
 	"$rc $(grep -c "short.swf:1: 17 fields" "$tmp/err") $([ -e "$tmp/bad.h5" ] && echo yes || echo no)"
+# A workload trace found nowhere names itself and where it was looked for
+# (sim/path.h: the scenario's directory, $TRAINSIM_PATH, the installed data).
+"$TRAINSIM" cluster -q -o "$tmp/none.h5" -s workload.trace=nope.swf \
+	tests/cluster/small.cfg 2>"$tmp/err"
+rc=$?
+check "a missing trace: exit 2, the places looked in, no file" "2 1 no" \
+	"$rc $(grep -c '^-s workload.trace=nope.swf: workload.trace: "nope.swf": not found in tests/cluster/, \$TRAINSIM_PATH' "$tmp/err") $([ -e "$tmp/none.h5" ] && echo yes || echo no)"
