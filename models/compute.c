@@ -215,14 +215,45 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	add_stream(g, out, KS_COPY, T * h * 3 * ACT_BYTES);	/* scatter-add into the table */
 }
 
-/* Bytes per logit of the loss: Megatron's vocab-parallel cross-entropy
- * reads the 2-byte logits and keeps fp32 max and exp-sum work; eager
- * PyTorch under AMP upcasts the logits to fp32 first (a 2 -> 4 byte copy)
- * and its log-softmax reads and writes fp32. */
-static double loss_fwd_bytes(const struct cmp_shape *sh)
+/* The loss over the [b s, V/t] logits.  Megatron (both stacks; fused
+ * kernels elsewhere) upcasts the logits to fp32 (GPT's loss calls
+ * vocab_parallel_cross_entropy(output.float()) unless
+ * --fp16-lm-cross-entropy, off by default) and runs its vocab-parallel
+ * cross-entropy as separate eager kernels over the fp32 tensor
+ * (NVIDIA/Megatron-LM mpu/cross_entropy.py, 2021, and
+ * megatron/core/tensor_parallel/cross_entropy.py, 2024): the cast (2 bytes
+ * in, 4 out), max (4 in), in-place subtract (4 + 4), exp (4 + 4), sum (4
+ * in), in-place divide (4 + 4): 38 bytes per logit in six kernels.
+ * Backward: the in-place multiply by the loss gradient (4 + 4) and the
+ * cast back to the GEMM's 2 bytes (4 + 2): 14 bytes in two.  Eager
+ * PyTorch under AMP: the cast, then one log-softmax kernel reading and
+ * writing fp32 (14 bytes forward; 10 backward). */
+static const double mg_loss_fwd_bytes[] = { 6, 4, 8, 8, 4, 8 };
+static const double mg_loss_bwd_bytes[] = { 8, 6 };
+
+static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			 double logits, struct cmp_cost *out)
 {
-	return sh->fp32_logits ? (ACT_BYTES + F32_BYTES) + 2 * F32_BYTES :
-				 ACT_BYTES + 2 * F32_BYTES;
+	if (!sh->fused) {
+		double b = sh->fp32_logits ? (ACT_BYTES + F32_BYTES) + 2 * F32_BYTES :
+					     ACT_BYTES + 2 * F32_BYTES;
+		add_stream(g, out, KS_SOFTMAX, logits * b);
+		return;
+	}
+	for (size_t i = 0; i < sizeof mg_loss_fwd_bytes / sizeof mg_loss_fwd_bytes[0]; i++)
+		add_stream(g, out, KS_COPY, logits * mg_loss_fwd_bytes[i]);
+}
+
+static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			 double logits, struct cmp_cost *out)
+{
+	if (!sh->fused) {
+		double b = sh->fp32_logits ? 2 * F32_BYTES + ACT_BYTES : F32_BYTES + ACT_BYTES;
+		add_stream(g, out, KS_COPY, logits * b);	/* softmax - onehot */
+		return;
+	}
+	for (size_t i = 0; i < sizeof mg_loss_bwd_bytes / sizeof mg_loss_bwd_bytes[0]; i++)
+		add_stream(g, out, KS_COPY, logits * mg_loss_bwd_bytes[i]);
 }
 
 void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -233,17 +264,16 @@ void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	cmp_zero(out);
 	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
 	add_gemm(g, sh, out, 1, 1, T, vt, h);				/* logits */
-	add_stream(g, out, KS_SOFTMAX, T * vt * loss_fwd_bytes(sh));
+	add_loss_fwd(g, sh, T * vt, out);
 }
 
 void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *out)
 {
 	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
-	double grad_bytes = sh->fp32_logits ? 2 * F32_BYTES + ACT_BYTES : F32_BYTES + ACT_BYTES;
 
 	cmp_zero(out);
-	add_stream(g, out, KS_COPY, T * vt * grad_bytes);	/* softmax - onehot */
+	add_loss_bwd(g, sh, T * vt, out);
 	add_gemm(g, sh, out, 2, 1, T, vt, h);
 	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
 }

@@ -38,6 +38,9 @@ const struct cfg_setting par_settings[] = {
 	  "--overlap-p2p-communication, interleaved schedule); false: a stage waits "
 	  "for its send before its next pass (Megatron-LM's 1F1B and DeepSpeed's "
 	  "pipeline engine wait on each p2p); default: the stack's" },
+	{ "parallel.overlap_param_gather", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "distributed optimizer: the weight all-gather after Adam runs under the "
+	  "next forward (Megatron-Core --overlap-param-gather; default: the stack's)" },
 	{ "parallel.p2p_scatter_gather", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "each TP rank sends 1/tp of a pipeline activation and the receivers "
 	  "all-gather it on NVLink (Megatron-LM --scatter-gather-tensors-in-pipeline, "
@@ -77,6 +80,7 @@ void par_defaults(struct par_opts *o)
 	o->stack_band = stack_table[0].band;
 	o->dtype = PAR_BF16;
 	o->p2p_scatter_gather = true;
+	o->grad_reduce_bytes = stack_table[0].grad_reduce_bytes;
 	o->dp_bucket_bytes = 80 * MB;	/* Megatron's 40M fp16 elements */
 	o->zero_bucket_bytes = 1000 * MB;
 	o->zero_prefetch_bytes = 100 * MB;
@@ -159,6 +163,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->p2p_scatter_gather = pick(sc, "parallel.p2p_scatter_gather", st->p2p_scatter_gather);
 	o->fused_kernels = st->fused_kernels;
 	o->fp32_logits = st->fp32_logits;
+	o->grad_reduce_bytes = st->grad_reduce_bytes;
+	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
+				       st->overlap_param_gather);
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */

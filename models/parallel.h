@@ -37,6 +37,8 @@ struct par_opts {
 	double stack_band;		/* the stack's relative band (stack.h) */
 	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
 	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
+	double grad_reduce_bytes;	/* per gradient element in DP collectives */
+	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	enum par_dtype dtype;
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer
 					 * bucket; 0: par_dp_bucket_bytes() */

@@ -37,7 +37,7 @@ struct stack_spec {
 	bool tp_comm_overlap;		/* TP collectives overlapped with GEMMs */
 	bool overlap_p2p_comm;		/* pipeline p2p beside the compute */
 	bool p2p_scatter_gather;	/* each TP rank sends 1/tp of an activation */
-	/* recorded, not yet modelled by the step model */
+	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* distributed optimizer's all-gather in forward */
 	double band;			/* relative uncertainty of an iteration's time */
 };

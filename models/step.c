@@ -47,6 +47,28 @@ static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
 	return 0;
 }
 
+/* A pass whose TP collectives run beside its GEMMs: only what the GEMMs
+ * cannot cover stays exposed, and while they overlap the GEMMs run on the
+ * SMs the communication kernels leave: Transformer Engine's userbuffers
+ * (transformer_engine/pytorch/module/base.py, initialize_ub's default
+ * config, TE 1.x) give the ring-exchange all-gathers 1 SM and the
+ * pipelined and bulk reduce-scatters and all-gathers 16: with as many
+ * of each, a mean of TE_UB_SMS = 8.5 of the GPU's SMs (132 on H100) is lost to
+ * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
+ * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms. */
+#define TE_UB_SMS 8.5
+
+static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
+{
+	double covered = fmin(*tp_s, pass->gemm_s);
+	double f = g->k.sms > 0 ? TE_UB_SMS / g->k.sms : 0;
+	double slow_s = f > 0 && f < 1 ? covered * f / (1 - f) : 0;
+
+	pass->time_s += slow_s;
+	pass->gemm_s += slow_s;
+	*tp_s = fmax(0, *tp_s - pass->gemm_s);
+}
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -96,8 +118,8 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
 	 * (an upper bound on the overlap: chunking costs are not counted) */
 	if (o->tp_comm_overlap && o->sequence_parallel) {
-		c->tp_fwd_s = fmax(0, c->tp_fwd_s - c->fwd.gemm_s);
-		c->tp_bwd_s = fmax(0, c->tp_bwd_s - c->bwd.gemm_s);
+		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
+		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
 	}
 	/* vocab-parallel embedding: one all-reduce forward; the column-
 	 * parallel logits: one all-reduce of dX backward */
@@ -109,12 +131,14 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 
 /* Per-virtual-stage arrays of the plan. */
 struct plan_arrays {
+	double *hide;		/* per stage: its first forward passes */
 	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *params;
 	int *layers, *rank_gpu;
 };
 
 static void arrays_free(struct plan_arrays *a)
 {
+	free(a->hide);
 	free(a->fwd);
 	free(a->bwd);
 	free(a->fwd_tp);
@@ -129,6 +153,7 @@ static void arrays_free(struct plan_arrays *a)
 static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 {
 	memset(a, 0, sizeof *a);
+	a->hide = calloc((size_t)V, sizeof(double));
 	a->fwd = calloc((size_t)V, sizeof(double));
 	a->bwd = calloc((size_t)V, sizeof(double));
 	a->fwd_tp = calloc((size_t)V, sizeof(double));
@@ -138,7 +163,7 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	a->params = calloc((size_t)V, sizeof(double));
 	a->layers = calloc((size_t)V, sizeof(int));
 	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
-	return a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
+	return a->hide && a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
 	       a->bwd_gemm && a->params && a->layers && a->rank_gpu ? 0 : -1;
 }
 
@@ -361,6 +386,12 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
 	fill_stages(m, L, v, &c, &a);
+	/* Megatron-Core's --overlap-param-gather: each stage's weight
+	 * all-gather runs under the next iteration's forward of its first
+	 * microbatch through its chunks (a lower bound on the cover: the
+	 * wait for earlier stages' forwards is not counted) */
+	for (int vs = 0; vs < V; vs++)
+		a.hide[vs % L->pp] += a.fwd[vs];
 
 	double p2p_s = 0;
 	if (L->pp > 1) {
@@ -404,8 +435,13 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
 		.chunk_params = a.params, .chunk_layers = a.layers,
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
+		/* the stack's DDP gradient bytes; ZeRO (DeepSpeed's default
+		 * communication_data_type) reduces in the weights' 2 bytes */
+		.grad_bytes = o->zero_stage >= 1 ? 2 : o->grad_reduce_bytes,
 		.prefetch_bytes = o->zero_prefetch_bytes,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
+		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
+				       a.hide : NULL,
 		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on

@@ -45,10 +45,16 @@
  * Megatron-Core with Transformer Engine) exposes per layer only what the
  * layer's GEMMs cannot cover.
  *
+ * TP overlap also slows the GEMMs it runs beside (the SMs Transformer
+ * Engine's userbuffer kernels hold, step.c).  The distributed optimizer's
+ * weight all-gather runs under the next iteration's first forward passes
+ * with overlap_param_gather (Megatron-Core --overlap-param-gather).
+ *
  * Not modelled: the gradient-norm all-reduce (a few scalars),
- * host-side (Python, launch queue) stalls, data loading, the distributed
- * optimizer's parameter all-gather overlapped with the next forward,
- * ZeRO-3's prefetch buffers in memory, stragglers and clock throttling.
+ * host-side (Python, launch queue) stalls, data loading, SMs taken by
+ * NCCL's DP kernels during overlapped compute, DeepSpeed's step-coupled
+ * pipeline schedule, ZeRO-3's prefetch buffers in memory, stragglers and
+ * clock throttling.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
@@ -184,8 +190,14 @@ struct step_plan {
 	const double *chunk_params;	/* per virtual stage: parameters per GPU */
 	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
 	double bucket_bytes;
+	double grad_bytes;		/* per gradient element in DP collectives
+					 * (0: 2, the weights' bf16/fp16) */
 	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
 	bool overlap_grad_reduce;
+	/* per stage (NULL: none): compute of the next iteration's first
+	 * forward passes that hides the weight all-gather after Adam
+	 * (sharded modes; Megatron-Core --overlap-param-gather) */
+	const double *param_gather_hide_s;
 	double optimizer_s;
 	double final_sync_s;		/* after the gradients, before Adam: the
 					 * tied-embedding all-reduce */

@@ -67,6 +67,8 @@ struct des {
 	int64_t p2p_ns;
 	int stages_left;
 	int phase;		/* 0 backprop, 1 weight all-gather after Adam */
+	int64_t opt_ns;		/* when the optimizer step ended */
+	int64_t gather_end_ns;	/* latest stage gather end, less what it hides */
 	int64_t sync_ns, end_ns;
 	double dp_elems;
 	struct coll_memo { enum coll_op op; double bytes; int k; double t; } cache[256];
@@ -89,6 +91,12 @@ const char *step_tier_name(const char *name)
 static int64_t to_ns(double s)
 {
 	return (int64_t)llround(s * 1e9);
+}
+
+/* Bytes per gradient element in the DP collectives (2 unless the plan says). */
+static double grad_bytes(const struct des *d)
+{
+	return d->p->grad_bytes > 0 ? d->p->grad_bytes : 2.0;
 }
 
 static int segments(const struct des *d, int vs)
@@ -208,7 +216,9 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 			b = &s->q[s->head];
 		}
 	}
-	d->dp_elems += (b->op == COLL_ALL_REDUCE ? 2.0 : 1.0) * b->bytes / 2.0;
+	/* weights travel in 2 bytes, gradients in the plan's grad_bytes */
+	d->dp_elems += (b->op == COLL_ALL_REDUCE ? 2.0 : 1.0) * b->bytes /
+		       (b->op == COLL_ALL_GATHER ? 2.0 : grad_bytes(d));
 	if (d->free_comm) {
 		s->in_flight = 1;
 		ev_after(d->sim, 0, d->k_comm, tag);
@@ -238,7 +248,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t dur_ns,
 			 struct err *e)
 {
-	double bytes = 2.0 * d->p->chunk_params[vs];
+	double bytes = grad_bytes(d) * d->p->chunk_params[vs];
 	int nb = (int)ceil(bytes / d->p->bucket_bytes);
 
 	(void)e;
@@ -269,9 +279,9 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	(void)sim;
 	if (vs == d->V) {	/* the stage's whole gradient buffer at once */
 		for (int c = 0; c < d->p->v; c++)
-			bytes += 2.0 * d->p->chunk_params[c * d->p->pp + k];
+			bytes += grad_bytes(d) * d->p->chunk_params[c * d->p->pp + k];
 	} else {
-		bytes = 2.0 * d->p->chunk_params[vs];
+		bytes = grad_bytes(d) * d->p->chunk_params[vs];
 		nb = (int)ceil(bytes / d->p->bucket_bytes);
 		if (nb < 1)
 			nb = 1;
@@ -363,7 +373,7 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	st->last_end_ns = ev_now(sim);
 	if (d->p->dp_mode == STEP_DP_ZERO3 && op->bwd && d->p->dp > 1) {
 		/* this layer's gradients: reduce-scatter them now */
-		double bytes = 2.0 * d->p->chunk_params[vs] / nseg;
+		double bytes = grad_bytes(d) * d->p->chunk_params[vs] / nseg;
 		if (push_bucket(&st->st[STREAM_GRAD], COLL_REDUCE_SCATTER, bytes) < 0)
 			return err_set(e, ERR_RUN, "step: out of memory");
 		if (stream_kick(d, k, STREAM_GRAD, e) < 0)
@@ -451,6 +461,8 @@ static int on_opt(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 
 	(void)ev;
 	d->phase = 1;
+	d->opt_ns = ev_now(sim);
+	d->gather_end_ns = d->opt_ns;
 	if (d->p->dp > 1 && (d->p->dp_mode == STEP_DP_SHARDED ||
 			     d->p->dp_mode == STEP_DP_ZERO2))
 		return start_weight_gather(d, e);
@@ -468,6 +480,14 @@ static int check_finished(struct des *d, int k, struct err *e)
 	    g->in_flight > 0 || g->head < g->len)
 		return 0;
 	st->finished = true;
+	if (d->phase == 1) {
+		/* Megatron-Core --overlap-param-gather: the next iteration's
+		 * forward waits only for what its first pass cannot hide */
+		int64_t t = ev_now(d->sim) -
+			    (d->p->param_gather_hide_s ? to_ns(d->p->param_gather_hide_s[k]) : 0);
+		if (t > d->gather_end_ns)
+			d->gather_end_ns = t;
+	}
 	if (--d->stages_left > 0)
 		return 0;
 	if (d->phase == 0) {
@@ -475,7 +495,7 @@ static int check_finished(struct des *d, int k, struct err *e)
 		ev_after(d->sim, to_ns(d->p->final_sync_s) + to_ns(d->p->optimizer_s),
 			 d->k_opt, 0);
 	} else {
-		d->end_ns = ev_now(d->sim);
+		d->end_ns = d->gather_end_ns;
 	}
 	return 0;
 }

@@ -38,7 +38,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(13);
+	tap_plan(15);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -105,5 +105,23 @@ int main(void)
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.flops, 24 * b * s * h * h / t + kern_attn_fwd_flops(12, s, dh), 1e-12,
 		 "flash forward FLOPs: the GEMMs' plus what the causal kernel executes");
+	/* the loss over T x V/t = 2048 x 6400 logits: Megatron's six eager
+	 * kernels over fp32 (cast 6, max 4, subtract 8, exp 8, sum 4, divide
+	 * 8 bytes per logit: 38) against one log-softmax pass of 10 bytes:
+	 * 28 bytes per logit and five launches more, at the copy rate */
+	struct cmp_cost mg, eager;
+	double logits = 2048.0 * 51200 / 8;
+	sh.flash = false;
+	cmp_logits_fwd(&g, &sh, &mg);
+	sh.fused = false;
+	cmp_logits_fwd(&g, &sh, &eager);
+	tap_near(mg.time_s - eager.time_s, logits * 28 / (1e12 * 0.5) + 5 * 5e-6, 1e-12,
+		 "Megatron's cross-entropy forward: 38 bytes per logit in six kernels");
+	/* backward: multiply (8) and cast back (6) against one 6-byte pass */
+	cmp_logits_bwd(&g, &sh, &eager);
+	sh.fused = true;
+	cmp_logits_bwd(&g, &sh, &mg);
+	tap_near(mg.time_s - eager.time_s, logits * 8 / (1e12 * 0.5) + 5e-6, 1e-12,
+		 "Megatron's cross-entropy backward: 14 bytes per logit in two kernels");
 	return tap_done();
 }

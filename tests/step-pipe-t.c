@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(38);
+	tap_plan(42);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -214,6 +214,28 @@ int main(void)
 	p.contention = false;	/* timed alone: the same here */
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 12.5e-3, 1e-12, "alone timing agrees without contention");
+	/* gradients reduced in 4 bytes (PyTorch AMP's fp32 gradients): the
+	 * all-reduce without overlap moves 4 MB, 4 ms: 16 ms; still 2 Psi */
+	p.overlap_grad_reduce = false;
+	p.contention = true;
+	p.grad_bytes = 4;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 16e-3, 1e-12, "fp32 gradients: 12 ms + 4 MB at 1 GB/s");
+	tap_near(r.dp_comm_elems_per_rank, 2e6, 1e-12, "fp32 gradients: still 2 Psi elements");
+	/* distributed optimizer, no overlap: reduce-scatter of 2 MB (12-14
+	 * ms), Adam free, all-gather of 2 MB in four 0.5 ms buckets (14-16
+	 * ms); with --overlap-param-gather the next forward hides 1.5 ms of
+	 * it: 14.5 ms; a 3 ms cover hides it all, down to Adam's end, 14 ms */
+	p.grad_bytes = 0;
+	p.dp_mode = STEP_DP_SHARDED;
+	double hide = 1.5e-3;
+	p.param_gather_hide_s = &hide;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 14.5e-3, 1e-12, "param gather: 16 ms less the 1.5 ms it hides");
+	hide = 3e-3;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 14e-3, 1e-12, "param gather fully hidden: ends with Adam");
+	p.param_gather_hide_s = NULL;
 	/* ZeRO-3 on the 1 GB/s transport: one stage, m = 1, two layers of
 	 * 0.5e6 parameters (1 MB of fp16 weights: 1 ms to gather or reduce),
 	 * forward 1 ms and backward 2 ms per layer, one gather ahead.
