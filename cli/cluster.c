@@ -14,6 +14,7 @@
 #include "sim/report.h"
 #include "models/cluster.h"
 #include "cli/cmd.h"
+#include "cli/human.h"
 
 static const char cluster_usage[] =
 	"usage: trainsim cluster [-o OUT.h5] [-s KEY=VALUE]... [--seed N] [--json] [-q]\n"
@@ -114,7 +115,7 @@ static int cl_run(const struct cl_args *a, const struct scenario *sc, struct err
 	if (a->json)
 		rep_print_json(rep, stdout);
 	else if (!a->quiet)
-		rep_print_human(rep, stdout);
+		human_print(rep, false, stdout);
 	rc = 0;
 out:
 	rep_free(rep);

@@ -22,7 +22,7 @@
 static const char collective_usage[] =
 	"usage: trainsim collective SCENARIO.cfg [options]\n"
 	"  --op OP        all_reduce (default), reduce_scatter, all_gather,\n"
-	"                 all_to_all, broadcast, sendrecv\n"
+	"                 all_to_all (or alltoall), broadcast, sendrecv\n"
 	"  -b MIN         smallest size in bytes (default 8; K, M, G suffixes)\n"
 	"  -e MAX         largest size (default 1G)\n"
 	"  -f FACTOR      size multiplier between rows (default 2)\n"

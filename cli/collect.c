@@ -24,6 +24,7 @@
 #include "sim/h5in.h"
 #include "sim/h5out.h"
 #include "cli/cmd.h"
+#include "cli/progress.h"
 
 struct keys {
 	char **names, **units;
@@ -307,6 +308,7 @@ int cmd_collect(int argc, char **argv, struct err *e)
 	const char *h5_path = NULL;
 	struct keys ov = { 0 }, fig = { 0 };
 	struct row *rows = NULL;
+	struct progress prog = { 0 };
 	size_t n = 0;
 	int ch, rc = -1;
 
@@ -331,9 +333,11 @@ int cmd_collect(int argc, char **argv, struct err *e)
 	rows = calloc((size_t)(argc - optind), sizeof *rows);
 	if (rows == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
+	progress_init(&prog, false);
 	for (int a = optind; a < argc; a++) {
 		struct row *r = &rows[n++];
 
+		progress_count(&prog, "runs read", n - 1, (size_t)(argc - optind));
 		if (read_row(argv[a], r, e) < 0)
 			goto out;
 		for (size_t i = 0; i < r->n_ov; i++)
@@ -343,6 +347,7 @@ int cmd_collect(int argc, char **argv, struct err *e)
 			if (keys_add(&fig, r->sum.names[i], r->sum.units[i]) < 0)
 				goto oom;
 	}
+	progress_end(&prog);
 	if (h5_path && write_h5(h5_path, rows, n, &ov, &fig, e) < 0)
 		goto out;
 	print_tsv(rows, n, &ov, &fig, stdout);
@@ -351,6 +356,7 @@ int cmd_collect(int argc, char **argv, struct err *e)
 oom:
 	err_set(e, ERR_RUN, "out of memory");
 out:
+	progress_end(&prog);
 	for (size_t i = 0; i < n; i++)
 		row_free(&rows[i]);
 	free(rows);

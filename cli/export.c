@@ -11,6 +11,9 @@
  *   trainsim export --events RUN.h5 [KIND...]
  *                                        time_s kind who value (all kinds
  *                                        when none are named)
+ *   trainsim export --attr RUN.h5 NAME  a root string attribute as it is
+ *                                        (model, gpu, region, scenario, ...);
+ *                                        empty when the file has none
  *   trainsim export --step RUN.h5 [NAME...]
  *                                        /step scalars (name value unit) or,
  *                                        when named, /step vectors as columns
@@ -29,10 +32,11 @@
 #include "sim/h5in.h"
 #include "cli/cmd.h"
 
-enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_LIST };
+enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_LIST,
+		   EX_ATTR };
 
 static const char export_usage[] =
-	"usage: trainsim export [--list|--summary|--events|--step|--step-list] RUN.h5 [NAME...]\n"
+	"usage: trainsim export [--list|--summary|--events|--step|--step-list|--attr] RUN.h5 [NAME...]\n"
 	"Print a run's time series (default), series list, summary, events or\n"
 	"/step data as whitespace-separated columns (see doc/whatif.txt).\n"
 	"  --list        the names of the series\n"
@@ -233,6 +237,23 @@ static int export_events(struct h5in *f, char **kinds, size_t n_kinds, FILE *out
 	return 0;
 }
 
+/* One root string attribute and a newline; nothing but the newline when
+ * the file has none (files of older trainsims lack model, gpu, region). */
+static int export_attr(struct h5in *f, char **names, size_t n, FILE *out, struct err *e)
+{
+	char *v;
+
+	if (n != 1)
+		return err_set(e, ERR_USAGE, "trainsim export --attr: name one attribute\n%s",
+			       export_usage);
+	v = h5in_attr_str(f, "/", names[0], e);
+	if (v == NULL && e->status != ERR_OK)
+		return -1;
+	fprintf(out, "%s\n", v ? v : "");
+	free(v);
+	return 0;
+}
+
 int cmd_export(int argc, char **argv, struct err *e)
 {
 	static const struct option longs[] = {
@@ -241,6 +262,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		{ "events", no_argument, NULL, 'E' },
 		{ "step", no_argument, NULL, 'P' },
 		{ "step-list", no_argument, NULL, 'T' },
+		{ "attr", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -259,6 +281,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		case 'E': mode = EX_EVENTS; break;
 		case 'P': mode = EX_STEP; break;
 		case 'T': mode = EX_STEP_LIST; break;
+		case 'A': mode = EX_ATTR; break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default:
 			return err_set(e, ERR_USAGE, "trainsim export: bad option %s\n%s",
@@ -276,6 +299,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 	case EX_STEP_LIST: rc = export_list(f, "/step", 1, stdout, e); break;
 	case EX_SUMMARY: rc = print_attrs(f, "/summary", stdout, e); break;
 	case EX_EVENTS: rc = export_events(f, names, n, stdout, e); break;
+	case EX_ATTR: rc = export_attr(f, names, n, stdout, e); break;
 	case EX_STEP:
 		rc = n ? print_columns(f, "/step", NULL, names, n, stdout, e)
 		       : print_attrs(f, "/step", stdout, e);

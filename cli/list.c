@@ -11,7 +11,8 @@
  *   storage    catalog/storage.cfg   checkpoint write and read bandwidth
  *   instances  catalog/prices.cfg    price per pricing class, date
  *   regions    regions/regions.cfg   grid intensity, PUE, electricity price
- *   models     models/NAME.cfg       the model presets' shapes
+ *   models     models/NAME.cfg       the model presets' shapes, parameters
+ *                                    (total and active per token)
  *
  * The files are looked for the way a scenario in scenarios/ looks for an
  * @include: there (relative to the current directory), in $TRAINSIM_PATH,
@@ -30,6 +31,7 @@
 #include "sim/cfg.h"
 #include "sim/path.h"
 #include "models/run.h"
+#include "models/transformer.h"
 #include "cli/cmd.h"
 
 #define LIST_COLS 10
@@ -308,7 +310,7 @@ static int list_models(const struct cfg_schema *schema, const char *dir, FILE *o
 	struct dirent *de;
 	char **names = NULL;
 	size_t n = 0;
-	struct table t = { 0, 8, NULL };
+	struct table t = { 0, 10, NULL };
 	int rc = 0;
 
 	if (d == NULL)
@@ -338,7 +340,9 @@ static int list_models(const struct cfg_schema *schema, const char *dir, FILE *o
 		snprintf(row, LIST_CELL, "models");
 		for (size_t c = 0; c < 6; c++)
 			snprintf(row + (c + 1) * LIST_CELL, LIST_CELL, "%s", col[c].head);
-		snprintf(row + 7 * LIST_CELL, LIST_CELL, "source");
+		snprintf(row + 7 * LIST_CELL, LIST_CELL, "params_B");
+		snprintf(row + 8 * LIST_CELL, LIST_CELL, "active_B");
+		snprintf(row + 9 * LIST_CELL, LIST_CELL, "source");
 	}
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char path[8192];
@@ -358,7 +362,11 @@ static int list_models(const struct cfg_schema *schema, const char *dir, FILE *o
 			else
 				num(b, (double)sc_int(sc, "model.%s", col[c].key));
 		}
-		first_comment(path, row + 7 * LIST_CELL);
+		struct tfm m;
+		tfm_from_scenario(sc, &m);
+		snprintf(row + 7 * LIST_CELL, LIST_CELL, "%.2f", tfm_params(&m) / 1e9);
+		snprintf(row + 8 * LIST_CELL, LIST_CELL, "%.2f", tfm_active_params(&m) / 1e9);
+		first_comment(path, row + 9 * LIST_CELL);
 		sc_free(sc);
 	}
 	if (rc == 0) {

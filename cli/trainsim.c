@@ -24,6 +24,7 @@
 #include "models/replicas.h"
 #include "models/run.h"
 #include "cli/cmd.h"
+#include "cli/human.h"
 #include "cli/progress.h"
 
 struct cli {
@@ -32,7 +33,7 @@ struct cli {
 	const char **overrides;		/* -s KEY=VALUE, then --seed as run.seed=N */
 	size_t n_overrides;
 	char seed_override[64];
-	bool json, quiet, check, schema, schema_tsv;
+	bool json, quiet, verbose, check, schema, schema_tsv;
 	int replicas;			/* --replicas N; 0 = one run */
 };
 
@@ -45,7 +46,9 @@ static const char usage_text[] =
 	"  -s KEY=VALUE      override a setting by its path (repeatable)\n"
 	"      --seed N      seed of every random stream (same as -s run.seed=N)\n"
 	"      --replicas N  run N seeds (seed, seed+1, ...) in parallel; add KEY_mean\n"
-	"                    and KEY_ci95 (95% t interval) per summary figure\n"
+	"                    and KEY_ci95 (95% t interval) per summary figure; the\n"
+	"                    summary shows mean ± interval\n"
+	"  -v                with --replicas, also the first seed's own values\n"
 	"      --json        print the summary as one JSON object on stdout\n"
 	"  -q                no human summary, no progress line\n"
 	"      --check       validate, print the resolved scenario and derived figures\n"
@@ -113,11 +116,12 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 	if (c->overrides == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:s:qhV", longs, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":o:s:qvhV", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'o': c->out_path = optarg; break;
 		case 's': c->overrides[c->n_overrides++] = optarg; break;
 		case 'q': c->quiet = true; break;
+		case 'v': c->verbose = true; break;
 		case OPT_SEED:
 			if (parse_seed(optarg, c, e) < 0)
 				return -1;
@@ -206,7 +210,10 @@ static int write_root_attrs(struct report *rep, const struct cli *c,
 	if (rc < 0 || text == NULL ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", text, e) < 0 ||
-	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0)
+	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0 ||
+	    rep_attr_str(rep, "model", sc_str(sc, "model.name"), e) < 0 ||
+	    rep_attr_str(rep, "gpu", sc_str(sc, "cluster.gpu"), e) < 0 ||
+	    rep_attr_str(rep, "region", sc_str(sc, "region"), e) < 0)
 		return -1;
 	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
 }
@@ -239,9 +246,14 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	    run_job_check(job, NULL, e) < 0)
 		goto out;
 	/* Replicas run in forked workers before any file is open. */
-	if (c->replicas > 1 && replicas_run(job, (uint64_t)sc_int(sc, "run.seed"),
-					    c->replicas, 0, paces, &reps, e) < 0)
+	progress_init(&prog, c->quiet);
+	rc = c->replicas > 1 ? replicas_run_with(job, (uint64_t)sc_int(sc, "run.seed"),
+						  c->replicas, 0, paces, progress_replicas,
+						  &prog, &reps, e) : 0;
+	progress_end(&prog);
+	if (rc < 0)
 		goto out;
+	rc = -1;
 	if (rep_open(rep, c->out_path ? c->out_path : out_path, e) < 0 ||
 	    write_root_attrs(rep, c, sc, e) < 0)
 		goto out;
@@ -259,7 +271,7 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	if (c->json)
 		rep_print_json(rep, stdout);
 	else if (!c->quiet)
-		rep_print_human(rep, stdout);
+		human_print(rep, c->verbose, stdout);
 out:
 	replicas_free(reps);
 	run_job_free(job);

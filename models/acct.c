@@ -532,6 +532,13 @@ int acct_series(struct acct *a, struct report *rep)
 	for (int i = 0; i < COL_COUNT; i++)
 		if (rep_series(rep, columns[i].name, columns[i].unit) < 0)
 			return -1;
+	for (int k = 0; k < BUDGET_KINDS; k++)
+		if (rep_event_kind(rep, budget_kind_name(k), k == BUDGET_COST
+				   ? "the projected cost crossed a budget level; who = the level "
+				     "(% of the budget), value = projected cost (USD)"
+				   : "the projected carbon crossed a budget level; who = the level "
+				     "(% of the budget), value = projected carbon (kgCO2e)") < 0)
+			return -1;
 	return telemetry_series(&a->pools, rep);
 }
 

@@ -92,8 +92,8 @@ void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *ac
 /* Bring the books up to now with the rates in force. */
 void acct_advance(struct acct *a, int64_t now_ns);
 
-/* Time-series columns: acct_series declares them, acct_sample fills
- * acct_columns() values at now. */
+/* Time-series columns and the budget event kinds: acct_series declares
+ * them, acct_sample fills acct_columns() values at now. */
 int acct_series(struct acct *a, struct report *rep);
 int acct_columns(const struct acct *a);
 void acct_sample(struct acct *a, int64_t now_ns, double *values);

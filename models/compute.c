@@ -61,18 +61,50 @@ static void add_stream(const struct gpu_spec *g, struct cmp_cost *acc,
 	cmp_add(acc, &c, 1);
 }
 
+/* This rank's share of the sequence: s/cp tokens with context parallelism
+ * (their queries still attend to all s keys). */
+static double qlen(const struct cmp_shape *sh)
+{
+	return sh->s / (sh->cp > 0 ? sh->cp : 1);
+}
+
 /* Elements of one [b, s, h] activation on this rank: split over TP only
  * with sequence parallelism. */
 static double hidden_elems(const struct cmp_shape *sh)
 {
-	return sh->b * sh->s * sh->h / (sh->sp ? sh->tp : 1);
+	return sh->b * qlen(sh) * sh->h / (sh->sp ? sh->tp : 1);
 }
 
-/* The causal flash-attention kernel over this rank's b a / t heads. */
+/* The shape's dimensions, GPT's where a field is 0. */
+static double kv_heads(const struct cmp_shape *sh)
+{
+	return sh->kv > 0 ? sh->kv : sh->a;
+}
+
+static double head_qk(const struct cmp_shape *sh)
+{
+	return sh->dqk > 0 ? sh->dqk : sh->h / sh->a;
+}
+
+static double head_v(const struct cmp_shape *sh)
+{
+	return sh->dv > 0 ? sh->dv : sh->h / sh->a;
+}
+
+static double ffn(const struct cmp_shape *sh)
+{
+	return sh->f > 0 ? sh->f : 4 * sh->h;
+}
+
+/* The causal flash-attention kernel over this rank's b a / t heads: with
+ * context parallelism its 1/cp of the causal work (load-balanced chunks),
+ * as 1/cp of the heads over the whole sequence; query/key and value head
+ * dimensions that differ (latent attention) as their mean. */
 static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, bool bwd)
 {
-	double bh = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
+	double bh = sh->b * sh->a / sh->tp / (sh->cp > 0 ? sh->cp : 1);
+	double dh = (head_qk(sh) + head_v(sh)) / 2;
 	double f = kern_attn_fwd_flops(bh, sh->s, dh);
 	struct cmp_cost c;
 
@@ -125,65 +157,163 @@ static void add_softmax(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			  struct cmp_cost *acc)
 {
-	double heads = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
-	double scores = heads * sh->s * sh->s;
+	double heads = sh->b * sh->a / sh->tp;
+	double scores = heads * qlen(sh) * sh->s;
 
-	add_gemm(g, sh, acc, 1, heads, sh->s, sh->s, dh);		/* Q K^T */
+	add_gemm(g, sh, acc, 1, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	add_softmax(g, sh, acc, scores, false);
 	add_stream(g, acc, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
-	add_gemm(g, sh, acc, 1, heads, sh->s, dh, sh->s);		/* x V */
+	add_gemm(g, sh, acc, 1, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
+}
+
+/* The projections into queries, keys and values: one fused QKV GEMM, or
+ * latent attention's down and up projections (times = 2 for backward). */
+static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
+		      struct cmp_cost *acc, double times)
+{
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp, a = sh->a;
+
+	if (sh->kv_lora <= 0) {
+		add_gemm(g, sh, acc, times, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
+		return;
+	}
+	double dqk = head_qk(sh), nope = dqk - sh->rope;
+
+	if (sh->q_lora > 0) {
+		add_gemm(g, sh, acc, times, 1, T, sh->q_lora, h);		/* W^DQ */
+		add_gemm(g, sh, acc, times, 1, T, a * dqk / t, sh->q_lora);	/* W^UQ */
+	} else {
+		add_gemm(g, sh, acc, times, 1, T, a * dqk / t, h);		/* W^Q */
+	}
+	add_gemm(g, sh, acc, times, 1, T, sh->kv_lora + sh->rope, h);	/* W^DKV */
+	add_gemm(g, sh, acc, times, 1, T, a * (nope + head_v(sh)) / t, sh->kv_lora);
+	/* the norms of the latents, fused with rotary embedding */
+	add_stream(g, acc, KS_LAYERNORM, T * (sh->q_lora + sh->kv_lora) * (times + 1) *
+		   ACT_BYTES);
+}
+
+/* The MLP's first GEMM, activation and second GEMM of width f, forward:
+ * h -> f and (bias-)GeLU, or h -> 2f (up and gate) and SwiGLU, which reads
+ * 2f and writes f (priced as GeLU's kind of kernel). */
+static void mlp_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, double batch, double M, double f)
+{
+	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
+
+	add_gemm(g, sh, acc, 1, batch, M, up / t, h);
+	add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
+		   batch * M * f / t * (sh->gated ? 3 : 2) * ACT_BYTES);
+	add_gemm(g, sh, acc, 1, batch, M, h, f / t);
+}
+
+/* Its backward: GeLU x, dy -> dx; SwiGLU up, gate, dy -> d up, d gate. */
+static void mlp_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, double batch, double M, double f)
+{
+	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
+
+	add_gemm(g, sh, acc, 2, batch, M, h, f / t);
+	add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
+		   batch * M * f / t * (sh->gated ? 5 : 3) * ACT_BYTES);
+	add_gemm(g, sh, acc, 2, batch, M, up / t, h);
+}
+
+/* Tokens each of the busiest rank's experts takes: ep T k / E, times the
+ * load of the busiest expert. */
+static double expert_tokens(const struct cmp_shape *sh)
+{
+	double ep = sh->ep > 0 ? sh->ep : 1, load = sh->load > 0 ? sh->load : 1;
+
+	return ep * sh->b * qlen(sh) * sh->topk / sh->experts * load;
+}
+
+/* An MoE layer's MLP: router, permute, grouped experts, unpermute, shared
+ * experts.  backward: the GEMMs twice, the streams' gradients. */
+static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, bool backward)
+{
+	double T = sh->b * qlen(sh), h = sh->h, ep = sh->ep > 0 ? sh->ep : 1;
+	double local = sh->experts / ep, M = expert_tokens(sh);
+	double routed = local * M;	/* token-expert pairs on this rank */
+
+	add_gemm(g, sh, acc, backward ? 2 : 1, 1, T, sh->experts, h);	/* router */
+	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
+	if (backward)
+		mlp_bwd(g, sh, acc, local, M, sh->fe);
+	else
+		mlp_fwd(g, sh, acc, local, M, sh->fe);
+	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unpermute */
+	if (sh->shared > 0) {
+		if (backward)
+			mlp_bwd(g, sh, acc, 1, T, sh->shared * sh->fe);
+		else
+			mlp_fwd(g, sh, acc, 1, T, sh->shared * sh->fe);
+	}
 }
 
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp;
 	double hid = hidden_elems(sh);
 
 	cmp_zero(out);
 	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
-	add_gemm(g, sh, out, 1, 1, T, 3 * h / t, h);			/* QKV */
+	qkv_gemms(g, sh, out, 1);					/* QKV */
 	if (sh->flash)
 		add_flash(g, sh, out, false);
 	else
 		attn_core_fwd(g, sh, out);
-	add_gemm(g, sh, out, 1, 1, T, h, h / t);			/* proj */
+	add_gemm(g, sh, out, 1, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	add_bda_fwd(g, sh, out);
 	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
-	add_gemm(g, sh, out, 1, 1, T, 4 * h / t, h);			/* h -> 4h */
-	add_stream(g, out, sh->fused ? KS_COPY : KS_GELU,		/* (bias-)GeLU */
-		   T * 4 * h / t * 2 * ACT_BYTES);
-	add_gemm(g, sh, out, 1, 1, T, h, 4 * h / t);			/* 4h -> h */
+	if (sh->experts > 0)
+		moe_mlp(g, sh, out, false);
+	else
+		mlp_fwd(g, sh, out, 1, T, ffn(sh));			/* h -> 4h -> h */
 	add_bda_fwd(g, sh, out);
 }
 
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, t = sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp;
 	double hid = hidden_elems(sh);
-	double heads = sh->b * sh->a / sh->tp, dh = sh->h / sh->a;
-	double scores = heads * sh->s * sh->s;
+	double heads = sh->b * sh->a / sh->tp;
+	double scores = heads * qlen(sh) * sh->s;
 
 	cmp_zero(out);
 	add_bda_bwd(g, sh, out);
-	add_gemm(g, sh, out, 2, 1, T, h, 4 * h / t);			/* 4h -> h */
-	add_stream(g, out, sh->fused ? KS_COPY : KS_GELU,		/* GeLU: x, dy -> dx */
-		   T * 4 * h / t * 3 * ACT_BYTES);
-	add_gemm(g, sh, out, 2, 1, T, 4 * h / t, h);			/* h -> 4h */
+	if (sh->experts > 0)
+		moe_mlp(g, sh, out, true);
+	else
+		mlp_bwd(g, sh, out, 1, T, ffn(sh));			/* 4h -> h -> 4h */
 	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN: x, dy -> dx */
 	add_bda_bwd(g, sh, out);
-	add_gemm(g, sh, out, 2, 1, T, h, h / t);			/* proj */
+	add_gemm(g, sh, out, 2, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	if (sh->flash) {
 		add_flash(g, sh, out, true);
 	} else {
-		add_gemm(g, sh, out, 2, heads, sh->s, dh, sh->s);	/* x V */
+		add_gemm(g, sh, out, 2, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
 		add_stream(g, out, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
 		add_softmax(g, sh, out, scores, true);			/* y, dy -> dx */
-		add_gemm(g, sh, out, 2, heads, sh->s, sh->s, dh);	/* Q K^T */
+		add_gemm(g, sh, out, 2, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	}
-	add_gemm(g, sh, out, 2, 1, T, 3 * h / t, h);			/* QKV */
+	qkv_gemms(g, sh, out, 2);					/* QKV */
 	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN */
+}
+
+double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       bool backward)
+{
+	struct cmp_cost c;
+
+	cmp_zero(&c);
+	if (sh->flash)
+		add_flash(g, sh, &c, backward);
+	else
+		attn_core_fwd(g, sh, &c);
+	return sh->flash || !backward ? c.time_s : 2 * c.time_s;
 }
 
 void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -197,7 +327,7 @@ void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h;
+	double T = sh->b * qlen(sh), h = sh->h;
 
 	cmp_zero(out);
 	add_stream(g, out, KS_COPY, T * h * 2 * ACT_BYTES);	/* vocab-parallel gather */
@@ -208,7 +338,7 @@ void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h;
+	double T = sh->b * qlen(sh), h = sh->h;
 
 	cmp_zero(out);
 	add_bda_bwd(g, sh, out);
@@ -259,7 +389,7 @@ static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, vt = sh->V / sh->tp;
 
 	cmp_zero(out);
 	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
@@ -270,7 +400,7 @@ void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *out)
 {
-	double T = sh->b * sh->s, h = sh->h, vt = sh->V / sh->tp;
+	double T = sh->b * qlen(sh), h = sh->h, vt = sh->V / sh->tp;
 
 	cmp_zero(out);
 	add_loss_bwd(g, sh, T * vt, out);

@@ -16,6 +16,19 @@
  * each (priced as a copy), its fused scale-mask-softmax one softmax; eager
  * PyTorch runs GeLU, dropout then add, and scale, mask and softmax as
  * separate kernels at their own measured rates.
+ * The shape follows the model: the QKV GEMM is (a + 2 kv) d_h / t wide
+ * (grouped-query attention); latent attention (DeepSeek-V2) runs instead
+ * the down projections h -> q_lora and h -> kv_lora + rope (replicated over
+ * TP, as Megatron-Core's MLA) and the up projections q_lora -> a d_qk / t
+ * and kv_lora -> a (d_nope + d_v) / t; the MLP is h -> f (GeLU) or h -> 2f
+ * (up and gate fused, SwiGLU/GeGLU) with the activation kernel between.
+ * An MoE layer's MLP: the router GEMM h -> E, permute, the grouped expert
+ * GEMMs of the busiest rank (E/ep experts, ep T k load / E tokens each,
+ * widths fe/t), unpermute; shared experts as a dense MLP of width
+ * shared x fe.  With context parallelism (cp) a rank holds s/cp of the
+ * sequence: every GEMM and elementwise kernel sees s/cp tokens, the
+ * attention core s/cp queries against all s keys (1/cp of the causal
+ * flash kernel's work); their exchange is step.c's.
  * Backward: every GEMM twice (data and weight gradients), elementwise
  * kernels with their backward traffic, flash attention's backward kernel.
  * Norms and dropouts are split over the tensor-parallel group only with
@@ -40,6 +53,18 @@ struct cmp_shape {
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
 	bool fp8;		/* GEMMs in FP8 */
 	double peak_flops;	/* tensor peak of the datatype in use */
+	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
+	double kv;		/* key/value heads (0: a) */
+	double f;		/* dense MLP width (0: 4h) */
+	bool gated;		/* SwiGLU/GeGLU: up and gate in one GEMM of 2f */
+	double dqk, dv;		/* head dimensions (0: h/a) */
+	double q_lora, kv_lora, rope;	/* latent attention (kv_lora 0: off) */
+	/* An MoE layer's MLP (experts 0: dense): the router, then the busiest
+	 * EP rank's E/ep experts as one grouped GEMM over its tokens */
+	double experts, topk, shared, fe;	/* fe: one expert's width */
+	double ep;		/* expert-parallel degree (0: 1) */
+	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
+	double load;		/* busiest expert's tokens over the mean (0: 1) */
 };
 
 /* Cost of a group of kernels; add with cmp_add(). */
@@ -65,6 +90,10 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
+/* The attention core's time, forward or backward (without flash: twice
+ * the forward's): what ring attention's K/V exchange can hide behind. */
+double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       bool backward);
 /* What selective recomputation redoes in backward: the attention core's
  * forward (nothing with flash attention, whose backward kernel already
  * recomputes the scores: its FLOPs count none either, step.c). */

@@ -1,4 +1,6 @@
 /* layout.c -- see layout.h. */
+#include <string.h>
+
 #include "models/layout.h"
 
 const struct cfg_setting layout_settings[] = {
@@ -11,8 +13,129 @@ const struct cfg_setting layout_settings[] = {
 	  "sequences per iteration (all data-parallel replicas together)" },
 	{ "parallel.micro_batch", CFG_INT, "sequences", 1, 1e6, "1", NULL,
 	  "sequences per microbatch" },
+	{ "parallel.ep", CFG_INT, "", 1, 1e6, "1", NULL,
+	  "expert-parallel degree: each MoE layer's experts split over ep "
+	  "data-parallel ranks, tokens dispatched and combined by all-to-all" },
+	{ "parallel.cp", CFG_INT, "", 1, 1e5, "1", NULL,
+	  "context-parallel degree: each sequence split over cp data-parallel ranks" },
+	{ "parallel.cp_comm", CFG_ENUM, "", 0, 0, "ring", "ring|all_gather|all_to_all",
+	  "context parallelism's exchange: ring attention (K/V blocks passed "
+	  "around, overlapped with attention), an all-gather of K and V (Llama 3) "
+	  "or Ulysses (all-to-all of heads)" },
+	{ "parallel.first_stage_layers", CFG_INT, "", 0, 100000, "0", NULL,
+	  "layers on the first pipeline stage (Megatron-LM's "
+	  "--decoder-first-pipeline-num-layers); 0: an even split" },
+	{ "parallel.last_stage_layers", CFG_INT, "", 0, 100000, "0", NULL,
+	  "layers on the last pipeline stage (--decoder-last-pipeline-num-layers); "
+	  "0: an even split" },
 	CFG_END
 };
+
+int layout_stage_layers(const struct layout *L, int layers, int stage)
+{
+	int lo = 0, hi = L->pp, rest = layers;
+
+	if (L->pp == 1)
+		return layers;
+	if (L->first_stage_layers > 0) {
+		if (stage == 0)
+			return L->first_stage_layers;
+		lo = 1;
+		rest -= L->first_stage_layers;
+	}
+	if (L->last_stage_layers > 0) {
+		if (stage == L->pp - 1)
+			return L->last_stage_layers;
+		hi = L->pp - 1;
+		rest -= L->last_stage_layers;
+	}
+	/* ceil(rest/n) each, one fewer on the d outermost: order 0, n-1, 1, n-2 */
+	int n = hi - lo, i = stage - lo;
+	int base = (rest + n - 1) / n, d = base * n - rest;
+	int order = i <= n - 1 - i ? 2 * i : 2 * (n - 1 - i) + 1;
+
+	return base - (order < d ? 1 : 0);
+}
+
+int layout_chunk_layers(const struct layout *L, int layers, int v, int vs)
+{
+	int k = vs % L->pp, c = vs / L->pp;
+	int n = layout_stage_layers(L, layers, k);
+
+	return n / v + (c < n % v ? 1 : 0);
+}
+
+int layout_chunk_first_layer(const struct layout *L, int layers, int v, int vs)
+{
+	int first = 0;
+
+	for (int i = 0; i < vs; i++)
+		first += layout_chunk_layers(L, layers, v, i);
+	return first;
+}
+
+/* The stage split: the fixed counts leave at least one layer for every
+ * other stage, and sum to the model's when no other stage is left. */
+static int check_stages(const struct scenario *sc, const struct tfm *m,
+			const struct layout *L, struct err *e)
+{
+	int f = L->first_stage_layers, g = L->last_stage_layers;
+	int others = L->pp - (f > 0) - (g > 0), rest = m->layers - f - g;
+	const char *key = g > 0 ? "parallel.last_stage_layers" :
+			  "parallel.first_stage_layers";
+
+	if (f == 0 && g == 0 && m->layers < L->pp)
+		return sc_error(sc, e, "parallel.pp", "%d layers on pp = %d stages "
+				"(expected at most model.layers stages)",
+				m->layers, L->pp);
+	if ((f > 0 || g > 0) && L->pp < 2)
+		return sc_error(sc, e, key, "stage layer counts need pipeline "
+				"parallelism (expected pp >= 2 or 0)");
+	if (others == 0 && rest != 0)
+		return sc_error(sc, e, key, "%d + %d stage layers do not sum to "
+				"%d layers (expected first + last = model.layers "
+				"with pp = 2)", f, g, m->layers);
+	if (others > 0 && rest < others)
+		return sc_error(sc, e, key, "%d + %d stage layers leave %d layers "
+				"for %d other stages (expected at least one each)",
+				f, g, rest, others);
+	return 0;
+}
+
+int layout_replicas(const struct layout *L)
+{
+	int cp = L->cp > 1 ? L->cp : 1;
+
+	return L->dp / cp > 0 ? L->dp / cp : 1;
+}
+
+static int check_cp(const struct scenario *sc, const struct tfm *m,
+		    const struct layout *L, struct err *e)
+{
+	int cp = L->cp;
+
+	if (cp <= 1)
+		return 0;
+	if (L->dp % cp != 0)
+		return sc_error(sc, e, "parallel.cp", "dp = %d is not divisible by "
+				"cp = %d (expected a divisor of the GPUs over tp x pp)",
+				L->dp, cp);
+	if (!L->cp_ulysses && m->seq_len % (2 * cp) != 0)
+		return sc_error(sc, e, "parallel.cp", "sequence of %d does not split "
+				"into 2 x cp = %d chunks (expected cp dividing "
+				"model.seq_len / 2)", m->seq_len, 2 * cp);
+	if (L->cp_ulysses && m->seq_len % cp != 0)
+		return sc_error(sc, e, "parallel.cp", "sequence of %d is not "
+				"divisible by cp = %d (expected a divisor of "
+				"model.seq_len)", m->seq_len, cp);
+	if (L->cp_ulysses && (m->heads % (L->tp * cp) != 0 ||
+			      (m->mla.kv_lora_rank == 0 && m->kv_heads % (L->tp * cp) != 0)))
+		return sc_error(sc, e, "parallel.cp_comm", "Ulysses splits heads over "
+				"tp x cp = %d, which does not divide %d heads and %d "
+				"key/value heads (expected ring)", L->tp * cp, m->heads,
+				m->kv_heads);
+	return 0;
+}
 
 int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 			 struct layout *L, struct err *e)
@@ -24,6 +147,15 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 	L->pp = (int)sc_int(sc, "parallel.pp");
 	L->global_batch = (int)sc_int(sc, "parallel.global_batch");
 	L->micro_batch = (int)sc_int(sc, "parallel.micro_batch");
+	L->ep = (int)sc_int(sc, "parallel.ep");
+	L->cp = (int)sc_int(sc, "parallel.cp");
+	L->cp_ulysses = strcmp(sc_str(sc, "parallel.cp_comm"), "all_to_all") == 0;
+	L->cp_all_gather = strcmp(sc_str(sc, "parallel.cp_comm"), "all_gather") == 0;
+	L->first_stage_layers = (int)sc_int(sc, "parallel.first_stage_layers");
+	L->last_stage_layers = (int)sc_int(sc, "parallel.last_stage_layers");
+
+	if (tfm_check(sc, m, e) < 0)
+		return -1;
 
 	if (L->gpus % L->gpus_per_node != 0)
 		return sc_error(sc, e, "cluster.gpus", "%d GPUs do not fill whole nodes "
@@ -37,17 +169,41 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 		return sc_error(sc, e, "parallel.tp", "%d attention heads are not "
 				"divisible by tp = %d (expected a divisor of model.heads)",
 				m->heads, L->tp);
-	if (m->layers % L->pp != 0)
-		return sc_error(sc, e, "parallel.pp", "%d layers are not divisible by "
-				"pp = %d (expected a divisor of model.layers)",
-				m->layers, L->pp);
+	if (m->kv_heads % L->tp != 0 && m->mla.kv_lora_rank == 0)
+		return sc_error(sc, e, "parallel.tp", "%d key/value heads are not "
+				"divisible by tp = %d (expected a divisor of "
+				"model.kv_heads)", m->kv_heads, L->tp);
+	if (m->ffn_hidden % L->tp != 0)
+		return sc_error(sc, e, "parallel.tp", "MLP width %d is not divisible "
+				"by tp = %d (expected a divisor of model.ffn_hidden)",
+				m->ffn_hidden, L->tp);
+	if (m->moe.experts > 0 && m->moe.ffn_hidden % L->tp != 0)
+		return sc_error(sc, e, "parallel.tp", "expert width %d is not "
+				"divisible by tp = %d (expected a divisor of "
+				"model.moe.ffn_hidden)", m->moe.ffn_hidden, L->tp);
+	if (check_stages(sc, m, L, e) < 0)
+		return -1;
 	L->nodes = L->gpus / L->gpus_per_node;
 	L->dp = L->gpus / (L->tp * L->pp);
-	if (L->global_batch % (L->dp * L->micro_batch) != 0)
+	if (check_cp(sc, m, L, e) < 0)
+		return -1;
+	int replicas = layout_replicas(L);
+	if (L->global_batch % (replicas * L->micro_batch) != 0)
 		return sc_error(sc, e, "parallel.global_batch", "%d sequences are not "
 				"divisible by dp x micro_batch = %d x %d (expected a "
-				"multiple of %d)", L->global_batch, L->dp,
-				L->micro_batch, L->dp * L->micro_batch);
-	L->microbatches = L->global_batch / (L->dp * L->micro_batch);
+				"multiple of %d)", L->global_batch, replicas,
+				L->micro_batch, replicas * L->micro_batch);
+	L->microbatches = L->global_batch / (replicas * L->micro_batch);
+	if (L->ep > 1 && m->moe.experts == 0)
+		return sc_error(sc, e, "parallel.ep", "expert parallelism without "
+				"experts (expected 1, or model.moe.experts > 0)");
+	if (m->moe.experts > 0 && m->moe.experts % L->ep != 0)
+		return sc_error(sc, e, "parallel.ep", "%d experts are not divisible "
+				"by ep = %d (expected a divisor of model.moe.experts)",
+				m->moe.experts, L->ep);
+	if (L->dp % L->ep != 0)
+		return sc_error(sc, e, "parallel.ep", "dp = %d is not divisible by "
+				"ep = %d (expected a divisor of the data-parallel "
+				"degree)", L->dp, L->ep);
 	return 0;
 }

@@ -6,10 +6,37 @@
  * of global_batch sequences is cut into micro_batch-sized microbatches;
  * each pipeline runs global_batch / (dp * micro_batch) of them.
  *
+ * Pipeline stages hold layers/pp layers each when pp divides the layers;
+ * otherwise ceil(layers/pp) each, less one on the outermost stages (first,
+ * last, second, second-to-last, ...) until the count is met, as Llama 3
+ * ran 126 layers on 16 stages with one layer fewer on the first and the
+ * last (Llama 3 paper, arXiv:2407.21783, sec. 3.3.2).  first_stage_layers /
+ * last_stage_layers fix those stages' counts, the others split the rest the
+ * same way (Megatron-LM's --decoder-first/last-pipeline-num-layers).  With
+ * v model chunks per stage (interleaved schedule) a stage's layers split
+ * into v chunks, the first ones one layer larger when v does not divide.
+ *
+ * Expert parallelism (MoE models) splits each MoE layer's routed experts
+ * over ep ranks of the data-parallel group, as Megatron-Core folds EP into
+ * DP: ep divides dp and the experts; the experts' own data parallelism
+ * is dp/ep wide.  Experts are split over TP as the dense MLP is
+ * (expert-TP = TP).
+ *
+ * Context parallelism splits each sequence over cp ranks, also carved out
+ * of the data-parallel group (Megatron-Core's CP, whose gradients reduce
+ * over DP x CP): dp counts them, dp/cp are whole replicas taking
+ * micro_batch sequences at a time.  Ring attention (Liu et al. 2023;
+ * Megatron-Core's default) needs s a multiple of 2 cp (its load-balanced
+ * causal chunks; so does Llama 3's all-gather of K and V, arXiv:2407.21783
+ * sec. 3.3.2), Ulysses (Jacobs et al. 2023, all-to-all of heads) heads
+ * divisible by tp x cp.
+ *
  * Impossible layouts are scenario errors naming the setting at fault.
  */
 #ifndef MODELS_LAYOUT_H
 #define MODELS_LAYOUT_H
+
+#include <stdbool.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
@@ -24,11 +51,26 @@ struct layout {
 	int global_batch;	/* sequences per iteration */
 	int micro_batch;	/* sequences per microbatch */
 	int microbatches;	/* per pipeline per iteration */
+	int ep;			/* expert parallelism: EP groups of ep DP ranks */
+	int cp;			/* context parallelism: CP groups of cp DP ranks */
+	bool cp_ulysses;	/* CP by all-to-all of heads, */
+	bool cp_all_gather;	/* by all-gather of K and V, else ring attention */
+	int first_stage_layers;	/* 0: by the rule above */
+	int last_stage_layers;	/* 0: by the rule above */
 };
 
 extern const struct cfg_setting layout_settings[];
 
 int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 			 struct layout *out, struct err *e);
+
+/* Whole data-parallel replicas: dp / cp. */
+int layout_replicas(const struct layout *L);
+/* Layers on pipeline stage `stage` of a model of `layers` layers. */
+int layout_stage_layers(const struct layout *L, int layers, int stage);
+/* Layers of virtual stage vs = c pp + k (chunk c of stage k) of v chunks
+ * per stage, and the index of its first layer. */
+int layout_chunk_layers(const struct layout *L, int layers, int v, int vs);
+int layout_chunk_first_layer(const struct layout *L, int layers, int v, int vs);
 
 #endif

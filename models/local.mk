@@ -50,3 +50,12 @@ TESTS += tests/cluster-autoscale-t
 tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
 TESTS += tests/cluster-sched.sh
 EXTRA_DIST += tests/cluster-sched.sh tests/cluster
+# Model shapes and presets (issue 13).
+check_PROGRAMS += tests/models-params-t
+TESTS += tests/models-params-t
+tests_models_params_t_SOURCES = tests/models-params-t.c
+check_PROGRAMS += tests/models-shape-t
+TESTS += tests/models-shape-t
+tests_models_shape_t_SOURCES = tests/models-shape-t.c
+TESTS += tests/models-e2e.sh
+EXTRA_DIST += tests/models-e2e.sh tests/toy-gpu.h

@@ -2,34 +2,141 @@
 #include "models/memory.h"
 #include "models/zero.h"
 
-double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
-			   bool sp, bool flash, enum par_recompute rc)
+/* Transformer Engine keeps each GEMM weight's FP8 copy and its transpose
+ * (Hopper's FP8 GEMMs take only the TN layout) across the microbatches of
+ * an iteration (TE's is_first_microbatch weight caching): 2 bytes per
+ * parameter beside the bf16 weights. */
+#define FP8_WEIGHT_CACHE_BYTES 2.0
+
+/*
+ * One layer's stored activations per token, in bytes per unit of h, apart:
+ * rep is held whole by every TP rank, par split over them (Korthikanti's
+ * 10 and 24 for GPT).  gin is the bytes of a stored GEMM input: 2, or 1
+ * with FP8 GEMMs, whose inputs Transformer Engine saves in FP8.
+ *   rep: two norm inputs 4h, two dropout masks 2h (none without dropout),
+ *        the QKV and MLP GEMM
+ *        inputs gin h each; latent attention's latents (norm input and
+ *        up-projection input) and rotary key; an MoE layer's fp32 router
+ *        logits 4E
+ *   par: Q, K, V for the attention core 2(a d_qk + kv d_qk + kv d_v), the
+ *        projection's input gin a d_v; the MLP's first GEMM output 2f (4f
+ *        gated: up and gate) and the second's input gin f; an MoE layer's
+ *        routed tokens top_k x load x (permuted input gin h + an expert's
+ *        MLP) plus the shared experts' MLP
+ */
+static double mlp_act(const struct tfm *m, double f, double gin)
+{
+	return (m->mlp == TFM_GELU ? 2.0 : 4.0) * f + gin * f;
+}
+
+static void act_parts(const struct tfm *m, bool is_moe, bool fp8,
+		      double *rep_h, double *par_h)
+{
+	double h = m->hidden, a = m->heads, gin = fp8 ? 1.0 : 2.0;
+	double dqk = tfm_qk_head_dim(m), dv = tfm_v_head_dim(m);
+	double kv = m->mla.kv_lora_rank > 0 ? a : m->kv_heads;
+	double rep = 4.0 * h + (m->dropout ? 2.0 * h : 0) + gin * h + gin * h;
+	double par = 2.0 * (a * dqk + kv * dqk + kv * dv) + gin * a * dv;
+
+	if (m->mla.kv_lora_rank > 0)
+		rep += (2.0 + gin) * (m->mla.q_lora_rank + m->mla.kv_lora_rank) +
+		       2.0 * m->mla.qk_rope_dim;
+	if (is_moe) {
+		double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
+			      m->moe.imbalance;
+		rep += 4.0 * m->moe.experts;
+		par += m->moe.top_k * load *
+		       (gin * h + mlp_act(m, m->moe.ffn_hidden, gin));
+		if (m->moe.shared_experts > 0)
+			par += mlp_act(m, (double)m->moe.shared_experts * m->moe.ffn_hidden, gin);
+	} else {
+		par += mlp_act(m, m->ffn_hidden, gin);
+	}
+	*rep_h = rep / h;
+	*par_h = par / h;
+}
+
+double mem_act_units(const struct tfm *m, bool is_moe, bool fp8)
+{
+	double rep, par;
+
+	act_parts(m, is_moe, fp8, &rep, &par);
+	return rep + par;
+}
+
+double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
+		     bool sp, bool flash, enum par_recompute rc, bool is_moe, bool fp8)
 {
 	double s = m->seq_len, b = micro_batch, h = m->hidden, a = m->heads, t = tp;
-	double sbh = s * b * h;
-	double scores = (rc == PAR_RECOMPUTE_NONE && !flash) ? 5.0 * a * s / h : 0.0;
+	/* context parallelism: s/cp tokens here, scores of s/cp queries x s */
+	double sbh = s / (cp > 1 ? cp : 1) * b * h;
+	/* softmax output 2 a s^2 b, dropout mask and output 3 a s^2 b */
+	double scores = (rc == PAR_RECOMPUTE_NONE && !flash) ?
+			(m->dropout ? 5.0 : 2.0) * a * s / h : 0.0;
+	double rep, par;
 
 	if (rc == PAR_RECOMPUTE_FULL)
 		return sp ? 2.0 * sbh / t : 2.0 * sbh;
+	act_parts(m, is_moe, fp8, &rep, &par);
 	if (sp)
-		return sbh / t * (34.0 + scores);
-	return sbh * (10.0 + 24.0 / t + scores / t);
+		return sbh / t * (rep + par + scores);
+	return sbh * (rep + par / t + scores / t);
 }
 
-double mem_stage_params(const struct tfm *m, int tp, int pp, int stage)
+double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
+			   bool sp, bool flash, enum par_recompute rc)
 {
-	double h = m->hidden, t = tp;
-	double per_layer = (12.0 * h * h + 13.0 * h) / t;
-	double p = (double)(m->layers / pp) * per_layer;
+	return mem_act_bytes(m, micro_batch, tp, 1, sp, flash, rc, false, false);
+}
 
+/* Dense and MoE layers among `n` layers from index `first`. */
+static int moe_layers_in(const struct tfm *m, int first, int n)
+{
+	int k = 0;
+
+	for (int i = first; i < first + n; i++)
+		k += tfm_layer_is_moe(m, i);
+	return k;
+}
+
+/* Parameters on one GPU of `stage`, and of those the routed experts'
+ * (split over TP and EP; their data parallelism is dp/ep wide). */
+static double stage_params(const struct tfm *m, const struct layout *L, int stage,
+			   double *experts)
+{
+	double h = m->hidden, t = L->tp, ep = L->ep > 1 ? L->ep : 1;
+	int n = layout_stage_layers(L, m->layers, stage);
+	int first = layout_chunk_first_layer(L, m->layers, 1, stage);
+	int moe = moe_layers_in(m, first, n);
+	double p = (double)(n - moe) * (tfm_layer_params(m, false) / t);
+	double xp = tfm_layer_expert_params(m, true);
+
+	*experts = moe * (xp / (t * ep));
+	if (moe > 0)
+		p += moe * ((tfm_layer_params(m, true) - xp) / t) + *experts;
 	if (stage == 0)
-		p += (double)m->vocab * h / t + (double)m->seq_len * h;
-	if (stage == pp - 1) {
-		if (pp > 1)
+		p += (double)m->vocab * h / t + (m->learned_positions ?
+						 (double)m->seq_len * h : 0);
+	if (stage == L->pp - 1) {
+		/* the output layer: its own, or the tied embedding's copy */
+		if (L->pp > 1 || !m->tied_embeddings)
 			p += (double)m->vocab * h / t;
-		p += 2.0 * h;
+		p += tfm_norm_params(m);
+		/* MTP modules run after the last layer (DeepSeek-V3) */
+		bool last_moe = tfm_layer_is_moe(m, m->layers - 1);
+		double mx = last_moe ? xp / (t * ep) : 0;
+		*experts += m->mtp_layers * mx;
+		p += m->mtp_layers * ((tfm_layer_params(m, last_moe) - (last_moe ? xp : 0) +
+				       tfm_mtp_extra_params(m)) / t + mx);
 	}
 	return p;
+}
+
+double mem_stage_params(const struct tfm *m, const struct layout *L, int stage)
+{
+	double experts;
+
+	return stage_params(m, L, stage, &experts);
 }
 
 int mem_inflight_chunks(int pp, int v, int microbatches, int stage)
@@ -48,28 +155,49 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	       const struct par_opts *o, int stage, struct mem_breakdown *out)
 {
 	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : 1;
-	double layers_per_chunk = (double)m->layers / (L->pp * v);
+	int n = layout_stage_layers(L, m->layers, stage);
+	int moe = moe_layers_in(m, layout_chunk_first_layer(L, m->layers, 1, stage), n);
+	double layers_per_chunk = (double)n / v;
 	bool flash = o->flash_attention, sp = o->sequence_parallel;
-	double per_layer = mem_act_layer_bytes(m, L->micro_batch, L->tp, sp, flash,
-					       o->recompute);
+	bool fp8 = o->dtype == PAR_FP8;
+	double per_layer = mem_act_bytes(m, L->micro_batch, L->tp, L->cp, sp, flash,
+					 o->recompute, false, fp8);
 	struct zero_mem z;
 
+	if (moe > 0)	/* the mean over the stage's layers */
+		per_layer = ((n - moe) * per_layer + moe * mem_act_bytes(m,
+			     L->micro_batch, L->tp, L->cp, sp, flash, o->recompute, true,
+			     fp8)) / n;
 	out->stage = stage;
-	out->params = mem_stage_params(m, L->tp, L->pp, stage);
-	zero_model_memory(out->params, L->dp, o->zero_stage,
+	double experts;
+	out->params = stage_params(m, L, stage, &experts);
+	zero_model_memory(out->params - experts, L->dp, o->zero_stage,
 			  o->distributed_optimizer, &z);
+	if (experts > 0) {	/* sharded over the experts' dp/ep replicas */
+		struct zero_mem zx;
+		int ep = L->ep > 1 ? L->ep : 1;
+		zero_model_memory(experts, L->dp / ep > 0 ? L->dp / ep : 1,
+				  o->zero_stage, o->distributed_optimizer, &zx);
+		z.weights_bytes += zx.weights_bytes;
+		z.grads_bytes += zx.grads_bytes;
+		z.optimizer_bytes += zx.optimizer_bytes;
+	}
 	out->weights_bytes = z.weights_bytes;
+	if (fp8)
+		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /
+				      (o->zero_stage == 3 ? L->dp : 1);
 	out->grads_bytes = z.grads_bytes;
 	out->optimizer_bytes = z.optimizer_bytes;
 
 	out->activations_bytes = per_layer * layers_per_chunk *
 		mem_inflight_chunks(L->pp, v, L->microbatches, stage);
 	if (o->recompute == PAR_RECOMPUTE_FULL)	/* the layer being recomputed */
-		out->activations_bytes += mem_act_layer_bytes(m, L->micro_batch,
-				L->tp, sp, flash, PAR_RECOMPUTE_NONE);
-	if (stage == L->pp - 1)
+		out->activations_bytes += mem_act_bytes(m, L->micro_batch,
+				L->tp, L->cp, sp, flash, PAR_RECOMPUTE_NONE, moe > 0, fp8);
+	if (stage == L->pp - 1)		/* fp32 logits, and the MTP modules' */
 		out->activations_bytes += 4.0 * m->seq_len * L->micro_batch *
-					  (double)m->vocab / L->tp;
+					  (double)m->vocab / L->tp * (1 + m->mtp_layers) /
+					  (L->cp > 1 ? L->cp : 1);
 	out->reserve_bytes = o->reserve_bytes;
 	out->total_bytes = out->weights_bytes + out->grads_bytes +
 			   out->optimizer_bytes + out->activations_bytes +

@@ -15,11 +15,19 @@
  *       interleaved: min(2(p-k-1) + (v-1)p + 1, v m) chunks of l/(p v)
  *       layers (Megatron's warm-up), which gives Korthikanti's
  *       l (1 + (p-1)/(p v)) layer-microbatches on the first stage;
- *   the last stage's fp32 logits of one microbatch, 4 s b V / t;
+ *   the last stage's fp32 logits of one microbatch, 4 s b V / t (and each
+ *       multi-token-prediction module's);
  *   a fixed framework reserve.
- * Parameters per stage: (12 h^2 + 13 h)/t per layer; the first stage adds
- * the word embedding V h / t and positions s h, the last the tied word
- * embedding copy (when p > 1) and the final norm.
+ * The 10 and 24 follow the shape (memory.c): grouped-query attention stores
+ * kv/a of K and V, a gated MLP 6f instead of 4f (16h for GPT's f = 4h), an
+ * MoE layer its routed tokens' expert activations (top_k x the busiest
+ * expert's load), FP8 GEMMs their saved inputs in one byte.  Context
+ * parallelism keeps s/cp of the sequence per GPU (and of the logits).
+ * Parameters per stage: each layer's (12 h^2 + 13 h for GPT) / t over the
+ * stage's layers (layout.h: uneven stages); the first stage adds the word
+ * embedding V h / t and learned positions s h, the last the output layer
+ * (untied, or the tied embedding's copy when p > 1), the final norm and
+ * the MTP modules.  FP8 adds Transformer Engine's cached FP8 weights.
  */
 #ifndef MODELS_MEMORY_H
 #define MODELS_MEMORY_H
@@ -37,10 +45,16 @@ struct mem_breakdown {
 	double total_bytes;
 };
 
-/* Korthikanti's per-layer, per-microbatch activation bytes. */
+/* Korthikanti's per-layer, per-microbatch activation bytes: of a dense or
+ * MoE layer, with bf16 or FP8 GEMMs; and of a dense bf16 one. */
+double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
+		     bool sp, bool flash, enum par_recompute rc, bool is_moe, bool fp8);
 double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
 			   bool sp, bool flash, enum par_recompute rc);
-double mem_stage_params(const struct tfm *m, int tp, int pp, int stage);
+/* Korthikanti's 34 (per s b h, sequence parallel, no scores) for the shape. */
+double mem_act_units(const struct tfm *m, bool is_moe, bool fp8);
+/* Parameters on one GPU of pipeline stage `stage`. */
+double mem_stage_params(const struct tfm *m, const struct layout *L, int stage);
 /* Chunk-microbatches the schedule holds at once on `stage`. */
 int mem_inflight_chunks(int pp, int v, int microbatches, int stage);
 void mem_stage(const struct tfm *m, const struct layout *L,

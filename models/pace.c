@@ -11,7 +11,7 @@ const struct cfg_setting pace_settings[] = {
 	  "iteration time: the step model on the network, or Megatron's FLOPs "
 	  "formula at training.efficiency of peak" },
 	{ "training.efficiency", CFG_FLOAT, "", 1e-3, 1, "0.44", NULL,
-	  "formula model: achieved / peak FLOP/s, recomputation counted "
+	  "formula model: achieved / peak FLOP/s (of parallel.dtype), recomputation counted "
 	  "(Megatron-LM README, GPT-3 175B on 1024 A100: 138 TFLOP/s, 44%)" },
 	CFG_END
 };
@@ -118,6 +118,12 @@ void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src)
 	src->efficiency = sc_float(sc, "training.efficiency");
 }
 
+double pace_peak_flops(const struct pace_src *src)
+{
+	return src->step->par.dtype == PAR_FP8 ? src->g->peak_fp8_flops :
+	       src->g->peak_bf16_flops;
+}
+
 /* The layout of the job shrunk (or not) to dp replicas. */
 static struct layout layout_at(const struct pace_src *src, int dp)
 {
@@ -128,17 +134,18 @@ static struct layout layout_at(const struct pace_src *src, int dp)
 	L.gpus = dp * per_replica;
 	L.nodes = (L.gpus + L.gpus_per_node - 1) / L.gpus_per_node;
 	if (src->shrink_batch)
-		L.global_batch = src->L->global_batch / src->L->dp * dp;
+		L.global_batch = src->L->global_batch / layout_replicas(src->L) *
+				 layout_replicas(&L);
 	else
-		L.microbatches = (L.global_batch + dp * L.micro_batch - 1) /
-				 (dp * L.micro_batch);
+		L.microbatches = (L.global_batch + layout_replicas(&L) * L.micro_batch - 1) /
+				 (layout_replicas(&L) * L.micro_batch);
 	return L;
 }
 
 static int compute_time(const struct pace_src *src, const struct layout *L,
 			struct pace *p, struct err *e)
 {
-	double sequences = (double)L->microbatches * L->micro_batch * L->dp;
+	double sequences = (double)L->microbatches * L->micro_batch * layout_replicas(L);
 
 	if (src->use_step) {
 		if (step_simulate(src->step, src->m, L, src->g, &p->step, e) < 0)
@@ -147,10 +154,13 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 		p->flops_per_iter = p->step.flops_per_iter;
 		return 0;
 	}
+	if (src->step->par.dtype == PAR_FP8 && src->g->peak_fp8_flops <= 0)
+		return sc_where_error(src->step->where, e, "parallel.dtype", "%s has "
+				      "no FP8 tensor cores (expected bf16)", src->g->name);
 	p->flops_per_iter = tfm_flops(src->m, sequences,
 				      src->step->par.recompute == PAR_RECOMPUTE_FULL);
 	p->compute_s = p->flops_per_iter /
-		       (L->gpus * src->g->peak_bf16_flops * src->efficiency);
+		       (L->gpus * pace_peak_flops(src) * src->efficiency);
 	return 0;
 }
 

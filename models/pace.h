@@ -73,6 +73,9 @@ struct pace_src {
 	struct pace_cache *cache;	/* NULL: none */
 };
 
+/* The tensor peak of the datatype in use (parallel.dtype). */
+double pace_peak_flops(const struct pace_src *src);
+
 struct pace {
 	bool ready;
 	int dp;

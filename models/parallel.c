@@ -104,11 +104,15 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		if (v < 2)
 			return sc_where_error(w, e, "parallel.virtual_stages", "interleaved "
 					      "needs at least 2 virtual stages (expected >= 2)");
-		if (m->layers % (L->pp * v) != 0)
-			return sc_where_error(w, e, "parallel.virtual_stages", "%d layers "
-					      "do not split into pp x v = %d x %d chunks "
-					      "(expected a divisor of layers/pp = %d)",
-					      m->layers, L->pp, v, m->layers / L->pp);
+		/* chunks may differ by a layer (layout.h), none may be empty */
+		for (int k = 0; k < L->pp; k++) {
+			int n = layout_stage_layers(L, m->layers, k);
+			if (n < v)
+				return sc_where_error(w, e, "parallel.virtual_stages",
+						      "stage %d's %d layers do not make %d "
+						      "chunks (expected at most %d virtual "
+						      "stages)", k, n, v, n);
+		}
 		if (L->microbatches % L->pp != 0)
 			return sc_where_error(w, e, "parallel.global_batch", "%d "
 					      "microbatches per pipeline are not a multiple "

@@ -120,10 +120,10 @@ static int plan_setup(struct plan *p, struct err *e)
 	/* For the analytic bound (see bound_analytic): the peak and the
 	 * kernels' best efficiency the step model can reach. */
 	gpu_from_scenario(sc, gpu, &g);
-	p->peak_tflops = (strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ?
-			  g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
-	bool fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
-	p->eff_max = cmp_best_eff(&g, fp8, p->peak_tflops * 1e12);
+	p->fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
+	p->cp = (int)sc_int(sc, "parallel.cp");
+	p->peak_tflops = (p->fp8 ? g.peak_fp8_flops : g.peak_bf16_flops) / 1e12;
+	p->eff_max = cmp_best_eff(&g, p->fp8, p->peak_tflops * 1e12);
 	p->gpu = g;
 	p->gpu.name = p->gpu_name;	/* g's strings die with sc */
 	p->gpu.nvlink = NULL;

@@ -93,6 +93,8 @@ struct plan {
 	double fail_per_node_per_s;	/* 0: failures off */
 	char gpu_name[64];
 	double peak_tflops;		/* of the datatype the step model uses */
+	bool fp8;			/* parallel.dtype: which peak that is */
+	int cp;				/* parallel.cp: the scenario's, kept */
 	double eff_max;			/* top of the kernel efficiency curves */
 	int virtual_stages;		/* 1 unless the interleaved schedule */
 	struct gpu_spec gpu;		/* for the kernel model (compute.h) */
@@ -136,7 +138,8 @@ int plan_daly_for(struct plan *p, const struct cand *c, double *tau_s,
  * (and ZeRO over dp) plus 1F1B activations of the first pipeline stage.
  * See plan_bound.c for the formulas and their sources. */
 double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
-			    int micro_batch, bool recompute, int zero_stage);
+			    int micro_batch, bool recompute, int zero_stage,
+			    bool fp8, int cp);
 
 /* Daly's optimum checkpoint interval (compute time between checkpoints)
  * for a checkpoint of write_s seconds and a mean time between

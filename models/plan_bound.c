@@ -11,21 +11,30 @@
 
 #include "sim/report.h"
 #include "models/compute.h"
+#include "models/memory.h"
+#include "models/step.h"
 #include "models/plan_int.h"
 #include "models/zero.h"
 
 /* --- memory --------------------------------------------------------------- */
 
 double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
-			    int micro_batch, bool recompute, int zero_stage)
+			    int micro_batch, bool recompute, int zero_stage,
+			    bool fp8, int cp)
 {
 	/* Model states, mixed-precision Adam (Rajbhandari et al. 2020, ZeRO,
 	 * sec. 3.1): 2 bytes fp16 weights + 2 fp16 gradients + 12 fp32 master
 	 * weights, momentum and variance per parameter, split tp x pp ways;
 	 * ZeRO stage 1 shards the 12 over dp, stage 2 also the gradients,
 	 * stage 3 also the weights.  Embeddings on the first and last stages
-	 * are left out, which only lowers the bound. */
+	 * are left out, which only lowers the bound.  Routed experts split
+	 * over at most dp EP ranks: counted / dp, whatever the EP degree. */
 	double psi = tfm_params(m) / ((double)tp * pp);
+	if (m->moe.experts > 0) {
+		double x = tfm_layer_expert_params(m, true) *
+			   (m->layers - m->moe.dense_layers + m->mtp_layers);
+		psi = (tfm_params(m) - x + x / dp) / ((double)tp * pp);
+	}
 	double w = 2, g = 2, o = 12;
 	double s = m->seq_len, h = m->hidden, a = m->heads, L = m->layers;
 	double b = micro_batch, layer_full, act;
@@ -38,12 +47,18 @@ double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
 		w /= dp;
 	/* Activations per transformer layer and microbatch, 16-bit, with tensor
 	 * and sequence parallelism (Korthikanti et al. 2022, "Reducing
-	 * Activation Recomputation", Table 2): s b h (34/t + 5 a s / (h t)).
+	 * Activation Recomputation", Table 2): s b h (34/t + 5 a s / (h t)),
+	 * the 34 following the shape (memory.h) and the datatype (FP8 GEMM
+	 * inputs stored in a byte), s/cp tokens per GPU with context
+	 * parallelism (the scores s/cp x s: the same 5 a s / h).
 	 * Sequence parallelism only lowers memory, so assuming it keeps this a
 	 * lower bound whether or not the step model uses it.  With full
 	 * recomputation a layer keeps only its input, 2 s b h / t, and one
 	 * layer's full activations exist while it is recomputed. */
-	layer_full = s * b * h * (34.0 / tp + 5.0 * a * s / (h * tp));
+	double units = fmin(mem_act_units(m, false, fp8),	/* 34 for GPT */
+			    mem_act_units(m, m->moe.experts > 0, fp8));
+	s /= cp > 1 ? cp : 1;
+	layer_full = s * b * h * (units / tp + 5.0 * a * m->seq_len / (h * tp));
 	/* 1F1B: the first stage holds pp microbatches of L/pp layers = L layers. */
 	if (recompute)
 		act = L * 2.0 * s * b * h / tp + layer_full;
@@ -136,17 +151,22 @@ static int bound_run(struct plan *p, struct cand *c, const char *const *extra,
  * GPU, with communication, embeddings, logits and optimizer on top. */
 static double iter_lb_s(const struct plan *p, const struct cand *c, int m)
 {
-	struct cmp_shape sh = {
-		.b = c->mb, .s = p->m.seq_len, .h = p->m.hidden, .a = p->m.heads,
-		.V = p->m.vocab, .tp = c->tp, .sp = p->sp, .flash = p->flash,
-		.peak_flops = p->peak_tflops * 1e12,
-	};
+	struct cmp_shape sh;
 	struct cmp_cost f, b;
 	double layer_s;
 
+	step_layer_shape(&p->m, c->mb, c->tp, 1, p->sp, p->flash, p->peak_tflops * 1e12,
+			 false, &sh);
 	cmp_layer_fwd(&p->gpu, &sh, &f);
 	cmp_layer_bwd(&p->gpu, &sh, &b);
 	layer_s = f.time_s + b.time_s + (c->recompute ? f.time_s : 0);
+	if (p->m.moe.experts > 0) {	/* the cheaper kind of layer */
+		step_layer_shape(&p->m, c->mb, c->tp, 1, p->sp, p->flash,
+				 p->peak_tflops * 1e12, true, &sh);
+		cmp_layer_fwd(&p->gpu, &sh, &f);
+		cmp_layer_bwd(&p->gpu, &sh, &b);
+		layer_s = fmin(layer_s, f.time_s + b.time_s + (c->recompute ? f.time_s : 0));
+	}
 	return (m + (double)(c->pp - 1) / p->virtual_stages) *
 	       ((double)p->m.layers / c->pp) * layer_s;
 }
@@ -169,14 +189,15 @@ static double iter_lb_s(const struct plan *p, const struct cand *c, int m)
  * collectives), ZeRO-2 reduce-scatters every microbatch and gathers once
  * (m + 1), ZeRO-1 and the distributed optimizer one of each (2): zero.h's
  * zero_comm_elems with S for Psi.  S counts only the transformer layers'
- * weight matrices, 12 h^2 per layer in fp16, of the stage with the fewest
- * layers. */
+ * weight matrices (12 h^2 per layer for GPT; the lighter of a dense and an
+ * MoE layer) in fp16, of the stage with the fewest layers. */
 static double comm_lb_s(const struct plan *p, const struct cand *c, int m)
 {
 	int n = c->dp, D = p->domain_gpus;
 	int q = p->placed ? D : (D + c->tp - 1) / c->tp;
-	double h = p->m.hidden;
-	double S = 2.0 * 12.0 * h * h * (p->m.layers / c->pp) / c->tp;
+	double w = fmin(tfm_layer_matrix_params(&p->m, false),
+			tfm_layer_matrix_params(&p->m, p->m.moe.experts > 0));
+	double S = 2.0 * w * (p->m.layers / c->pp) / c->tp;
 	double per_gpu;
 
 	if (q >= n || q < 1 || !(p->nic_Bps > 0))
@@ -213,7 +234,8 @@ int plan_bound_analytic(struct plan *p, struct cand *c, struct err *e)
 	if (!p->step_model)
 		bound_eff = p->formula_eff;
 	snprintf(eff, sizeof eff, "training.efficiency=%.17g", fmax(1e-3, bound_eff));
-	snprintf(peak, sizeof peak, "gpus.%s.peak_bf16_tflops=%.17g", p->gpu_name,
+	snprintf(peak, sizeof peak, "gpus.%s.peak_%s_tflops=%.17g", p->gpu_name,
+		 p->fp8 ? "fp8" : "bf16",
 		 p->peak_tflops * (1 + 1e-12));	/* printing's rounding: stay below */
 	c->level = LB_ANALYTIC;
 	p->formula_runs++;

@@ -187,7 +187,8 @@ static int enumerate(const struct plan *p, struct cands *cs)
 								.zero = z, .recompute = rec };
 
 							c.mem_bound_bytes = plan_mem_bound_bytes(
-								&p->m, tp, pp, dp, mbs[k], rec, z);
+								&p->m, tp, pp, dp, mbs[k], rec, z,
+								p->fp8, p->cp);
 							if (c.mem_bound_bytes > p->hbm_bytes)
 								continue;
 							if (push_pricing(p, cs, &c) < 0)

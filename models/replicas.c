@@ -138,6 +138,9 @@ struct gather {
 	bool *got;		/* got[i]: replica i's figures are in */
 	int bad;		/* the least failed replica (INT_MAX: none) ... */
 	struct err why;		/* ... and why */
+	replicas_progress_fn *progress;	/* told of each replica in (may be NULL) */
+	void *progress_ctx;
+	int done;
 };
 
 static void failed(struct gather *g, int idx, const char *fmt, ...)
@@ -226,6 +229,8 @@ static int take_records(struct gather *g, int w, struct rd *r, struct err *e)
 		if (got <= 0)
 			return got;
 		g->got[idx] = true;
+		if (g->progress)
+			g->progress(g->progress_ctx, ++g->done, g->rs->n);
 	}
 	return 0;
 }
@@ -266,8 +271,16 @@ static int take(struct gather *g, int w, const void *data, size_t len, int st,
 int replicas_run(const struct run_job *job, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e)
 {
+	return replicas_run_with(job, seed, n, workers, paces, NULL, NULL, out, e);
+}
+
+int replicas_run_with(const struct run_job *job, uint64_t seed, int n, int workers,
+		      struct pace_cache *paces, replicas_progress_fn *progress,
+		      void *progress_ctx, struct replicas **out, struct err *e)
+{
 	struct job j = { job, seed, n, workers > 0 ? workers : fj_cpus(), paces };
-	struct gather g = { .seed = seed, .bad = INT_MAX };
+	struct gather g = { .seed = seed, .bad = INT_MAX, .progress = progress,
+			    .progress_ctx = progress_ctx };
 	struct fj_pool *pool = NULL;
 	int rc = -1;
 
@@ -316,6 +329,16 @@ out:
 	return rc;
 }
 
+/* The unit the run gave figure name ("" when it has none): its mean and
+ * interval are in the same unit. */
+static const char *replicas_unit(const struct report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep_summary_count(rep); i++)
+		if (strcmp(rep_summary_name(rep, i), name) == 0)
+			return rep_summary_unit(rep, i);
+	return "";
+}
+
 void replicas_add(const struct replicas *rs, struct report *rep)
 {
 	double t = rs->n > 1 ? gsl_cdf_tdist_Pinv(0.975, rs->n - 1) : NAN;
@@ -324,6 +347,7 @@ void replicas_add(const struct replicas *rs, struct report *rep)
 	for (int k = 0; k < rs->keys; k++) {
 		double sum = 0, sq = 0, mean, sd;
 		char name[NAME_MAX_LEN + 8];
+		const char *unit = replicas_unit(rep, rs->names[k]);
 
 		for (int i = 0; i < rs->n; i++)
 			sum += rs->v[(size_t)i * rs->keys + k];
@@ -334,9 +358,9 @@ void replicas_add(const struct replicas *rs, struct report *rep)
 		}
 		sd = rs->n > 1 ? sqrt(sq / (rs->n - 1)) : NAN;
 		snprintf(name, sizeof name, "%s_mean", rs->names[k]);
-		rep_summary(rep, name, mean, "");
+		rep_summary(rep, name, mean, unit);
 		snprintf(name, sizeof name, "%s_ci95", rs->names[k]);
-		rep_summary(rep, name, t * sd / sqrt(rs->n), "");
+		rep_summary(rep, name, t * sd / sqrt(rs->n), unit);
 	}
 }
 

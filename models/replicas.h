@@ -45,6 +45,12 @@ struct run_job;
  * inherit. */
 int replicas_run(const struct run_job *job, uint64_t seed, int n, int workers,
 		 struct pace_cache *paces, struct replicas **out, struct err *e);
+/* As replicas_run, calling progress(ctx, done, n) as each replica's
+ * figures come in (for a progress line). */
+typedef void replicas_progress_fn(void *ctx, int done, int n);
+int replicas_run_with(const struct run_job *job, uint64_t seed, int n, int workers,
+		      struct pace_cache *paces, replicas_progress_fn *progress,
+		      void *progress_ctx, struct replicas **out, struct err *e);
 /* Add "replicas" and, for every summary figure KEY, KEY_mean and KEY_ci95. */
 void replicas_add(const struct replicas *rs, struct report *rep);
 void replicas_free(struct replicas *rs);

@@ -56,11 +56,50 @@ const char *const run_state_names[RS_COUNT] = {
 /* The run's time series, in column order after time_s; accounting's
  * columns follow. */
 static const struct { const char *name, *unit; } series[TS_COUNT] = {
-	{ "tokens", "tokens" }, { "state", "code" }, { "active_gpus", "GPUs" },
+	{ "tokens", "tokens" }, { "state", "" }, { "active_gpus", "GPUs" },
 	{ "nodes_held", "nodes" }, { "dp", "replicas" },
 	{ "storage_write_Bps", "bytes/s" }, { "checkpoint_bytes", "bytes" },
 	{ "checkpoint_stall_s", "s" }, { "lost_work_s", "s" },
 };
+
+/* The run's event kinds and what who and value mean for each; the file
+ * carries these sentences as attributes of /events.  failure_KIND rows are
+ * added per failure kind (run_declare_events). */
+static const char *const run_event_kinds[][2] = {
+	{ "checkpoint_start", "a checkpoint began; who -1, value = iterations done" },
+	{ "checkpoint_end", "a checkpoint became durable; who -1, value = iterations it holds" },
+	{ "elastic_grow", "training stops to grow; who -1, value = the data-parallel "
+			  "replicas it will run with" },
+	{ "resize", "the job resumes at another size; who -1, value = data-parallel replicas" },
+	{ "restart_start", "a restart (reload the checkpoint) began; who -1, "
+			   "value = data-parallel replicas" },
+	{ "restart_end", "training resumed; who -1, value = iterations done" },
+	{ "preempt_notice", "the provider warned of a preemption; who = spot pool, "
+			    "value = nodes to be taken" },
+	{ "preemption", "spot nodes were taken; who = spot pool, value = nodes taken" },
+	{ "preempted_work", "a preemption stopped training; who -1, value = work lost (s)" },
+	{ "capacity_return", "spot nodes came back; who = spot pool, value = nodes returned" },
+	{ "run_end", "the run ended; who -1, value = iterations done" },
+};
+
+static int run_declare_events(struct report *rep)
+{
+	char name[64], meaning[160];
+	size_t i;
+
+	for (i = 0; i < sizeof run_event_kinds / sizeof run_event_kinds[0]; i++)
+		if (rep_event_kind(rep, run_event_kinds[i][0], run_event_kinds[i][1]) < 0)
+			return -1;
+	for (i = 0; i < FK_COUNT; i++) {
+		snprintf(name, sizeof name, "failure_%s", fail_kind_names[i]);
+		snprintf(meaning, sizeof meaning, "a %s failure took a node; who = node, "
+			 "value = work lost (s), 0 when nothing was running",
+			 fail_kind_names[i]);
+		if (rep_event_kind(rep, name, meaning) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /* --- the run's state -------------------------------------------------- */
 
@@ -246,8 +285,12 @@ static int run_events(struct run *r, struct err *e)
 	int64_t max_ns = run_s_to_ns(r->md->max_s);
 
 	for (int i = 0; i < TS_COUNT; i++)
-		if (rep_series(r->rep, series[i].name, series[i].unit) < 0)
+		if (i == TS_STATE
+			    ? rep_series_enum(r->rep, series[i].name, run_state_names, RS_COUNT) < 0
+			    : rep_series(r->rep, series[i].name, series[i].unit) < 0)
 			return err_set(e, ERR_RUN, "cannot declare series %s", series[i].name);
+	if (run_declare_events(r->rep) < 0)
+		return err_set(e, ERR_RUN, "cannot declare the event kinds");
 	if (acct_series(r->acct, r->rep) < 0 || TS_COUNT + acct_columns(r->acct) > ROW_MAX)
 		return err_set(e, ERR_RUN, "cannot declare the accounting series");
 	r->sample_ns = run_s_to_ns(r->md->sample_interval_s);

@@ -126,7 +126,7 @@ void run_summarize(struct run *r)
 	rep_summary(rep, "tflops_per_gpu", md->flops_per_iter / (iter_s * md->L.gpus) / 1e12,
 		    "TFLOP/s");
 	rep_summary(rep, "mfu", tfm_model_flops_per_token(&md->m) * md->tokens_per_iter /
-		    (iter_s * md->L.gpus * md->g.peak_bf16_flops), "");
+		    (iter_s * md->L.gpus * pace_peak_flops(&md->src)), "");
 	/* useful training time: the tokens done at the full cluster's pace
 	 * without GC, so slower elastic training and GC count as lost */
 	rep_summary(rep, "goodput", dur_s > 0 ? (double)r->tokens / md->tokens_per_iter *
@@ -191,5 +191,13 @@ int run_write_step(struct run *r, struct err *e)
 	rep_step_scalar(rep, "checkpoint_write_s", md->ck.write_s, "s");
 	rep_step_scalar(rep, "checkpoint_load_s", md->ck.load_s, "s");
 	rep_step_scalar(rep, "checkpoint_bytes", md->ck.size_bytes, "bytes");
+	/* Memory per GPU of the fullest pipeline stage, part by part, and what
+	 * the GPU holds: the plot stacks the parts under the HBM line. */
+	rep_step_scalar(rep, "memory_weights_bytes", md->mem.weights_bytes, "bytes");
+	rep_step_scalar(rep, "memory_grads_bytes", md->mem.grads_bytes, "bytes");
+	rep_step_scalar(rep, "memory_optimizer_bytes", md->mem.optimizer_bytes, "bytes");
+	rep_step_scalar(rep, "memory_activations_bytes", md->mem.activations_bytes, "bytes");
+	rep_step_scalar(rep, "memory_reserve_bytes", md->mem.reserve_bytes, "bytes");
+	rep_step_scalar(rep, "hbm_bytes", md->g.hbm_bytes, "bytes");
 	return 0;
 }

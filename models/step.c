@@ -16,6 +16,11 @@
 /* Everything per layer, one microbatch, one TP rank. */
 struct layer_costs {
 	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
+	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
+	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls */
+	double ep_bytes;		/* one all-to-all's, per GPU */
+	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
+	double cp_bytes;		/* sent per GPU per layer, forward and backward */
 	double tp_fwd_s, tp_bwd_s;
 	struct cmp_cost emb_f, emb_b, log_f, log_b;
 	double tp_emb_s, tp_log_s;	/* one collective each */
@@ -47,6 +52,209 @@ static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
 	return 0;
 }
 
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh)
+{
+	struct cmp_shape x = {
+		.b = micro_batch, .s = m->seq_len, .h = m->hidden,
+		.a = m->heads, .V = m->vocab, .tp = tp,
+		.sp = sp, .flash = flash, .peak_flops = peak,
+		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
+		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
+	};
+
+	if (m->mla.kv_lora_rank > 0) {
+		x.q_lora = m->mla.q_lora_rank;
+		x.kv_lora = m->mla.kv_lora_rank;
+		x.rope = m->mla.qk_rope_dim;
+	}
+	if (moe && m->moe.experts > 0) {
+		x.experts = m->moe.experts;
+		x.topk = m->moe.top_k;
+		x.shared = m->moe.shared_experts;
+		x.fe = m->moe.ffn_hidden;
+		x.load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
+			 m->moe.imbalance;
+		x.ep = ep;
+	}
+	*sh = x;
+}
+
+/* One layer's parameters on one GPU: split over TP, routed experts also
+ * over EP.  (d P)/t for dense layers, as the closed form was written. */
+static double layer_rank_params(const struct tfm *m, const struct layout *L,
+				bool moe, double layers)
+{
+	double t = L->tp, ep = L->ep > 1 ? L->ep : 1;
+
+	if (!moe || m->moe.experts == 0)
+		return layers * tfm_layer_params(m, false) / t;
+	double x = tfm_layer_expert_params(m, true);
+	return layers * ((tfm_layer_params(m, true) - x) / t + x / (t * ep));
+}
+
+/* One layer's forward and backward (with recomputation). */
+static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       enum par_recompute rc, struct cmp_cost *fwd, struct cmp_cost *bwd)
+{
+	struct cmp_cost extra;
+
+	cmp_layer_fwd(g, sh, fwd);
+	cmp_layer_bwd(g, sh, bwd);
+	if (rc == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, fwd, 1);
+	else if (rc == PAR_RECOMPUTE_SELECTIVE) {
+		cmp_attn_recompute(g, sh, &extra);
+		cmp_add(bwd, &extra, 1);
+	}
+}
+
+/* The GPUs of the first group of n consecutive DP ranks of TP rank 0 on
+ * stage 0 (an EP or CP group; rank = t + tp d + tp dp k). */
+#define GROUP_MAX 1024
+static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
+		       const char *key, int *group, struct err *e)
+{
+	if (n > GROUP_MAX)
+		return err_set(e, ERR_USAGE, "%s: %d ranks in a group (at most %d)",
+			       key, n, GROUP_MAX);
+	for (int d = 0; d < n; d++)
+		group[d] = rank_gpu[L->tp * d];
+	return 0;
+}
+
+/*
+ * Expert parallelism: an MoE layer dispatches each token's hidden state to
+ * its top_k experts and combines the results, two all-to-alls forward and
+ * two backward (and two more when full recomputation repeats the forward)
+ * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
+ * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
+ * (sequence-parallel split), k copies of h bf16 elements, times the
+ * busiest expert's load.  Timed alone on the fabric, one group (as the TP
+ * collectives are), on the compute stream's critical path: Megatron-Core's
+ * all-to-all dispatcher does not overlap it with compute.
+ */
+double step_ep_bytes(const struct tfm *m, const struct layout *L)
+{
+	double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
+		      m->moe.imbalance;
+
+	return (double)L->micro_batch * m->seq_len / L->tp * m->moe.top_k *
+	       m->hidden * 2.0 * load;
+}
+
+static int ep_layer_s(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, struct net *net, const int *rank_gpu,
+		      struct layer_costs *c, struct err *e)
+{
+	int ep = L->ep < L->dp ? L->ep : L->dp;
+	int group[GROUP_MAX];
+
+	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
+	if (m->moe.experts == 0 || ep <= 1)
+		return 0;
+	if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
+		return -1;
+	c->ep_bytes = step_ep_bytes(m, L);
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes };
+	double t = net_coll_time_s(net, &x, e);
+	if (t < 0)
+		return -1;
+	c->ep_fwd_s = 2 * t;
+	c->ep_bwd_s = (o->recompute == PAR_RECOMPUTE_FULL ? 4 : 2) * t;
+	return 0;
+}
+
+/*
+ * Context parallelism, per layer and microbatch, among the cp ranks of a CP
+ * group (consecutive DP ranks of one TP rank and stage):
+ *   ring attention (Liu et al. 2023, Megatron-Core's default): each rank
+ *   passes its K and V block (b s/cp of the TP rank's key/value heads) to
+ *   its ring neighbour cp-1 times forward; backward passes them again with
+ *   their gradients (2(cp-1) blocks).  The transfers run beside the
+ *   attention core's blocks: only what exceeds the core's time is exposed.
+ *   all-gather (Llama 3, arXiv:2407.21783 sec. 3.3.2): the K and V blocks
+ *   all-gathered before the core (forward, and again in backward), their
+ *   gradients reduce-scattered after it; not overlapped.
+ *   Ulysses (Jacobs et al. 2023): all-to-alls of Q, K, V before the core
+ *   and of its output after, each rank's b s/cp share of them, forward and
+ *   backward, not overlapped.
+ * Full recomputation repeats the forward's exchange in backward.  Timed
+ * alone on the fabric, one group, on the compute stream's critical path.
+ */
+double step_cp_block_bytes(const struct tfm *m, const struct layout *L)
+{
+	double tok = (double)L->micro_batch * m->seq_len / (L->cp > 1 ? L->cp : 1) / L->tp;
+	double kv = m->mla.kv_lora_rank > 0 ? m->heads : m->kv_heads;
+
+	return 2.0 * tok * kv * (tfm_qk_head_dim(m) + tfm_v_head_dim(m));
+}
+
+static int cp_layer_s(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      const struct cmp_shape *sh, struct net *net, const int *rank_gpu,
+		      struct layer_costs *c, struct err *e)
+{
+	int cp = L->cp < L->dp ? L->cp : L->dp;
+	bool full = o->recompute == PAR_RECOMPUTE_FULL;
+	double tok = (double)L->micro_batch * m->seq_len / (cp > 1 ? cp : 1) / L->tp;
+	double a = m->heads, dqk = tfm_qk_head_dim(m), dv = tfm_v_head_dim(m);
+	double kv = m->mla.kv_lora_rank > 0 ? a : m->kv_heads;
+
+	c->cp_fwd_s = c->cp_bwd_s = c->cp_bytes = 0;
+	if (cp <= 1)
+		return 0;
+	if (L->cp_all_gather) {
+		/* all-gather the cp blocks before the core, reduce-scatter
+		 * their gradients after its backward: not overlapped */
+		double block = step_cp_block_bytes(m, L);
+		int group[GROUP_MAX];
+		if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+			return -1;
+		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block };
+		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block };
+		double t_ag = net_coll_time_s(net, &ag, e);
+		double t_rs = t_ag < 0 ? -1 : net_coll_time_s(net, &rs, e);
+		if (t_rs < 0)
+			return -1;
+		c->cp_fwd_s = t_ag;
+		c->cp_bwd_s = t_ag + t_rs + (full ? t_ag : 0);
+		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
+		return 0;
+	}
+	if (!L->cp_ulysses) {
+		double block = step_cp_block_bytes(m, L);
+		int pair[2] = { rank_gpu[0], rank_gpu[L->tp] };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block };
+		double t = net_coll_time_s(net, &x, e);
+		if (t < 0)
+			return -1;
+		double f = fmax(0, t - cmp_attn_core_s(g, sh, false));
+		double b = fmax(0, 2 * t - cmp_attn_core_s(g, sh, true));
+		c->cp_fwd_s = f;
+		c->cp_bwd_s = b + (full ? f : 0);
+		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
+		return 0;
+	}
+	int group[GROUP_MAX];
+	if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+		return -1;
+	double bytes[4] = { 2.0 * tok * a * dqk, 2.0 * tok * kv * dqk,
+			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
+	double t = 0;
+	for (int i = 0; i < 4; i++) {
+		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i] };
+		double ti = net_coll_time_s(net, &x, e);
+		if (ti < 0)
+			return -1;
+		t += ti;
+		c->cp_bytes += bytes[i] * (cp - 1) / cp * (full ? 3 : 2);
+	}
+	c->cp_fwd_s = t;
+	c->cp_bwd_s = (full ? 2 : 1) * t;
+	return 0;
+}
+
 /* A pass whose TP collectives run beside its GEMMs: only what the GEMMs
  * cannot cover stays exposed, and while they overlap the GEMMs run on the
  * SMs the communication kernels leave: Transformer Engine's userbuffers
@@ -74,24 +282,30 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		       double peak, struct net *net, const int *tp_gpus,
 		       struct layer_costs *c, struct err *e)
 {
-	struct cmp_shape sh = {
-		.b = L->micro_batch, .s = m->seq_len, .h = m->hidden,
-		.a = m->heads, .V = m->vocab, .tp = L->tp,
-		.sp = o->sequence_parallel, .flash = o->flash_attention,
-		.fused = o->fused_kernels, .fp32_logits = o->fp32_logits,
-		.fp8 = o->dtype == PAR_FP8, .peak_flops = peak,
-	};
+	struct cmp_shape sh;
 	bool full = o->recompute == PAR_RECOMPUTE_FULL;
 	struct cmp_cost extra;
 	struct mg_tp x;
 
-	cmp_layer_fwd(g, &sh, &c->fwd);
-	cmp_layer_bwd(g, &sh, &c->bwd);
-	if (full)
-		cmp_add(&c->bwd, &c->fwd, 1);
-	else if (o->recompute == PAR_RECOMPUTE_SELECTIVE) {
-		cmp_attn_recompute(g, &sh, &extra);
-		cmp_add(&c->bwd, &extra, 1);
+	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
+			 o->flash_attention, peak, false, &sh);
+	sh.fused = o->fused_kernels;
+	sh.fp32_logits = o->fp32_logits;
+	sh.fp8 = o->dtype == PAR_FP8;
+	sh.cp = L->cp;
+	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
+	if (m->moe.experts > 0) {
+		struct cmp_shape xs;
+		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
+				 o->flash_attention, peak, true, &xs);
+		xs.fused = sh.fused;
+		xs.fp32_logits = sh.fp32_logits;
+		xs.fp8 = sh.fp8;
+		xs.cp = L->cp;
+		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
+	} else {
+		c->moe_fwd = c->fwd;
+		c->moe_bwd = c->bwd;
 	}
 	cmp_embed_fwd(g, &sh, &c->emb_f);
 	cmp_embed_bwd(g, &sh, &c->emb_b);
@@ -99,17 +313,25 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	cmp_grad_accum(g, (12.0 * h * h + 13.0 * h) / t, o->grad_accum_fusion, &extra);
+	cmp_grad_accum(g, layer_rank_params(m, L, false, 1), o->grad_accum_fusion, &extra);
 	cmp_add(&c->bwd, &extra, 1);
-	cmp_grad_accum(g, vocab_params + (double)m->seq_len * h, o->grad_accum_fusion, &extra);
+	if (m->moe.experts > 0) {
+		cmp_grad_accum(g, layer_rank_params(m, L, true, 1), o->grad_accum_fusion, &extra);
+		cmp_add(&c->moe_bwd, &extra, 1);
+	} else {
+		c->moe_bwd = c->bwd;
+	}
+	cmp_grad_accum(g, vocab_params + (m->learned_positions ?
+		       (double)m->seq_len * h : 0), o->grad_accum_fusion, &extra);
 	cmp_add(&c->emb_b, &extra, 1);
 	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
 	cmp_add(&c->log_b, &extra, 1);
 
-	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, false, full, &x);
+	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
+	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_fwd_s, e) < 0)
 		return -1;
-	mg_tp_layer(sh.s, sh.b, sh.h, sh.sp, true, full, &x);
+	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, true, full, &x);
 	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
 		return -1;
 	/* Transformer Engine's TP-communication overlap (Megatron-Core
@@ -118,9 +340,23 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
 	 * (an upper bound on the overlap: chunking costs are not counted) */
 	if (o->tp_comm_overlap && o->sequence_parallel) {
+		/* MoE layers lose the same SMs while overlapped; their exposed
+		 * TP time is taken as the dense layers' (their GEMMs, longer,
+		 * would hide at least as much) */
+		double tf = c->tp_fwd_s, tb = c->tp_bwd_s;
 		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
 		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
+		if (m->moe.experts > 0) {
+			tp_overlap(g, &c->moe_fwd, &tf);
+			tp_overlap(g, &c->moe_bwd, &tb);
+		} else {
+			c->moe_fwd = c->fwd;
+			c->moe_bwd = c->bwd;
+		}
 	}
+	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0 ||
+	    cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
+		return -1;
 	/* vocab-parallel embedding: one all-reduce forward; the column-
 	 * parallel logits: one all-reduce of dX backward */
 	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_REDUCE, x.bytes, &c->tp_emb_s, e) < 0)
@@ -167,39 +403,80 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	       a->bwd_gemm && a->params && a->layers && a->rank_gpu ? 0 : -1;
 }
 
+/* Chunk vs's passes: its dense and MoE layers (layout.h: stages may be
+ * uneven), the embedding on the first chunk, the logits on the last. */
 static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 			const struct layer_costs *c, struct plan_arrays *a)
 {
-	int V = L->pp * v, n = m->layers / V;
+	int V = L->pp * v, first = 0;
 	double h = m->hidden, t = L->tp;
 
 	for (int vs = 0; vs < V; vs++) {
+		int n = layout_chunk_layers(L, m->layers, v, vs), x = 0;
+		for (int i = first; i < first + n; i++)
+			x += tfm_layer_is_moe(m, i);
+		first += n;
+		int d = n - x;	/* dense layers */
 		a->layers[vs] = n;
-		a->fwd[vs] = n * (c->fwd.time_s + c->tp_fwd_s);
-		a->bwd[vs] = n * (c->bwd.time_s + c->tp_bwd_s);
+		a->fwd[vs] = d * (c->fwd.time_s + c->tp_fwd_s);
+		a->bwd[vs] = d * (c->bwd.time_s + c->tp_bwd_s);
 		a->fwd_tp[vs] = n * c->tp_fwd_s;
 		a->bwd_tp[vs] = n * c->tp_bwd_s;
-		a->fwd_gemm[vs] = n * c->fwd.gemm_s;
-		a->bwd_gemm[vs] = n * c->bwd.gemm_s;
-		a->params[vs] = n * (12.0 * h * h + 13.0 * h) / t;
+		if (c->cp_bytes > 0) {
+			a->fwd[vs] += n * c->cp_fwd_s;
+			a->bwd[vs] += n * c->cp_bwd_s;
+			a->fwd_tp[vs] += n * c->cp_fwd_s;
+			a->bwd_tp[vs] += n * c->cp_bwd_s;
+		}
+		a->fwd_gemm[vs] = d * c->fwd.gemm_s;
+		a->bwd_gemm[vs] = d * c->bwd.gemm_s;
+		a->params[vs] = layer_rank_params(m, L, false, d);
+		if (x > 0) {
+			a->fwd[vs] += x * (c->moe_fwd.time_s + c->tp_fwd_s + c->ep_fwd_s);
+			a->bwd[vs] += x * (c->moe_bwd.time_s + c->tp_bwd_s + c->ep_bwd_s);
+			a->fwd_tp[vs] += x * c->ep_fwd_s;
+			a->bwd_tp[vs] += x * c->ep_bwd_s;
+			a->fwd_gemm[vs] += x * c->moe_fwd.gemm_s;
+			a->bwd_gemm[vs] += x * c->moe_bwd.gemm_s;
+			a->params[vs] += layer_rank_params(m, L, true, x);
+		}
 	}
 	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
 	a->fwd_tp[0] += c->tp_emb_s;
 	a->bwd[0] += c->emb_b.time_s;
-	a->params[0] += (double)m->vocab * h / t + (double)m->seq_len * h;
+	a->params[0] += (double)m->vocab * h / t +
+			(m->learned_positions ? (double)m->seq_len * h : 0);
 	a->fwd[V - 1] += c->log_f.time_s;
 	a->fwd_gemm[V - 1] += c->log_f.gemm_s;
 	a->bwd[V - 1] += c->log_b.time_s + c->tp_log_s;
 	a->bwd_tp[V - 1] += c->tp_log_s;
 	a->bwd_gemm[V - 1] += c->log_b.gemm_s;
-	a->params[V - 1] += (V > 1 ? (double)m->vocab * h / t : 0) + 2.0 * h;
+	a->params[V - 1] += (V > 1 || !m->tied_embeddings ? (double)m->vocab * h / t : 0) +
+			    tfm_norm_params(m);
+	/* MTP modules after the last layer: a layer like the last, its
+	 * projection, and the shared head's logits once more each */
+	if (m->mtp_layers > 0) {
+		bool moe = tfm_layer_is_moe(m, m->layers - 1);
+		const struct cmp_cost *f = moe ? &c->moe_fwd : &c->fwd;
+		const struct cmp_cost *b = moe ? &c->moe_bwd : &c->bwd;
+		double k = m->mtp_layers;
+		double ef = moe ? c->ep_fwd_s : 0, eb = moe ? c->ep_bwd_s : 0;
+		a->fwd[V - 1] += k * (f->time_s + c->tp_fwd_s + ef + c->log_f.time_s);
+		a->bwd[V - 1] += k * (b->time_s + c->tp_bwd_s + eb + c->log_b.time_s +
+				      c->tp_log_s);
+		a->fwd_tp[V - 1] += k * (c->tp_fwd_s + ef);
+		a->bwd_tp[V - 1] += k * (c->tp_bwd_s + eb + c->tp_log_s);
+		a->fwd_gemm[V - 1] += k * (f->gemm_s + c->log_f.gemm_s);
+		a->bwd_gemm[V - 1] += k * (b->gemm_s + c->log_b.gemm_s);
+		a->params[V - 1] += layer_rank_params(m, L, moe, k) + k * tfm_mtp_extra_params(m) / t;
+	}
 }
 
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
- * core's forward again, 4 B s^2 h per layer, where it is redone: with
- * flash attention nothing is (cmp_attn_recompute charges no time), so
- * nothing is counted. */
+ * core's forward again, 4 B s^2 h per layer for GPT (transformer.h),
+ * where it is redone: with flash attention nothing is (cmp_attn_recompute
+ * charges no time), so nothing is counted. */
 static double iteration_flops(const struct tfm *m, const struct layout *L,
 			      enum par_recompute rc, bool flash)
 {
@@ -208,8 +485,10 @@ static double iteration_flops(const struct tfm *m, const struct layout *L,
 	if (rc == PAR_RECOMPUTE_FULL)
 		return tfm_flops(m, B, true);
 	double f = tfm_flops(m, B, false);
+	/* the attention cores' forward again: 4 B s^2 h l for GPT */
+	double c = tfm_attn_core_flops_per_token(m) / ((double)m->seq_len * m->hidden);
 	if (rc == PAR_RECOMPUTE_SELECTIVE && !flash)
-		f += 4.0 * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
+		f += c * B * (double)m->seq_len * m->seq_len * m->hidden * m->layers;
 	return f;
 }
 
@@ -243,12 +522,14 @@ static void route_bytes(struct net *net, int a, int b, double bytes,
 /* The analytically timed traffic of one iteration on the link tiers: TP
  * collectives (ring: each GPU sends 2(t-1)/t S per all-reduce, (t-1)/t S
  * per all-gather or reduce-scatter, to its TP neighbour) and pipeline p2p
- * (each TP rank its 1/t slice), along the route of a representative pair. */
+ * (each TP rank its 1/t slice), CP exchanges and EP all-to-alls, along the route of a
+ * representative pair. */
 static void analytic_tiers(const struct tfm *m, const struct layout *L,
-			   const struct par_opts *o, int v, struct net *net,
-			   const int *rank_gpu, struct step_result *r)
+			   const struct par_opts *o, int v, const struct layer_costs *c,
+			   struct net *net, const int *rank_gpu, struct step_result *r)
 {
-	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden;
+	double S = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden /
+		   (L->cp > 1 ? L->cp : 1);
 	double t = L->tp, gpus = (double)L->tp * L->pp * L->dp;
 	struct mg_tp f, b;
 
@@ -270,6 +551,20 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	if (L->pp > 1)
 		route_bytes(net, rank_gpu[0], rank_gpu[L->tp * L->dp],
 			    2.0 * L->microbatches * (L->pp * v - 1) * S * L->dp, r);
+	/* CP exchanges: every layer, each GPU to its CP peers */
+	if (c->cp_bytes > 0)
+		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
+			    gpus * L->microbatches * (double)m->layers / L->pp * c->cp_bytes, r);
+	/* EP all-to-alls: each GPU sends (ep-1)/ep of each, per MoE layer of
+	 * its stage (the mean) and microbatch, to its EP peers */
+	int ep = L->ep < L->dp ? L->ep : L->dp;
+	if (c->ep_bytes > 0 && ep > 1) {
+		double moe_layers = m->layers - m->moe.dense_layers + m->mtp_layers;
+		double per = 2.0 + (o->recompute == PAR_RECOMPUTE_FULL ? 4.0 : 2.0);
+		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
+			    gpus * L->microbatches * moe_layers / L->pp * per *
+			    c->ep_bytes * (ep - 1) / ep, r);
+	}
 }
 
 /* The transport over topologies/net.h: collectives as netsim flows. */
@@ -401,7 +696,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
 		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
 		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
-				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split };
+				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split /
+				  (L->cp > 1 ? L->cp : 1) };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;
@@ -457,7 +753,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /
 		   ((double)ranks * out->iteration_s * peak);
-	analytic_tiers(m, L, o, v, net, a.rank_gpu, out);
+	analytic_tiers(m, L, o, v, &c, net, a.rank_gpu, out);
 	rc = 0;
 done:
 	arrays_free(&a);

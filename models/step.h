@@ -58,7 +58,8 @@
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
- *   tp_exposed_s  TP collectives (on the critical path)
+ *   tp_exposed_s  TP collectives and MoE layers' EP all-to-alls (on the
+ *                 critical path)
  *   bubble_s      idle waiting for the pipeline with free p2p
  *   pp_exposed_s  extra idle the p2p transfers cause
  *   dp_exposed_s  after the pipeline's last compute: gradient collectives
@@ -134,6 +135,22 @@ int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct er
 int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
+
+/* The kernel shape (compute.h) of the model's dense layers, or of its MoE
+ * layers (moe), on one TP rank. */
+struct cmp_shape;
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh);
+
+/* One EP all-to-all's bytes per GPU (nccl-tests' size): the GPU's 1/t of
+ * a microbatch's tokens, top_k copies of h bf16 elements each, times the
+ * busiest expert's load (step.c). */
+double step_ep_bytes(const struct tfm *m, const struct layout *L);
+
+/* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
+ * rank's key/value heads, keys and values in bf16; a layer's forward
+ * passes cp-1 of them to the ring neighbour (step.c). */
+double step_cp_block_bytes(const struct tfm *m, const struct layout *L);
 
 /* The breakdown into the report's /step group (step_report.c). */
 struct report;

@@ -14,7 +14,7 @@ tests_step_compute_t_SOURCES = tests/step-compute-t.c
 tests_step_scenario_t_SOURCES = tests/step-scenario-t.c
 tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
 tests_step_sim_t_SOURCES = tests/step-sim-t.c
-EXTRA_DIST += tests/bench/step-175b.cfg
+EXTRA_DIST += tests/bench/step-175b.cfg tests/bench/step-moe.cfg
 
 # `make validate`: calibration (Table 1, busbw, Patterson) and independent
 # validation rows (scenarios/validation/independent.tsv) in two tables;

@@ -1,4 +1,6 @@
 /* transformer.c -- see transformer.h. */
+#include <string.h>
+
 #include "models/transformer.h"
 
 const struct cfg_setting tfm_settings[] = {
@@ -8,35 +10,356 @@ const struct cfg_setting tfm_settings[] = {
 	{ "model.heads", CFG_INT, "", 1, 1e5, NULL, NULL, "attention heads a" },
 	{ "model.seq_len", CFG_INT, "tokens", 1, 1e8, NULL, NULL, "sequence length s" },
 	{ "model.vocab", CFG_INT, "tokens", 1, 1e8, NULL, NULL, "vocabulary size V" },
+	{ "model.kv_heads", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "key/value heads: grouped-query attention when fewer than model.heads, "
+	  "multi-query with 1; 0: as many as model.heads" },
+	{ "model.ffn_hidden", CFG_INT, "", 0, 1e8, "0", NULL,
+	  "MLP hidden width f of a dense layer; 0: 4 x model.hidden (GPT)" },
+	{ "model.mlp", CFG_ENUM, "", 0, 0, "gelu", "gelu|swiglu|geglu",
+	  "MLP: GeLU (two matrices) or a gated linear unit (up, gate, down)" },
+	{ "model.norm", CFG_ENUM, "", 0, 0, "layernorm", "layernorm|rmsnorm",
+	  "normalisation: LayerNorm (scale and bias) or RMSNorm (scale)" },
+	{ "model.bias", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "linear layers carry biases (GPT; Llama, Mixtral and DeepSeek have none)" },
+	{ "model.dropout", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "dropout layers, whose masks training stores (GPT-3; Llama 3 and most "
+	  "models since train without)" },
+	{ "model.positions", CFG_ENUM, "", 0, 0, "learned", "learned|rope|alibi",
+	  "position encoding: learned embedding (s x h parameters), rotary or "
+	  "ALiBi (none)" },
+	{ "model.tied_embeddings", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "output layer shares the input word embedding (false: V x h more parameters)" },
+	{ "model.mtp_layers", CFG_INT, "", 0, 64, "0", NULL,
+	  "multi-token-prediction modules (DeepSeek-V3): one more layer each, "
+	  "sharing embedding and output head" },
+	{ "model.mla.q_lora_rank", CFG_INT, "", 0, 1e6, "0", NULL,
+	  "multi-head latent attention: query compression rank; 0: no query compression" },
+	{ "model.mla.kv_lora_rank", CFG_INT, "", 0, 1e6, "0", NULL,
+	  "multi-head latent attention: key/value latent rank; 0: ordinary attention" },
+	{ "model.mla.qk_nope_head_dim", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "MLA: query/key dimensions per head without rotary embedding" },
+	{ "model.mla.qk_rope_head_dim", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "MLA: rotary query/key dimensions per head (the rotary key is shared)" },
+	{ "model.mla.v_head_dim", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "MLA: value dimensions per head" },
+	{ "model.moe.experts", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "routed experts per MoE layer; 0: a dense model" },
+	{ "model.moe.top_k", CFG_INT, "", 1, 1e5, "2", NULL,
+	  "routed experts each token runs" },
+	{ "model.moe.shared_experts", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "experts every token runs (DeepSeekMoE)" },
+	{ "model.moe.ffn_hidden", CFG_INT, "", 0, 1e8, "0", NULL,
+	  "one expert's MLP width; 0: model.ffn_hidden" },
+	{ "model.moe.dense_layers", CFG_INT, "", 0, 100000, "0", NULL,
+	  "leading layers with a dense MLP before the first MoE layer" },
+	{ "model.moe.capacity_factor", CFG_FLOAT, "", 0, 1e3, "0", NULL,
+	  "tokens an expert takes, over the mean (Fedus et al. 2021); 0: dropless" },
+	{ "model.moe.imbalance", CFG_FLOAT, "", 1, 1e3, "1.25", NULL,
+	  "dropless routing: the busiest expert's tokens over the mean; 1.25 "
+	  "as the capacity factor Switch Transformer trains with, dropping few "
+	  "tokens with its balancing loss (Fedus et al. 2021, arXiv:2101.03961, "
+	  "sec. 2.2 and Table 1)" },
 	{ "run.tokens", CFG_FLOAT, "tokens", 1, 1e16, NULL, NULL,
 	  "tokens to train on (the run ends when they are consumed)" },
 	CFG_END
 };
 
+void tfm_gpt(struct tfm *m, int layers, int hidden, int heads, int seq_len, int vocab)
+{
+	memset(m, 0, sizeof *m);
+	m->layers = layers;
+	m->hidden = hidden;
+	m->heads = heads;
+	m->seq_len = seq_len;
+	m->vocab = vocab;
+	m->kv_heads = heads;
+	m->ffn_hidden = 4 * hidden;
+	m->mlp = TFM_GELU;
+	m->norm = TFM_LAYERNORM;
+	m->bias = true;
+	m->dropout = true;
+	m->learned_positions = true;
+	m->tied_embeddings = true;
+	m->moe.top_k = 2;
+	m->moe.imbalance = 1.25;
+}
+
 void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 {
-	m->layers = (int)sc_int(sc, "model.layers");
-	m->hidden = (int)sc_int(sc, "model.hidden");
-	m->heads = (int)sc_int(sc, "model.heads");
-	m->seq_len = (int)sc_int(sc, "model.seq_len");
-	m->vocab = (int)sc_int(sc, "model.vocab");
+	const char *mlp = sc_str(sc, "model.mlp");
+
+	tfm_gpt(m, (int)sc_int(sc, "model.layers"), (int)sc_int(sc, "model.hidden"),
+		(int)sc_int(sc, "model.heads"), (int)sc_int(sc, "model.seq_len"),
+		(int)sc_int(sc, "model.vocab"));
 	m->tokens = sc_float(sc, "run.tokens");
+	if (sc_int(sc, "model.kv_heads") > 0)
+		m->kv_heads = (int)sc_int(sc, "model.kv_heads");
+	if (sc_int(sc, "model.ffn_hidden") > 0)
+		m->ffn_hidden = (int)sc_int(sc, "model.ffn_hidden");
+	m->mlp = strcmp(mlp, "swiglu") == 0 ? TFM_SWIGLU :
+		 strcmp(mlp, "geglu") == 0 ? TFM_GEGLU : TFM_GELU;
+	m->norm = strcmp(sc_str(sc, "model.norm"), "rmsnorm") == 0 ? TFM_RMSNORM :
+		  TFM_LAYERNORM;
+	m->bias = sc_bool(sc, "model.bias");
+	m->dropout = sc_bool(sc, "model.dropout");
+	m->learned_positions = strcmp(sc_str(sc, "model.positions"), "learned") == 0;
+	m->tied_embeddings = sc_bool(sc, "model.tied_embeddings");
+	m->mtp_layers = (int)sc_int(sc, "model.mtp_layers");
+	m->mla.q_lora_rank = (int)sc_int(sc, "model.mla.q_lora_rank");
+	m->mla.kv_lora_rank = (int)sc_int(sc, "model.mla.kv_lora_rank");
+	m->mla.qk_nope_dim = (int)sc_int(sc, "model.mla.qk_nope_head_dim");
+	m->mla.qk_rope_dim = (int)sc_int(sc, "model.mla.qk_rope_head_dim");
+	m->mla.v_dim = (int)sc_int(sc, "model.mla.v_head_dim");
+	m->moe.experts = (int)sc_int(sc, "model.moe.experts");
+	m->moe.top_k = (int)sc_int(sc, "model.moe.top_k");
+	m->moe.shared_experts = (int)sc_int(sc, "model.moe.shared_experts");
+	m->moe.ffn_hidden = (int)sc_int(sc, "model.moe.ffn_hidden");
+	if (m->moe.ffn_hidden == 0)
+		m->moe.ffn_hidden = m->ffn_hidden;
+	m->moe.dense_layers = (int)sc_int(sc, "model.moe.dense_layers");
+	m->moe.capacity_factor = sc_float(sc, "model.moe.capacity_factor");
+	m->moe.imbalance = sc_float(sc, "model.moe.imbalance");
+}
+
+int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e)
+{
+	if (m->heads % m->kv_heads != 0)
+		return sc_error(sc, e, "model.kv_heads", "%d key/value heads do not "
+				"divide %d heads (expected a divisor of model.heads)",
+				m->kv_heads, m->heads);
+	if (m->mla.kv_lora_rank == 0 && m->hidden % m->heads != 0)
+		return sc_error(sc, e, "model.heads", "%d heads do not divide hidden "
+				"size %d (expected a divisor of model.hidden)",
+				m->heads, m->hidden);
+	if (m->mla.kv_lora_rank > 0 &&
+	    (m->mla.qk_nope_dim + m->mla.qk_rope_dim == 0 || m->mla.v_dim == 0))
+		return sc_error(sc, e, "model.mla.kv_lora_rank", "latent attention "
+				"needs head dimensions (expected model.mla.qk_nope_head_dim, "
+				"qk_rope_head_dim and v_head_dim > 0)");
+	if (m->moe.experts > 0 && m->moe.top_k > m->moe.experts)
+		return sc_error(sc, e, "model.moe.top_k", "top-%d routing among %d "
+				"experts (expected at most model.moe.experts)",
+				m->moe.top_k, m->moe.experts);
+	if (m->moe.experts > 0 && m->moe.dense_layers >= m->layers)
+		return sc_error(sc, e, "model.moe.dense_layers", "%d dense layers "
+				"leave no MoE layer among %d (expected fewer than "
+				"model.layers)", m->moe.dense_layers, m->layers);
+	return 0;
+}
+
+int tfm_qk_head_dim(const struct tfm *m)
+{
+	if (m->mla.kv_lora_rank > 0)
+		return m->mla.qk_nope_dim + m->mla.qk_rope_dim;
+	return m->hidden / m->heads;
+}
+
+int tfm_v_head_dim(const struct tfm *m)
+{
+	return m->mla.kv_lora_rank > 0 ? m->mla.v_dim : m->hidden / m->heads;
+}
+
+double tfm_norm_params(const struct tfm *m)
+{
+	return (m->norm == TFM_LAYERNORM ? 2.0 : 1.0) * m->hidden;
+}
+
+/* One layer's parameters, split into matrices and vectors (biases, norms),
+ * because the closed form for GPT (transformer.h) keeps them apart. */
+struct counts {
+	double mat, vec;
+};
+
+static void attn_counts(const struct tfm *m, struct counts *c)
+{
+	double h = m->hidden, a = m->heads;
+
+	if (m->mla.kv_lora_rank > 0) {
+		double ql = m->mla.q_lora_rank, kvl = m->mla.kv_lora_rank;
+		double dqk = tfm_qk_head_dim(m), rope = m->mla.qk_rope_dim;
+		double dv = m->mla.v_dim;
+		double lnorm = m->norm == TFM_LAYERNORM ? 2.0 : 1.0;
+
+		/* W^DQ h x q_lora, W^UQ q_lora x a d_qk (or W^Q h x a d_qk);
+		 * W^DKV h x (kv_lora + rope), W^UK/UV kv_lora x a (nope + v);
+		 * W^O a d_v x h; norms on both latents */
+		c->mat = (ql > 0 ? h * ql + ql * a * dqk : h * a * dqk) +
+			 h * (kvl + rope) + kvl * a * (m->mla.qk_nope_dim + dv) +
+			 a * dv * h;
+		c->vec = lnorm * ((ql > 0 ? ql : 0) + kvl) +
+			 (m->bias ? a * dqk + a * (m->mla.qk_nope_dim + dv) + h : 0);
+		return;
+	}
+	double d = h / a, kv = m->kv_heads;
+
+	/* W^Q h x a d, W^K and W^V h x kv d each, W^O a d x h */
+	c->mat = h * a * d + 2.0 * h * kv * d + a * d * h;
+	c->vec = m->bias ? a * d + 2.0 * kv * d + h : 0;
+}
+
+/* One MLP of width f: 2 h f (GeLU) or 3 h f (gated). */
+static void mlp_counts(const struct tfm *m, double f, struct counts *c)
+{
+	bool gated = m->mlp != TFM_GELU;
+	double h = m->hidden;
+
+	c->mat = (gated ? 3.0 : 2.0) * h * f;
+	c->vec = m->bias ? (gated ? 2.0 : 1.0) * f + h : 0;
+}
+
+bool tfm_layer_is_moe(const struct tfm *m, int layer)
+{
+	return m->moe.experts > 0 && layer >= m->moe.dense_layers;
+}
+
+/* One layer with `routed` of its routed experts counted. */
+static void layer_counts(const struct tfm *m, bool is_moe, double routed,
+			 struct counts *c)
+{
+	struct counts a, f;
+
+	attn_counts(m, &a);
+	c->mat = a.mat;
+	c->vec = a.vec + 2.0 * tfm_norm_params(m);
+	if (!is_moe) {
+		mlp_counts(m, m->ffn_hidden, &f);
+		c->mat += f.mat;
+		c->vec += f.vec;
+		return;
+	}
+	mlp_counts(m, m->moe.ffn_hidden, &f);
+	/* the router: h x E logits */
+	c->mat += (routed + m->moe.shared_experts) * f.mat +
+		  (double)m->hidden * m->moe.experts;
+	c->vec += (routed + m->moe.shared_experts) * f.vec;
+}
+
+double tfm_layer_params(const struct tfm *m, bool is_moe)
+{
+	struct counts c;
+
+	layer_counts(m, is_moe, m->moe.experts, &c);
+	return c.mat + c.vec;
+}
+
+double tfm_layer_matrix_params(const struct tfm *m, bool is_moe)
+{
+	struct counts c;
+
+	layer_counts(m, is_moe, m->moe.experts, &c);
+	return c.mat;
+}
+
+double tfm_layer_expert_params(const struct tfm *m, bool is_moe)
+{
+	struct counts f;
+
+	if (!is_moe)
+		return 0;
+	mlp_counts(m, m->moe.ffn_hidden, &f);
+	return (double)m->moe.experts * (f.mat + f.vec);
+}
+
+double tfm_embed_params(const struct tfm *m)
+{
+	double h = m->hidden;
+
+	return (double)m->vocab * h + (m->learned_positions ? (double)m->seq_len * h : 0);
+}
+
+double tfm_head_params(const struct tfm *m)
+{
+	return m->tied_embeddings ? 0 : (double)m->vocab * m->hidden;
+}
+
+double tfm_mtp_extra_params(const struct tfm *m)
+{
+	double h = m->hidden;
+
+	return 2.0 * h * h + 2.0 * tfm_norm_params(m);
+}
+
+/* All layers (and `mtp` MTP modules, each like the last layer plus its
+ * projection and norms) with `routed` experts of each MoE layer counted
+ * (-1: all of them). */
+static void model_counts(const struct tfm *m, double routed, int mtp, struct counts *c)
+{
+	int moe_layers = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	double r = routed < 0 ? m->moe.experts : routed;
+	struct counts d, x;
+
+	layer_counts(m, false, 0, &d);
+	layer_counts(m, true, r, &x);
+	c->mat = (double)(m->layers - moe_layers) * d.mat;
+	c->vec = (double)(m->layers - moe_layers) * d.vec;
+	if (moe_layers > 0) {
+		c->mat += moe_layers * x.mat;
+		c->vec += moe_layers * x.vec;
+	}
+	if (mtp > 0) {
+		const struct counts *last = moe_layers > 0 ? &x : &d;
+		c->mat += mtp * (last->mat + 2.0 * (double)m->hidden * m->hidden);
+		c->vec += mtp * (last->vec + 2.0 * tfm_norm_params(m));
+	}
+}
+
+/* 12 l h^2 (mat/D + vec/D + emb/D), D = 12 l h^2: for GPT's shape each
+ * ratio is the exact real of SC'21's 1, 13/(12h) and (V+s)/(12 l h), so
+ * the sum is bit for bit the closed form.  The final norm (2h) is left out,
+ * as there. */
+static double params_of(const struct tfm *m, double routed, int mtp)
+{
+	double l = m->layers, h = m->hidden;
+	double D = 12.0 * l * h * h;
+	double emb = tfm_embed_params(m) + tfm_head_params(m);
+	struct counts c;
+
+	model_counts(m, routed, mtp, &c);
+	return 12.0 * l * h * h * (c.mat / D + c.vec / D + emb / D);
 }
 
 double tfm_params(const struct tfm *m)
 {
-	double l = m->layers, h = m->hidden, s = m->seq_len, v = m->vocab;
-
-	return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (v + s) / (12.0 * l * h));
+	return params_of(m, -1, m->mtp_layers);
 }
 
-/* The bracket shared by both FLOPs formulas: attention's s/(6h) and the
- * logits' V/(16 l h) relative to the dense GEMMs. */
-static double flops_bracket(const struct tfm *m)
+double tfm_active_params(const struct tfm *m)
 {
-	double l = m->layers, h = m->hidden, s = m->seq_len, v = m->vocab;
+	return params_of(m, m->moe.experts > 0 ? m->moe.top_k : 0, m->mtp_layers);
+}
 
-	return 1.0 + s / (6.0 * h) + v / (16.0 * l * h);
+double tfm_main_params(const struct tfm *m)
+{
+	return params_of(m, -1, 0);
+}
+
+double tfm_attn_core_flops_per_token(const struct tfm *m)
+{
+	/* Q K^T over s keys and the weighted sum of s values, per head */
+	return 2.0 * m->seq_len * m->heads *
+	       (double)(tfm_qk_head_dim(m) + tfm_v_head_dim(m));
+}
+
+/*
+ * k B s l h^2 (fd/D + core/D + logits/(k l h^2)), D = 24 l h^2: fd is the
+ * layers' forward matmul FLOPs per token (2 per active weight), core their
+ * attention cores', logits 6 h V per token (forward and backward, never
+ * recomputed) for the main head and each MTP module's; k = 24 x passes
+ * over the layers (3, or 4 with full recomputation): 72 or 96.  For GPT's shape
+ * fd/D = 1 and core/D = s/(6h) exactly: SC'21's bracket bit for bit.
+ */
+static double flops_bracket(const struct tfm *m, double k)
+{
+	double l = m->layers, h = m->hidden;
+	double D = 24.0 * l * h * h;
+	struct counts c;
+
+	model_counts(m, m->moe.experts > 0 ? m->moe.top_k : 0, m->mtp_layers, &c);
+	double fd = 2.0 * c.mat;
+	double core = (l + m->mtp_layers) * tfm_attn_core_flops_per_token(m);
+	double logits = 6.0 * h * m->vocab * (1.0 + m->mtp_layers);
+
+	return fd / D + core / D + logits / (k * l * h * h);
 }
 
 double tfm_flops(const struct tfm *m, double sequences, bool recompute)
@@ -44,12 +367,12 @@ double tfm_flops(const struct tfm *m, double sequences, bool recompute)
 	double l = m->layers, h = m->hidden, s = m->seq_len;
 	double k = recompute ? 96.0 : 72.0;
 
-	return k * sequences * s * l * h * h * flops_bracket(m);
+	return k * sequences * s * l * h * h * flops_bracket(m, k);
 }
 
 double tfm_model_flops_per_token(const struct tfm *m)
 {
 	double l = m->layers, h = m->hidden;
 
-	return 72.0 * l * h * h * flops_bracket(m);
+	return 72.0 * l * h * h * flops_bracket(m, 72.0);
 }

@@ -43,3 +43,29 @@ gp_render() {
 tsv_col() {
 	head -n 1 "$2" | awk -F'\t' -v k="$1" '{ for (i = 1; i <= NF; i++) if ($i == k) { print i; exit } print 0 }'
 }
+
+# Human units for titles: money as $12.3k / $1.23M, carbon in t, energy in
+# MWh or GWh, spans in days.
+human_usd() {
+	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v
+		if (a >= 1e9) printf "$%.3gB", v / 1e9; else if (a >= 1e6) printf "$%.3gM", v / 1e6
+		else if (a >= 1e3) printf "$%.3gk", v / 1e3; else printf "$%.3g", v }'
+}
+human_t() {
+	awk -v v="$1" 'BEGIN { t = v / 1000; if (t >= 1000) printf "%.0f tCO2e", t; else printf "%.3g tCO2e", t }'
+}
+human_kwh() {
+	awk -v v="$1" 'BEGIN { if (v >= 1e6) printf "%.3g GWh", v / 1e6
+		else if (v >= 1e3) printf "%.3g MWh", v / 1e3; else printf "%.3g kWh", v }'
+}
+# A scale for a column whose largest value is MAX and unit is UNIT: prints
+# "FACTOR LABEL", e.g. "1e-6 $M" for 3.9e8 USD.
+human_scale() {
+	awk -v m="$1" -v u="$2" 'BEGIN { a = m < 0 ? -m : m
+		if (u == "USD") { if (a >= 1e6) print "1e-6 $M"; else if (a >= 1e3) print "1e-3 $k"; else print "1 $" }
+		else if (u == "kgCO2e") print "1e-3 tCO2e"
+		else if (u == "W") { if (a >= 1e6) print "1e-6 MW"; else print "1e-3 kW" }
+		else if (u == "kWh") { if (a >= 1e6) print "1e-6 GWh"; else if (a >= 1e3) print "1e-3 MWh"; else print "1 kWh" }
+		else if (u == "tokens") { if (a >= 1e12) print "1e-12 trillions"; else if (a >= 1e9) print "1e-9 billions"; else print "1e-6 millions" }
+		else print "1 " u }'
+}

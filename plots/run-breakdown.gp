@@ -18,8 +18,8 @@ if (!hasdata) {
 	plot -1 notitle
 } else {
 	if (iter_s > 0) { set arrow 1 from graph 0, first iter_s to graph 1, first iter_s nohead lw 2 dt 2 lc rgb "#c0392b"; set yrange [0:iter_s * 1.15] }
-	plot datafile using 0:2:xtic(1) with boxes lc rgb "#1f77b4" title "time", \
-	     datafile using 0:2:(iter_s > 0 ? sprintf("%.3g s (%.0f%%)", $2, 100 * $2 / iter_s) : sprintf("%.3g s", $2)) \
+	plot datafile using 0:2:xtic(1) with boxes lc rgb "#1f77b4" notitle, \
+	     datafile using 0:2:(iter_s > 0 ? sprintf(100 * $2 / iter_s < 1 ? "%.3g s (%.1f%%)" : "%.3g s (%.0f%%)", $2, 100 * $2 / iter_s) : sprintf("%.3g s", $2)) \
 		with labels offset 0,1 notitle, \
 	     keyentry with lines lw 2 dt 2 lc rgb "#c0392b" title sprintf("iteration %.4g s", iter_s)
 }

@@ -12,11 +12,36 @@ struct h5in {
 	hid_t file;
 };
 
+void h5in_close(struct h5in *f);
+
 static int h5in_fail(const struct h5in *f, struct err *e, const char *what,
 		     const char *obj)
 {
 	return err_set(e, ERR_USAGE, "%s: cannot %s %s (not a trainsim run file?)",
 		       f->path, what, obj);
+}
+
+/* Layout 1 (no layout_version attribute) and 2 read alike through this
+ * module; a later layout may mean what we would misread, so refuse it. */
+static int h5in_check_layout(struct h5in *f, struct err *e)
+{
+	uint64_t version = 1;
+	hid_t a;
+
+	if (H5Aexists(f->file, "layout_version") <= 0)
+		return 0;
+	if ((a = H5Aopen(f->file, "layout_version", H5P_DEFAULT)) < 0 ||
+	    H5Aread(a, H5T_NATIVE_UINT64, &version) < 0) {
+		if (a >= 0)
+			H5Aclose(a);
+		return h5in_fail(f, e, "read attribute", "/layout_version");
+	}
+	H5Aclose(a);
+	if (version > H5IN_LAYOUT_MAX)
+		return err_set(e, ERR_USAGE, "%s: layout_version %llu is newer than this "
+			       "trainsim reads (1 to %d): use a later trainsim", f->path,
+			       (unsigned long long)version, H5IN_LAYOUT_MAX);
+	return 0;
 }
 
 struct h5in *h5in_open(const char *path, struct err *e)
@@ -37,6 +62,10 @@ struct h5in *h5in_open(const char *path, struct err *e)
 		err_set(e, ERR_USAGE, "%s: cannot open as HDF5", path);
 		free(f->path);
 		free(f);
+		return NULL;
+	}
+	if (h5in_check_layout(f, e) < 0) {
+		h5in_close(f);
 		return NULL;
 	}
 	return f;
@@ -354,6 +383,32 @@ int h5in_is_strings(struct h5in *f, const char *path)
 	return yes;
 }
 
+/* n numbers of dataset d as doubles.  HDF5 converts no enum to a float,
+ * so an enum (layout 2's state) is read as its codes, in its base integer
+ * type, then converted in place (v has room for n doubles). */
+static int read_numbers(hid_t d, size_t n, double *v)
+{
+	hid_t ft = H5Dget_type(d), mt = -1, base = -1;
+	int rc = -1;
+
+	if (ft < 0)
+		return -1;
+	if (H5Tget_class(ft) != H5T_ENUM) {
+		rc = H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0 ? -1 : 0;
+	} else if ((mt = H5Tget_native_type(ft, H5T_DIR_ASCEND)) >= 0 &&
+		   (base = H5Tget_super(mt)) >= 0 && H5Tget_size(mt) <= sizeof *v &&
+		   H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 &&
+		   H5Tconvert(base, H5T_NATIVE_DOUBLE, n, v, NULL, H5P_DEFAULT) >= 0) {
+		rc = 0;
+	}
+	if (base >= 0)
+		H5Tclose(base);
+	if (mt >= 0)
+		H5Tclose(mt);
+	H5Tclose(ft);
+	return rc;
+}
+
 int h5in_read_f64(struct h5in *f, const char *path, double **v, size_t *n,
 		  struct err *e)
 {
@@ -367,7 +422,7 @@ int h5in_read_f64(struct h5in *f, const char *path, double **v, size_t *n,
 		H5Dclose(d);
 		return err_set(e, ERR_RUN, "%s: out of memory", f->path);
 	}
-	if (*n && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *v) < 0) {
+	if (*n && read_numbers(d, *n, *v) < 0) {
 		H5Dclose(d);
 		free(*v);
 		*v = NULL;
@@ -375,6 +430,46 @@ int h5in_read_f64(struct h5in *f, const char *path, double **v, size_t *n,
 	}
 	H5Dclose(d);
 	return 0;
+}
+
+/* n variable-length strings (layout 2) into fresh copies. */
+static int read_vlen_strs(struct h5in *f, hid_t d, hid_t ft, size_t n, char ***s,
+			  struct err *e)
+{
+	hid_t mt = H5Tcopy(H5T_C_S1), sp = H5Dget_space(d);
+	char **raw = calloc(n ? n : 1, sizeof *raw);
+	int rc = -1, read = 0;
+
+	*s = calloc(n ? n : 1, sizeof **s);
+	if (mt < 0 || sp < 0 || raw == NULL || *s == NULL) {
+		err_set(e, ERR_RUN, "%s: out of memory", f->path);
+		goto out;
+	}
+	if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Tset_cset(mt, H5Tget_cset(ft)) < 0 ||
+	    (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0)) {
+		h5in_fail(f, e, "read strings from", "a dataset");
+		goto out;
+	}
+	read = 1;
+	for (size_t i = 0; i < n; i++)
+		if (((*s)[i] = strdup(raw[i] ? raw[i] : "")) == NULL) {
+			err_set(e, ERR_RUN, "%s: out of memory", f->path);
+			goto out;
+		}
+	rc = 0;
+out:
+	if (read)
+		H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, raw);
+	if (rc < 0 && *s) {
+		h5in_names_free(*s, n);
+		*s = NULL;
+	}
+	free(raw);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (mt >= 0)
+		H5Tclose(mt);
+	return rc;
 }
 
 int h5in_read_strs(struct h5in *f, const char *path, char ***s, size_t *n,
@@ -389,8 +484,12 @@ int h5in_read_strs(struct h5in *f, const char *path, char ***s, size_t *n,
 	if (d < 0)
 		return -1;
 	ft = H5Dget_type(d);
-	if (ft < 0 || H5Tget_class(ft) != H5T_STRING || H5Tis_variable_str(ft) > 0) {
-		h5in_fail(f, e, "read fixed-length strings from", path);
+	if (ft < 0 || H5Tget_class(ft) != H5T_STRING) {
+		h5in_fail(f, e, "read strings from", path);
+		goto out;
+	}
+	if (H5Tis_variable_str(ft) > 0) {
+		rc = read_vlen_strs(f, d, ft, *n, s, e);
 		goto out;
 	}
 	w = H5Tget_size(ft) + 1;
@@ -427,28 +526,55 @@ out:
 	return rc;
 }
 
-/* The character set of the events' kind member (trainsim writes UTF-8). */
-static H5T_cset_t kind_cset(hid_t d)
+/* The file type of the events' kind member: a string (layout 1) or an
+ * enum (layout 2).  -1 when there is no such member. */
+static hid_t kind_type(hid_t d)
 {
 	hid_t t = H5Dget_type(d), m = -1;
-	H5T_cset_t cs = H5T_CSET_UTF8;
 	int i;
 
-	if (t >= 0 && (i = H5Tget_member_index(t, "kind")) >= 0 &&
-	    (m = H5Tget_member_type(t, (unsigned)i)) >= 0 && H5Tget_class(m) == H5T_STRING)
-		cs = H5Tget_cset(m);
-	if (m >= 0)
-		H5Tclose(m);
+	if (t >= 0 && (i = H5Tget_member_index(t, "kind")) >= 0)
+		m = H5Tget_member_type(t, (unsigned)i);
 	if (t >= 0)
 		H5Tclose(t);
-	return cs;
+	return m;
 }
+
+/* The memory type of the kind member: the file's enum with native codes,
+ * or a NUL-terminated string of the file's character set. */
+static hid_t kind_memtype(hid_t ft)
+{
+	hid_t st;
+
+	if (H5Tget_class(ft) == H5T_ENUM)
+		return H5Tget_native_type(ft, H5T_DIR_ASCEND);
+	if (H5Tget_class(ft) != H5T_STRING || (st = H5Tcopy(H5T_C_S1)) < 0)
+		return -1;
+	if (H5Tset_size(st, H5IN_KIND_BYTES) < 0 || H5Tset_cset(st, H5Tget_cset(ft)) < 0 ||
+	    H5Tset_strpad(st, H5T_STR_NULLTERM) < 0) {
+		H5Tclose(st);
+		return -1;
+	}
+	return st;
+}
+
+/* A row as read: the kind as a string, or as an enum code to name. */
+struct raw_event {
+	double time_s;
+	int64_t who;
+	double value;
+	union {
+		char str[H5IN_KIND_BYTES];
+		uint64_t code;	/* room for any native enum base */
+	} kind;
+};
 
 int h5in_read_events(struct h5in *f, struct h5in_event **ev, size_t *n,
 		     struct err *e)
 {
-	hid_t d, mt, st;
-	int rc = -1;
+	hid_t d, mt = -1, ft = -1, kt = -1;
+	struct raw_event *raw = NULL;
+	int rc = -1, is_enum;
 
 	*ev = NULL;
 	*n = 0;
@@ -456,27 +582,41 @@ int h5in_read_events(struct h5in *f, struct h5in_event **ev, size_t *n,
 		return 0;
 	if ((d = open_vec(f, "/events", n, e)) < 0)
 		return -1;
-	mt = H5Tcreate(H5T_COMPOUND, sizeof(struct h5in_event));
-	st = H5Tcopy(H5T_C_S1);
+	if ((ft = kind_type(d)) < 0 || (kt = kind_memtype(ft)) < 0) {
+		h5in_fail(f, e, "read the kind member of", "/events");
+		goto out;
+	}
+	is_enum = H5Tget_class(ft) == H5T_ENUM;
+	mt = H5Tcreate(H5T_COMPOUND, sizeof(struct raw_event));
+	raw = calloc(*n ? *n : 1, sizeof *raw);
 	*ev = calloc(*n ? *n : 1, sizeof **ev);
-	if (mt < 0 || st < 0 || *ev == NULL) {
+	if (mt < 0 || raw == NULL || *ev == NULL) {
 		err_set(e, ERR_RUN, "%s: out of memory", f->path);
 		goto out;
 	}
 	/* Members are matched by name, so the file's order does not matter. */
-	if (H5Tset_size(st, sizeof (*ev)->kind) < 0 ||
-	    H5Tset_cset(st, kind_cset(d)) < 0 ||
-	    H5Tset_strpad(st, H5T_STR_NULLTERM) < 0 ||
-	    H5Tinsert(mt, "time_s", offsetof(struct h5in_event, time_s), H5T_NATIVE_DOUBLE) < 0 ||
-	    H5Tinsert(mt, "kind", offsetof(struct h5in_event, kind), st) < 0 ||
-	    H5Tinsert(mt, "who", offsetof(struct h5in_event, who), H5T_NATIVE_INT64) < 0 ||
-	    H5Tinsert(mt, "value", offsetof(struct h5in_event, value), H5T_NATIVE_DOUBLE) < 0 ||
-	    (*n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *ev) < 0)) {
+	if (H5Tinsert(mt, "time_s", offsetof(struct raw_event, time_s), H5T_NATIVE_DOUBLE) < 0 ||
+	    H5Tinsert(mt, "kind", offsetof(struct raw_event, kind), kt) < 0 ||
+	    H5Tinsert(mt, "who", offsetof(struct raw_event, who), H5T_NATIVE_INT64) < 0 ||
+	    H5Tinsert(mt, "value", offsetof(struct raw_event, value), H5T_NATIVE_DOUBLE) < 0 ||
+	    (*n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0)) {
 		h5in_fail(f, e, "read", "/events");
 		goto out;
 	}
-	for (size_t i = 0; i < *n; i++)
-		(*ev)[i].kind[sizeof (*ev)->kind - 1] = '\0';
+	for (size_t i = 0; i < *n; i++) {
+		struct h5in_event *x = &(*ev)[i];
+
+		x->time_s = raw[i].time_s;
+		x->who = raw[i].who;
+		x->value = raw[i].value;
+		if (!is_enum) {
+			memcpy(x->kind, raw[i].kind.str, sizeof x->kind);
+		} else if (H5Tenum_nameof(kt, &raw[i].kind, x->kind, sizeof x->kind) < 0) {
+			h5in_fail(f, e, "name an event kind of", "/events");
+			goto out;
+		}
+		x->kind[sizeof x->kind - 1] = '\0';
+	}
 	rc = 0;
 out:
 	if (rc < 0) {
@@ -484,8 +624,11 @@ out:
 		*ev = NULL;
 		*n = 0;
 	}
-	if (st >= 0)
-		H5Tclose(st);
+	free(raw);
+	if (kt >= 0)
+		H5Tclose(kt);
+	if (ft >= 0)
+		H5Tclose(ft);
 	if (mt >= 0)
 		H5Tclose(mt);
 	H5Dclose(d);

@@ -27,6 +27,10 @@
 
 struct h5in;
 
+/* The newest file layout read (report.h's REP_LAYOUT_VERSION); h5in_open()
+ * refuses a later one, as it may mean what this code would misread. */
+#define H5IN_LAYOUT_MAX 2
+
 struct h5in *h5in_open(const char *path, struct err *e);
 void h5in_close(struct h5in *f);
 const char *h5in_path(const struct h5in *f);
@@ -56,17 +60,20 @@ void h5in_names_free(char **names, size_t n);
 
 /* Is the dataset of strings (rather than numbers)? */
 int h5in_is_strings(struct h5in *f, const char *path);
-/* A 1-D float64 dataset (any numeric type is converted). */
+/* A 1-D float64 dataset (any numeric type is converted; an enum gives
+ * its codes). */
 int h5in_read_f64(struct h5in *f, const char *path, double **v, size_t *n,
 		  struct err *e);
-/* A 1-D fixed-length string dataset. */
+/* A 1-D string dataset (fixed- or variable-length). */
 int h5in_read_strs(struct h5in *f, const char *path, char ***s, size_t *n,
 		   struct err *e);
 
-/* The /events table. */
+/* The /events table; kind is the name whether the file holds a string
+ * (layout 1) or an enum (layout 2). */
+#define H5IN_KIND_BYTES 24
 struct h5in_event {
 	double time_s;
-	char kind[24];
+	char kind[H5IN_KIND_BYTES];
 	int64_t who;
 	double value;
 };

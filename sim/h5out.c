@@ -13,7 +13,7 @@
 /* zlib level: 4 is near level 9's ratio on smooth float series at a
  * fraction of the time; shuffle first groups the exponent bytes. */
 #define H5O_DEFLATE_LEVEL 4
-/* Events are 48 bytes; 1024 rows = 48 KiB chunks. */
+/* Events are 25 bytes in the file; 1024 rows = 25 KiB chunks. */
 #define H5O_EVENT_CHUNK_ROWS 1024
 
 struct h5o_col {
@@ -277,14 +277,13 @@ int h5o_group(struct h5o *f, const char *path, struct err *e)
 	return 0;
 }
 
-/* Fixed-length UTF-8 string type holding s and its NUL. */
-static hid_t h5o_strtype(size_t len)
+/* Variable-length UTF-8 string type: readers get str, not padded bytes. */
+static hid_t h5o_strtype(void)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
 
 	if (t >= 0 &&
-	    (H5Tset_size(t, len + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
-	     H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+	    (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
 		H5Tclose(t);
 		t = H5I_INVALID_HID;
 	}
@@ -311,11 +310,11 @@ static int h5o_attr_on(hid_t obj, const char *name, hid_t ftype, hid_t mtype,
 
 static int h5o_attr_str_on(hid_t obj, const char *name, const char *v)
 {
-	hid_t t = h5o_strtype(strlen(v));
+	hid_t t = h5o_strtype();
 	int rc = -1;
 
 	if (t >= 0) {
-		rc = h5o_attr_on(obj, name, t, t, v);
+		rc = h5o_attr_on(obj, name, t, t, &v);
 		H5Tclose(t);
 	}
 	return rc;
@@ -356,12 +355,12 @@ int h5o_attr_u64(struct h5o *f, const char *obj, const char *name, uint64_t v,
 int h5o_attr_str(struct h5o *f, const char *obj, const char *name, const char *v,
 		 struct err *e)
 {
-	hid_t t = h5o_strtype(strlen(v));
+	hid_t t = h5o_strtype();
 	int rc;
 
 	if (t < 0)
 		return h5o_fail(f, e, "write attribute", name);
-	rc = h5o_attr(f, obj, name, t, t, v, e);
+	rc = h5o_attr(f, obj, name, t, t, &v, e);
 	H5Tclose(t);
 	return rc;
 }
@@ -369,8 +368,11 @@ int h5o_attr_str(struct h5o *f, const char *obj, const char *name, const char *v
 static hid_t h5o_dcpl_plain(void)
 {
 	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
 
-	if (dcpl >= 0 && H5Pset_obj_track_times(dcpl, 0) < 0) {
+	/* Attributes keep their order: /events documents its fields in order. */
+	if (dcpl >= 0 && (H5Pset_obj_track_times(dcpl, 0) < 0 ||
+			  H5Pset_attr_creation_order(dcpl, order) < 0)) {
 		H5Pclose(dcpl);
 		dcpl = H5I_INVALID_HID;
 	}
@@ -412,24 +414,12 @@ int h5o_vec_f64(struct h5o *f, const char *path, const double *v, size_t n,
 int h5o_vec_str(struct h5o *f, const char *path, const char *const *s, size_t n,
 		struct err *e)
 {
-	size_t i, width = 0;
-	char *buf;
 	hid_t t, d = H5I_INVALID_HID;
 
-	for (i = 0; i < n; i++)
-		if (strlen(s[i]) > width)
-			width = strlen(s[i]);
-	/* calloc: the padding after each NUL is zero, so the bytes are fixed. */
-	if ((buf = calloc(n ? n : 1, width + 1)) == NULL)
-		return err_set(e, ERR_RUN, "%s: cannot write %s: out of memory",
-			       f->target, path);
-	for (i = 0; i < n; i++)
-		memcpy(buf + i * (width + 1), s[i], strlen(s[i]));
-	if ((t = h5o_strtype(width)) >= 0) {
-		d = h5o_vec(f, path, t, t, n, buf);
+	if ((t = h5o_strtype()) >= 0) {
+		d = h5o_vec(f, path, t, t, n, s);
 		H5Tclose(t);
 	}
-	free(buf);
 	if (d < 0)
 		return h5o_fail(f, e, "write", path);
 	H5Dclose(d);
@@ -515,41 +505,39 @@ struct h5o_col *h5o_col_f64(struct h5o *f, const char *path, const char *unit,
 	return c;
 }
 
-/* Memory and file compound types of struct h5o_event; the file type is
- * little-endian and packed (it matches the struct, which has no padding). */
-static hid_t h5o_event_type(int file)
+/* An enum type over u8 codes 0..n-1 named names[i]: h5py, pandas and
+ * h5dump show the names.  The file type is little-endian. */
+static hid_t h5o_enumtype(const char *const *names, size_t n, int file)
 {
-	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5o_event));
-	hid_t s = h5o_strtype(H5O_KIND_BYTES - 1);
-	int ok = t >= 0 && s >= 0 &&
-		 H5Tinsert(t, "time_s", offsetof(struct h5o_event, time_s),
-			   file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE) >= 0 &&
-		 H5Tinsert(t, "kind", offsetof(struct h5o_event, kind), s) >= 0 &&
-		 H5Tinsert(t, "who", offsetof(struct h5o_event, who),
-			   file ? H5T_STD_I64LE : H5T_NATIVE_INT64) >= 0 &&
-		 H5Tinsert(t, "value", offsetof(struct h5o_event, value),
-			   file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE) >= 0 &&
-		 (!file || H5Tpack(t) >= 0);
+	hid_t t = H5Tenum_create(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
 
-	if (s >= 0)
-		H5Tclose(s);
-	if (!ok && t >= 0) {
-		H5Tclose(t);
-		t = H5I_INVALID_HID;
+	if (t < 0 || n > H5O_ENUM_MAX) {
+		if (t >= 0)
+			H5Tclose(t);
+		return H5I_INVALID_HID;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint8_t code = (uint8_t)i;
+
+		if (H5Tenum_insert(t, names[i], &code) < 0) {
+			H5Tclose(t);
+			return H5I_INVALID_HID;
+		}
 	}
 	return t;
 }
 
-struct h5o_col *h5o_col_events(struct h5o *f, const char *path, struct err *e)
+/* Take ownership of a memory type for a column (or close it on failure). */
+static struct h5o_col *h5o_col_owning(struct h5o *f, const char *path, hid_t ft,
+				      hid_t mt, size_t row_bytes, size_t chunk_rows,
+				      struct err *e)
 {
-	hid_t ft = h5o_event_type(1), mt = h5o_event_type(0);
 	struct h5o_col *c = NULL;
 
 	if (ft < 0 || mt < 0)
 		h5o_fail(f, e, "create", path);
 	else
-		c = h5o_col_new(f, path, ft, mt, sizeof(struct h5o_event),
-				H5O_EVENT_CHUNK_ROWS, e);
+		c = h5o_col_new(f, path, ft, mt, row_bytes, chunk_rows, e);
 	if (ft >= 0)
 		H5Tclose(ft);
 	if (c != NULL)
@@ -557,6 +545,49 @@ struct h5o_col *h5o_col_events(struct h5o *f, const char *path, struct err *e)
 	else if (mt >= 0)
 		H5Tclose(mt);
 	return c;
+}
+
+struct h5o_col *h5o_col_enum(struct h5o *f, const char *path, const char *const *names,
+			     size_t n, struct err *e)
+{
+	return h5o_col_owning(f, path, h5o_enumtype(names, n, 1), h5o_enumtype(names, n, 0),
+			      sizeof(uint8_t), H5O_CHUNK_ROWS, e);
+}
+
+/* Memory and file compound types of struct h5o_event.  The file type keeps
+ * the documented member order (time_s, kind, who, value), little-endian and
+ * packed: 8 + 1 + 8 + 8 = 25 bytes a row. */
+static hid_t h5o_event_type(const char *const *kinds, size_t n, int file)
+{
+	/* HDF5 1.10 crashes inserting an enum without members: a table with
+	 * no kinds gets the one name "none" (its rows can be none). */
+	static const char *const none[] = { "none" };
+	hid_t t = H5Tcreate(H5T_COMPOUND, file ? 25 : sizeof(struct h5o_event));
+	hid_t k = n > 0 ? h5o_enumtype(kinds, n, file) : h5o_enumtype(none, 1, file);
+	int ok = t >= 0 && k >= 0 &&
+		 H5Tinsert(t, "time_s", file ? 0 : offsetof(struct h5o_event, time_s),
+			   file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE) >= 0 &&
+		 H5Tinsert(t, "kind", file ? 8 : offsetof(struct h5o_event, kind), k) >= 0 &&
+		 H5Tinsert(t, "who", file ? 9 : offsetof(struct h5o_event, who),
+			   file ? H5T_STD_I64LE : H5T_NATIVE_INT64) >= 0 &&
+		 H5Tinsert(t, "value", file ? 17 : offsetof(struct h5o_event, value),
+			   file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE) >= 0;
+
+	if (k >= 0)
+		H5Tclose(k);
+	if (!ok && t >= 0) {
+		H5Tclose(t);
+		t = H5I_INVALID_HID;
+	}
+	return t;
+}
+
+struct h5o_col *h5o_col_events(struct h5o *f, const char *path, const char *const *kinds,
+			       size_t n, struct err *e)
+{
+	return h5o_col_owning(f, path, h5o_event_type(kinds, n, 1),
+			      h5o_event_type(kinds, n, 0), sizeof(struct h5o_event),
+			      H5O_EVENT_CHUNK_ROWS, e);
 }
 
 int h5o_col_put(struct h5o_col *c, const void *row, struct err *e)

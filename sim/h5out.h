@@ -24,7 +24,8 @@
  * h5o_create() calls H5dont_atexit(): a program that calls HDF5 before it
  * must call H5dont_atexit() first itself, and must not call H5close().
  *
- * Strings are fixed-length, NUL-terminated, UTF-8 (no global heap).
+ * Strings are variable-length UTF-8 (h5py reads them as str); enums are
+ * one-byte codes with names.
  * Errors read "TARGET: cannot WHAT OBJECT: HDF5: innermost HDF5 message".
  */
 #ifndef SIM_H5OUT_H
@@ -40,15 +41,17 @@ struct h5o_col;
 
 /* Rows per chunk of an appendable column (4096 float64 = 32 KiB). */
 #define H5O_CHUNK_ROWS 4096
-/* Bytes of the event kind string, NUL included. */
-#define H5O_KIND_BYTES 24
+/* Names an enum type holds (its codes are one byte). */
+#define H5O_ENUM_MAX 256
 
-/* Row of the event table, laid out as the file's compound type. */
+/* Row of the event table in memory; the file's compound type orders the
+ * members time_s, kind, who, value and packs them.  kind is the code of
+ * one of the names given to h5o_col_events(). */
 struct h5o_event {
 	double time_s;
-	char kind[H5O_KIND_BYTES];
 	int64_t who;
 	double value;
+	uint8_t kind;
 };
 
 struct h5o *h5o_create(const char *target, struct err *e);
@@ -66,7 +69,8 @@ int h5o_attr_u64(struct h5o *f, const char *obj, const char *name, uint64_t v,
 int h5o_attr_str(struct h5o *f, const char *obj, const char *name, const char *v,
 		 struct err *e);
 
-/* Whole 1-D datasets: float64 with a "unit" attribute, or strings. */
+/* Whole 1-D datasets: float64 with a "unit" attribute, or strings
+ * (variable-length UTF-8, as are string attributes). */
 int h5o_vec_f64(struct h5o *f, const char *path, const double *v, size_t n,
 		const char *unit, struct err *e);
 int h5o_vec_str(struct h5o *f, const char *path, const char *const *s, size_t n,
@@ -75,8 +79,13 @@ int h5o_vec_str(struct h5o *f, const char *path, const char *const *s, size_t n,
 /* Appendable columns: chunked, shuffled, deflated, unlimited. */
 struct h5o_col *h5o_col_f64(struct h5o *f, const char *path, const char *unit,
 			    struct err *e);
-struct h5o_col *h5o_col_events(struct h5o *f, const char *path, struct err *e);
-/* Append one row (a double, or a struct h5o_event). */
+/* A column of enum codes (uint8_t rows) named names[0..n-1], n <= 256. */
+struct h5o_col *h5o_col_enum(struct h5o *f, const char *path, const char *const *names,
+			     size_t n, struct err *e);
+/* The event table; its kind member is an enum of kinds[0..n-1]. */
+struct h5o_col *h5o_col_events(struct h5o *f, const char *path, const char *const *kinds,
+			       size_t n, struct err *e);
+/* Append one row (a double, a uint8_t code, or a struct h5o_event). */
 int h5o_col_put(struct h5o_col *c, const void *row, struct err *e);
 
 #endif

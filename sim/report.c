@@ -33,9 +33,16 @@ struct rep_vec {
 	size_t n;
 };
 
-/* A declared time series. */
+/* A declared time series; an enum of names[0..nnames-1] when names != NULL. */
 struct rep_series {
 	char *name, *unit;
+	char **names;
+	size_t nnames;
+};
+
+/* A declared event kind and what its who and value mean. */
+struct rep_kind {
+	char *name, *meaning;
 };
 
 /* A root attribute: a string when str != NULL, else u64. */
@@ -58,6 +65,8 @@ struct report {
 	struct h5o *file;	/* NULL when not writing */
 	struct h5o_col **cols;	/* time_s then each series, once sampled */
 	struct h5o_col *events;
+	struct rep_kind *kinds;
+	size_t nkinds, capkinds;
 
 	struct err deferred;	/* first failure of a void setter */
 	struct err broken;	/* a file failure: later writes and commit fail */
@@ -67,6 +76,15 @@ static int rep_valid_name(const char *name)
 {
 	return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL &&
 	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+/* The code of a declared event kind, or -1. */
+static int rep_kind_code(const struct report *r, const char *kind)
+{
+	for (size_t i = 0; i < r->nkinds; i++)
+		if (strcmp(r->kinds[i].name, kind) == 0)
+			return (int)i;
+	return -1;
 }
 
 static char *rep_strdup0(const char *s)
@@ -100,6 +118,15 @@ static void rep_vec_free(struct rep_vec *v)
 	free(v->table);
 }
 
+static void rep_series_free(struct rep_series *s)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->name);
+	free(s->unit);
+}
+
 void rep_abort(struct report *r)
 {
 	if (r == NULL || r->file == NULL)
@@ -128,11 +155,14 @@ void rep_free(struct report *r)
 		free(r->attrs[i].str);
 	}
 	free(r->attrs);
-	for (i = 0; i < r->nseries; i++) {
-		free(r->series[i].name);
-		free(r->series[i].unit);
-	}
+	for (i = 0; i < r->nseries; i++)
+		rep_series_free(&r->series[i]);
 	free(r->series);
+	for (i = 0; i < r->nkinds; i++) {
+		free(r->kinds[i].name);
+		free(r->kinds[i].meaning);
+	}
+	free(r->kinds);
 	free(r);
 }
 
@@ -219,6 +249,11 @@ const char *rep_summary_name(const struct report *r, size_t i)
 double rep_summary_value(const struct report *r, size_t i)
 {
 	return i < r->summary.n ? r->summary.v[i].value : NAN;
+}
+
+const char *rep_summary_unit(const struct report *r, size_t i)
+{
+	return i < r->summary.n ? r->summary.v[i].unit : NULL;
 }
 
 void rep_step_scalar(struct report *r, const char *name, double value, const char *unit)
@@ -389,29 +424,78 @@ oom:
 
 /* --- time series and events --------------------------------------------- */
 
-int rep_series(struct report *r, const char *name, const char *unit)
+static struct rep_series *rep_series_add(struct report *r, const char *name,
+					  const char *unit)
 {
 	struct rep_series *s;
 	void *grown;
 
 	if (r->series_frozen || !rep_valid_name(name) || strcmp(name, "time_s") == 0)
-		return -1;
+		return NULL;
 	for (size_t i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, name) == 0)
-			return -1;
+			return NULL;
 	grown = grow_room(r->series, &r->capseries, r->nseries, sizeof *r->series, 8);
 	if (grown == NULL)
-		return -1;
+		return NULL;
 	r->series = grown;
 	s = &r->series[r->nseries];
+	memset(s, 0, sizeof *s);
 	s->name = strdup(name);
 	s->unit = rep_strdup0(unit);
 	if (s->name == NULL || s->unit == NULL) {
-		free(s->name);
-		free(s->unit);
-		return -1;
+		rep_series_free(s);
+		return NULL;
 	}
 	r->nseries++;
+	return s;
+}
+
+int rep_series(struct report *r, const char *name, const char *unit)
+{
+	return rep_series_add(r, name, unit) != NULL ? 0 : -1;
+}
+
+int rep_series_enum(struct report *r, const char *name, const char *const *names,
+		    size_t n)
+{
+	struct rep_series *s;
+
+	if (n == 0 || n > H5O_ENUM_MAX || (s = rep_series_add(r, name, "")) == NULL)
+		return -1;
+	if ((s->names = calloc(n, sizeof *s->names)) == NULL)
+		goto fail;
+	for (; s->nnames < n; s->nnames++)
+		if ((s->names[s->nnames] = strdup(names[s->nnames])) == NULL)
+			goto fail;
+	return 0;
+fail:
+	rep_series_free(s);
+	r->nseries--;
+	return -1;
+}
+
+int rep_event_kind(struct report *r, const char *kind, const char *meaning)
+{
+	struct rep_kind *k;
+	void *grown;
+
+	if (r->events != NULL || r->nkinds == H5O_ENUM_MAX || !rep_valid_name(kind) ||
+	    strlen(kind) > REP_KIND_MAX || rep_kind_code(r, kind) >= 0)
+		return -1;
+	grown = grow_room(r->kinds, &r->capkinds, r->nkinds, sizeof *r->kinds, 8);
+	if (grown == NULL)
+		return -1;
+	r->kinds = grown;
+	k = &r->kinds[r->nkinds];
+	k->name = strdup(kind);
+	k->meaning = rep_strdup0(meaning);
+	if (k->name == NULL || k->meaning == NULL) {
+		free(k->name);
+		free(k->meaning);
+		return -1;
+	}
+	r->nkinds++;
 	return 0;
 }
 
@@ -451,7 +535,11 @@ static int rep_open_series(struct report *r, struct err *e)
 		return -1;
 	for (i = 0; i < r->nseries; i++) {
 		snprintf(path, sizeof path, "/timeseries/%s", r->series[i].name);
-		r->cols[i + 1] = h5o_col_f64(r->file, path, r->series[i].unit, e);
+		const struct rep_series *s = &r->series[i];
+
+		r->cols[i + 1] = s->names != NULL
+			? h5o_col_enum(r->file, path, (const char *const *)s->names, s->nnames, e)
+			: h5o_col_f64(r->file, path, s->unit, e);
 		if (r->cols[i + 1] == NULL)
 			return -1;
 	}
@@ -468,32 +556,61 @@ int rep_sample(struct report *r, double time_s, const double *values, struct err
 		return 0;
 	if (h5o_col_put(r->cols[0], &time_s, e) < 0)
 		return rep_broke(r, e);
-	for (size_t i = 0; i < r->nseries; i++)
-		if (h5o_col_put(r->cols[i + 1], &values[i], e) < 0)
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct rep_series *s = &r->series[i];
+		uint8_t code = 0;
+		int rc;
+
+		if (s->names != NULL) {
+			if (!(values[i] >= 0 && values[i] < (double)s->nnames))
+				return err_set(e, ERR_RUN, "series %s: %g is not one of its %zu codes",
+					       s->name, values[i], s->nnames);
+			code = (uint8_t)values[i];
+			rc = h5o_col_put(r->cols[i + 1], &code, e);
+		} else {
+			rc = h5o_col_put(r->cols[i + 1], &values[i], e);
+		}
+		if (rc < 0)
 			return rep_broke(r, e);
+	}
 	return 0;
+}
+
+/* Create /events with the kinds declared so far (at the first event or
+ * at commit). */
+static int rep_open_events(struct report *r, struct err *e)
+{
+	const char **names;
+
+	if (r->events != NULL)
+		return 0;
+	if ((names = calloc(r->nkinds ? r->nkinds : 1, sizeof *names)) == NULL)
+		return err_set(e, ERR_RUN, "events: out of memory");
+	for (size_t i = 0; i < r->nkinds; i++)
+		names[i] = r->kinds[i].name;
+	r->events = h5o_col_events(r->file, "/events", names, r->nkinds, e);
+	free(names);
+	return r->events != NULL ? 0 : -1;
 }
 
 int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
 	      double value, struct err *e)
 {
 	struct h5o_event ev;
-	size_t len = strlen(kind);
+	int code = rep_kind_code(r, kind);
 
 	if (rep_check_broken(r, e) < 0)
 		return -1;
-	if (len >= sizeof ev.kind)
-		return err_set(e, ERR_RUN, "event kind \"%s\" is longer than %zu bytes",
-			       kind, sizeof ev.kind - 1);
+	if (code < 0)
+		return err_set(e, ERR_RUN, "event kind \"%s\" was not declared", kind);
 	if (r->file == NULL)
 		return 0;
-	if (r->events == NULL &&
-	    (r->events = h5o_col_events(r->file, "/events", e)) == NULL)
+	if (rep_open_events(r, e) < 0)
 		return rep_broke(r, e);
-	/* Zeroed first: the bytes after the kind's NUL go to the file. */
+	/* Zeroed first: no indeterminate padding goes near the file. */
 	memset(&ev, 0, sizeof ev);
 	ev.time_s = time_s;
-	memcpy(ev.kind, kind, len);
+	ev.kind = (uint8_t)code;
 	ev.who = who;
 	ev.value = value;
 	if (h5o_col_put(r->events, &ev, e) < 0)
@@ -558,12 +675,39 @@ static int rep_write_step(struct report *r, struct err *e)
 	return rep_write_vecs(r, false, e) < 0 ? -1 : rep_write_vecs(r, true, e);
 }
 
+/* What each field of /events holds, then what who and value mean for each
+ * kind, as string attributes of /events (so the file explains itself). */
+static const char *const rep_event_fields[][2] = {
+	{ "time_s", "simulated time of the event, s from the start of the run" },
+	{ "kind", "what happened (an enum); the attribute named after the kind says "
+		  "what who and value mean for it" },
+	{ "who", "the node or pool it happened to; -1 when it concerns the whole job" },
+	{ "value", "a figure that depends on kind (see the kind's attribute)" },
+};
+
+static int rep_write_events_doc(struct report *r, struct err *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof rep_event_fields / sizeof rep_event_fields[0]; i++)
+		if (h5o_attr_str(r->file, "/events", rep_event_fields[i][0],
+				 rep_event_fields[i][1], e) < 0)
+			return -1;
+	for (i = 0; i < r->nkinds; i++)
+		if (h5o_attr_str(r->file, "/events", r->kinds[i].name, r->kinds[i].meaning,
+				 e) < 0)
+			return -1;
+	return 0;
+}
+
 static int rep_write_all(struct report *r, struct err *e)
 {
 	size_t i;
 
 	if (r->deferred.status != ERR_OK)
 		return err_set(e, r->deferred.status, "%s", r->deferred.msg);
+	if (h5o_attr_u64(r->file, "/", "layout_version", REP_LAYOUT_VERSION, e) < 0)
+		return -1;
 	for (i = 0; i < r->nattrs; i++) {
 		const struct rep_attr *a = &r->attrs[i];
 		int rc = a->str != NULL ? h5o_attr_str(r->file, "/", a->name, a->str, e)
@@ -571,10 +715,8 @@ static int rep_write_all(struct report *r, struct err *e)
 		if (rc < 0)
 			return -1;
 	}
-	if (rep_open_series(r, e) < 0)
-		return -1;
-	if (r->events == NULL &&
-	    (r->events = h5o_col_events(r->file, "/events", e)) == NULL)
+	if (rep_open_series(r, e) < 0 || rep_open_events(r, e) < 0 ||
+	    rep_write_events_doc(r, e) < 0)
 		return -1;
 	if (h5o_group(r->file, "/summary", e) < 0 ||
 	    rep_write_nums(r->file, "/summary", &r->summary, e) < 0)
@@ -645,57 +787,4 @@ void rep_print_json(const struct report *r, FILE *out)
 			fputs("null", out);
 	}
 	fputs("}\n", out);
-}
-
-/* A value as a person reads it: integers whole, others to ~4 digits. */
-static void rep_human_value(double v, char *buf, size_t len)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else if (isinf(v))
-		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
-	else if (v == floor(v) && a < 1e9)
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 1e9 || a < 1e-3)
-		snprintf(buf, len, "%.4e", v);
-	else if (a >= 1000)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.4g", v);
-}
-
-/* Long durations in hours or days as well as seconds. */
-static void rep_human_hint(double v, const char *unit, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (strcmp(unit, "s") != 0 || !isfinite(v))
-		return;
-	if (fabs(v) >= 2 * 86400.0)
-		snprintf(buf, len, "  (%.2f days)", v / 86400.0);
-	else if (fabs(v) >= 2 * 3600.0)
-		snprintf(buf, len, "  (%.2f hours)", v / 3600.0);
-}
-
-void rep_print_human(const struct report *r, FILE *out)
-{
-	size_t i, name_w = 0, value_w = 0;
-	char value[64], hint[64];
-
-	for (i = 0; i < r->summary.n; i++) {
-		rep_human_value(r->summary.v[i].value, value, sizeof value);
-		if (strlen(r->summary.v[i].name) > name_w)
-			name_w = strlen(r->summary.v[i].name);
-		if (strlen(value) > value_w)
-			value_w = strlen(value);
-	}
-	for (i = 0; i < r->summary.n; i++) {
-		const struct rep_num *x = &r->summary.v[i];
-
-		rep_human_value(x->value, value, sizeof value);
-		rep_human_hint(x->value, x->unit, hint, sizeof hint);
-		fprintf(out, "%-*s  %*s%s%s%s\n", (int)name_w, x->name, (int)value_w, value,
-			x->unit[0] ? " " : "", x->unit, hint);
-	}
 }

@@ -1,13 +1,15 @@
 /*
  * report.h -- what a run tells the world: summary figures, time series,
  * events, the iteration breakdown.  Models write here without knowing the
- * format; the report streams to HDF5 (the layout below; README, Output) and prints
- * the summary as JSON or as a short human summary.
+ * format; the report streams to HDF5 (the contract in README) and prints
+ * the summary as JSON (cli/human.c prints it for people).
  *
- * HDF5 layout written (strings are fixed-length UTF-8; groups keep the
- * creation order of links and attributes, so a reader iterating by
- * H5_INDEX_CRT_ORDER sees time_s first and summary keys in JSON order):
- *   /                   rep_attr_str/rep_attr_u64 attributes (string, uint64)
+ * HDF5 layout written (layout_version 2; strings are variable-length UTF-8;
+ * groups keep the creation order of links and attributes, so a reader
+ * iterating by H5_INDEX_CRT_ORDER sees time_s first and summary keys in
+ * JSON order):
+ *   /                   layout_version (uint64), then the rep_attr_str and
+ *                       rep_attr_u64 attributes (string, uint64)
  *   /summary            one float64 attribute per rep_summary() name, nothing
  *                       else, so every attribute is a figure (NaN allowed):
  *                         h5dump -a /summary/duration_s run.h5
@@ -17,10 +19,13 @@
  *   /timeseries/time_s  1-D float64, then one dataset per rep_series() in
  *   /timeseries/NAME    declaration order, all of equal length; chunked
  *                       (4096 rows), shuffle + deflate 4, unlimited; each
- *                       with a string attribute "unit" (zero length when
- *                       never sampled)
- *   /events             compound {time_s f64, kind str24, who i64, value f64},
- *                       chunked (1024 rows), shuffle + deflate 4, unlimited
+ *                       float64 with a string attribute "unit" (zero length
+ *                       when never sampled), or a uint8 enum (rep_series_enum)
+ *   /events             compound {time_s f64, kind enum u8, who i64, value
+ *                       f64}, chunked (1024 rows), shuffle + deflate 4,
+ *                       unlimited; string attributes time_s, kind, who and
+ *                       value say what the fields hold, and one attribute
+ *                       per declared kind what its who and value mean
  *   /step               float64 attributes (rep_step_scalar), their units as
  *                       string attributes of /step/units (as for /summary);
  *   /step/NAME          1-D float64 datasets with a "unit" attribute
@@ -53,6 +58,11 @@
 
 struct report;
 
+/* The layout below; written as the root attribute layout_version.  Files
+ * without it are layout 1 (fixed-length strings, state and event kinds as
+ * a float code and a 24-byte string). */
+#define REP_LAYOUT_VERSION 2
+
 struct report *rep_new(void);
 void rep_free(struct report *r);	/* aborts an uncommitted file */
 
@@ -72,14 +82,24 @@ double rep_summary_get(const struct report *r, const char *name); /* NaN if unse
 size_t rep_summary_count(const struct report *r);
 const char *rep_summary_name(const struct report *r, size_t i);
 double rep_summary_value(const struct report *r, size_t i);
+const char *rep_summary_unit(const struct report *r, size_t i);	/* "" when none */
 
 /* Time series: declare all before the first sample; time_s is implicit.
  * rep_series() returns -1 for a late, repeated or bad name ("time_s" too);
  * rep_sample() takes one value per declared series, in declaration order. */
 int rep_series(struct report *r, const char *name, const char *unit);
+/* A series of codes 0..n-1 (n <= 256) written as an HDF5 enum of names, so
+ * readers see the names; rep_sample() takes the code as a double. */
+int rep_series_enum(struct report *r, const char *name, const char *const *names,
+		    size_t n);
 int rep_sample(struct report *r, double time_s, const double *values, struct err *e);
 
-/* One row of /events; kind is at most 23 bytes. */
+/* Event kinds: declare each (at most REP_KIND_MAX bytes, 256 kinds) with
+ * what its who and value mean, before the first event; -1 when late,
+ * repeated or bad.  rep_event() refuses a kind not declared. */
+#define REP_KIND_MAX 23
+int rep_event_kind(struct report *r, const char *kind, const char *meaning);
+/* One row of /events. */
 int rep_event(struct report *r, double time_s, const char *kind, int64_t who,
 	      double value, struct err *e);
 
@@ -100,7 +120,5 @@ int rep_table_labels(struct report *r, const char *table, const char *name,
 
 /* Summary as one JSON object on a line (keys in first-set order; NaN as null). */
 void rep_print_json(const struct report *r, FILE *out);
-/* A short human summary. */
-void rep_print_human(const struct report *r, FILE *out);
 
 #endif

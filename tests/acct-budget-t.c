@@ -50,7 +50,7 @@ static void test_alert_timing(void)
 	}
 	train.work_left_s = 3600;
 	acct_set_activity(f.a, 0, &train);
-	if (rep_open(rep, path, &e) < 0)
+	if (acct_series(f.a, rep) < 0 || rep_open(rep, path, &e) < 0)
 		goto out;
 	for (int64_t t = 0; t <= 3000 * S; t += poll_ns) {
 		if (t == 1020 * S) {	/* the restart began at 1000 s, between polls */

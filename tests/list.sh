@@ -44,10 +44,19 @@ ok_eq "$("$TRAINSIM" list gpus scenarios/tiny.cfg | grep -c -v '^#')" 7 \
 mkdir "$tmp/models"
 printf '# Toy 1B (made up for this test)\nmodel = { name = "toy"; layers = 24; hidden = 2048; heads = 16; seq_len = 2048; vocab = 50257; };\n' >"$tmp/models/toy.cfg"
 printf 'not a preset\n' >"$tmp/models/README"
+# P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) (Narayanan et al. SC'21) for
+# l = 24, h = 2048, V = 50257, s = 2048: 1,315,719,168 + the final norm's
+# 2h = 4,096: 1.32 B, every parameter active.
 ok_eq "$("$TRAINSIM" list models "$tmp/models" | sed 1,2d | sed 's/   */|/g')" \
-	"toy|toy|24|2048|16|2048|50257|Toy 1B (made up for this test)" \
-	"list models DIR: each NAME.cfg with its shape and first comment line"
+	"toy|toy|24|2048|16|2048|50257|1.32|1.32|Toy 1B (made up for this test)" \
+	"list models DIR: each NAME.cfg with its shape, 1.32 B parameters (by hand) and first comment line"
 "$TRAINSIM" list models >/dev/null; ok $? "list models runs wherever the presets are (or are not)"
+if [ -f scenarios/models/gpt3-175b.cfg ]; then
+	ok_eq "$(field models gpt3-175b 8)" 174.60 \
+		"the GPT-3 preset: 174.60 B parameters (Brown et al. 2020: 174.6B)"
+else
+	skip "the GPT-3 preset's parameters" "no scenarios/models/gpt3-175b.cfg"
+fi
 "$TRAINSIM" list gpu 2>"$tmp/e" >/dev/null
 [ $? -eq 2 ] && grep -q 'list: gpu: unknown kind (expected gpus' "$tmp/e"
 ok $? "an unknown kind: exit 2, the kinds named"

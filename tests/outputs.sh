@@ -25,10 +25,11 @@ dataset() {
 # series FILE NAME: the samples of /timeseries/NAME, one a line.
 series() { dataset "$1" "/timeseries/$2"; }
 
-# events FILE: the rows of /events as "time kind" lines.
+# events FILE: the rows of /events as "time kind" lines (kind an enum name,
+# or a quoted string in files of layout 1).
 events() {
 	h5dump -w 0 -m %.17g -d /events "$1" | awk '
 		/^ *\([0-9]+\): \{/ { n = 0; next }
 		/^ *[-0-9.e+]+,$/ && n == 0 { t = $1; sub(/,$/, "", t); n = 1; next }
-		/^ *"[a-z_]+",$/ && n == 1 { k = $1; gsub(/[",]/, "", k); print t, k; n = 2 }'
+		/^ *"?[a-z_]+"?,$/ && n == 1 { k = $1; gsub(/[",]/, "", k); print t, k; n = 2 }'
 }

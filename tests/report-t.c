@@ -71,7 +71,8 @@ static int write_run(const char *path, struct err *e)
 	const double tier_bytes[] = {1.5e12, 2.25e11, 0};
 	struct report *r = rep_new();
 	char *text = big_text(100000);
-	double v[3];
+	static const char *const phases[] = {"idle", "busy", "done"};
+	double v[4];
 	int i, rc = -1;
 
 	if (r == NULL || text == NULL)
@@ -82,14 +83,19 @@ static int write_run(const char *path, struct err *e)
 	    rep_attr_u64(r, "seed", UINT64_C(9223372036854775813), e) < 0)
 		goto out;
 	if (rep_series(r, "power_w", "W") < 0 || rep_series(r, "energy_j", "J") < 0 ||
-	    rep_series(r, "wave", NULL) < 0)
+	    rep_series(r, "wave", NULL) < 0 || rep_series_enum(r, "phase", phases, 3) < 0)
 		goto out;
 	for (i = 0; i < NROWS; i++) {
 		for (int s = 0; s < 3; s++)
 			v[s] = sample_value(s, i);
+		v[3] = i % 3;
 		if (rep_sample(r, 60.0 * i, v, e) < 0)
 			goto out;
 	}
+	if (rep_event_kind(r, "failure", "a node failed; who = node") < 0 ||
+	    rep_event_kind(r, "checkpoint_end", "a checkpoint ended") < 0 ||
+	    rep_event_kind(r, "abcdefghijklmnopqrstuvw", "the longest name") < 0)
+		goto out;
 	if (rep_event(r, 3600.0, "failure", 17, NAN, e) < 0 ||
 	    rep_event(r, 7200.5, "checkpoint_end", -1, 42.5, e) < 0 ||
 	    rep_event(r, 9000.0, "abcdefghijklmnopqrstuvw", INT64_MAX, -1e300, e) < 0)
@@ -130,16 +136,19 @@ static double attr_f64(hid_t f, const char *obj, const char *name)
 	return v;
 }
 
-/* A string attribute into a fresh buffer ("" when missing). */
+/* A variable-length UTF-8 string attribute (layout 2) into a fresh
+ * buffer; "" when missing or of another type. */
 static char *attr_str(hid_t f, const char *obj, const char *name)
 {
 	hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
 	hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
-	size_t n = t >= 0 && H5Tget_class(t) == H5T_STRING ? H5Tget_size(t) : 0;
-	char *s = calloc(n + 1, 1);
+	char *v = NULL, *s;
 
-	if (n > 0)
-		H5Aread(a, t, s);
+	if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
+	    H5Tget_cset(t) == H5T_CSET_UTF8)
+		H5Aread(a, t, &v);
+	s = strdup(v != NULL ? v : "");
+	H5free_memory(v);
 	if (t >= 0)
 		H5Tclose(t);
 	if (a >= 0)
@@ -240,21 +249,35 @@ static int link_name_is(hid_t f, const char *group, hsize_t idx, const char *wan
 
 struct event_row {
 	double time_s;
-	char kind[24];
+	uint8_t kind;
 	int64_t who;
 	double value;
 };
 
+/* The name of code in the enum member "kind" of /events. */
+static const char *kind_name(hid_t kt, uint8_t code, char *buf, size_t len)
+{
+	if (H5Tenum_nameof(kt, &code, buf, len) < 0)
+		snprintf(buf, len, "?%d", code);
+	return buf;
+}
+
 static void check_events(hid_t f)
 {
-	hid_t d = H5Dopen2(f, "/events", H5P_DEFAULT);
+	hid_t d = H5Dopen2(f, "/events", H5P_DEFAULT), ft = H5Dget_type(d);
 	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct event_row));
-	hid_t s = H5Tcopy(H5T_C_S1);
+	hid_t s = H5Tget_member_type(ft, 1);
 	struct event_row ev[3];
+	char k[3][32];
 
 	memset(ev, 0, sizeof ev);
-	H5Tset_size(s, 24);
-	H5Tset_cset(s, H5T_CSET_UTF8);
+	tap_ok(H5Tget_class(s) == H5T_ENUM && H5Tget_nmembers(s) == 3 &&
+	       H5Tget_size(ft) == 25,
+	       "/events kind is an enum of the 3 declared kinds; a row is 8+1+8+8 bytes");
+	tap_ok(str_attr_is(f, "/events", "failure", "a node failed; who = node") &&
+	       str_attr_is(f, "/events", "value",
+			   "a figure that depends on kind (see the kind's attribute)"),
+	       "/events documents its fields and each kind");
 	H5Tinsert(t, "time_s", offsetof(struct event_row, time_s), H5T_NATIVE_DOUBLE);
 	H5Tinsert(t, "kind", offsetof(struct event_row, kind), s);
 	H5Tinsert(t, "who", offsetof(struct event_row, who), H5T_NATIVE_INT64);
@@ -262,14 +285,37 @@ static void check_events(hid_t f)
 	tap_int(dset_len(f, "/events"), 3, "/events has the 3 rows written");
 	tap_ok(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, ev) >= 0,
 	       "/events reads as compound");
-	tap_ok(ev[0].time_s == 3600.0 && strcmp(ev[0].kind, "failure") == 0 &&
+	for (int i = 0; i < 3; i++)
+		kind_name(s, ev[i].kind, k[i], sizeof k[i]);
+	tap_ok(ev[0].time_s == 3600.0 && strcmp(k[0], "failure") == 0 &&
 	       ev[0].who == 17 && isnan(ev[0].value), "event 0: 3600 failure 17 NaN");
-	tap_ok(ev[1].time_s == 7200.5 && strcmp(ev[1].kind, "checkpoint_end") == 0 &&
+	tap_ok(ev[1].time_s == 7200.5 && strcmp(k[1], "checkpoint_end") == 0 &&
 	       ev[1].who == -1 && ev[1].value == 42.5, "event 1: 7200.5 checkpoint_end -1 42.5");
-	tap_ok(strcmp(ev[2].kind, "abcdefghijklmnopqrstuvw") == 0 && ev[2].who == INT64_MAX &&
+	tap_ok(strcmp(k[2], "abcdefghijklmnopqrstuvw") == 0 && ev[2].who == INT64_MAX &&
 	       ev[2].value == -1e300, "event 2: 23-byte kind, INT64_MAX, -1e300");
 	tap_ok(is_chunked_compressed(f, "/events", 1024), "/events chunked, shuffled, deflated");
 	H5Tclose(s);
+	H5Tclose(ft);
+	H5Tclose(t);
+	H5Dclose(d);
+}
+
+/* /timeseries/phase: an enum idle/busy/done holding i % 3 in row i. */
+static void check_enum_series(hid_t f)
+{
+	hid_t d = H5Dopen2(f, "/timeseries/phase", H5P_DEFAULT), t = H5Dget_type(d);
+	uint8_t *code = calloc(NROWS, 1);
+	char name[8] = "";
+	int bad = 0;
+
+	tap_ok(H5Tget_class(t) == H5T_ENUM && H5Tget_nmembers(t) == 3 &&
+	       H5Tget_size(t) == 1, "phase is a one-byte enum of 3 names");
+	tap_ok(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, code) >= 0, "phase reads");
+	for (int i = 0; i < NROWS; i++)
+		bad += code[i] != i % 3;
+	H5Tenum_nameof(t, &code[4], name, sizeof name);
+	tap_ok(bad == 0 && strcmp(name, "busy") == 0, "phase[i] = i %% 3; row 4 is busy");
+	free(code);
 	H5Tclose(t);
 	H5Dclose(d);
 }
@@ -306,6 +352,7 @@ static void check_timeseries(hid_t f)
 		       paths[s]);
 		free(v);
 	}
+	check_enum_series(f);
 }
 
 static void check_summary_step_root(hid_t f)
@@ -339,15 +386,17 @@ static void check_summary_step_root(hid_t f)
 	       "step vector values and unit");
 	free(tb);
 	hid_t d = H5Dopen2(f, "/step/tier_names", H5P_DEFAULT), t = H5Dget_type(d);
-	char lab[3][16];
-	size_t w = H5Tget_size(t);
-	char *buf = calloc(3, w);
-	H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-	for (int i = 0; i < 3; i++)
-		snprintf(lab[i], sizeof lab[i], "%.*s", (int)w, buf + i * w);
-	tap_ok(w == 11 && strcmp(lab[0], "nvlink") == 0 && strcmp(lab[1], "infiniband") == 0 &&
-	       strcmp(lab[2], "ethernet") == 0, "step labels (fixed width 10+1)");
-	free(buf);
+	hid_t sp = H5Dget_space(d);
+	char *lab[3] = { NULL, NULL, NULL };
+	int vlen = H5Tis_variable_str(t) > 0 && H5Tget_cset(t) == H5T_CSET_UTF8;
+	if (vlen)
+		H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lab);
+	tap_ok(vlen && lab[2] != NULL && strcmp(lab[0], "nvlink") == 0 &&
+	       strcmp(lab[1], "infiniband") == 0 && strcmp(lab[2], "ethernet") == 0,
+	       "step labels (variable-length UTF-8)");
+	if (vlen)
+		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, lab);
+	H5Sclose(sp);
 	H5Tclose(t);
 	H5Dclose(d);
 	tap_ok(str_attr_is(f, "/", "trainsim_version", "0.1.0"), "root trainsim_version");
@@ -359,6 +408,11 @@ static void check_summary_step_root(hid_t f)
 	H5Aread(a, H5T_NATIVE_UINT64, &seed);
 	H5Aclose(a);
 	tap_ok(seed == UINT64_C(9223372036854775813), "root seed as uint64 (2^63 + 5)");
+	seed = 0;
+	a = H5Aopen_by_name(f, "/", "layout_version", H5P_DEFAULT, H5P_DEFAULT);
+	H5Aread(a, H5T_NATIVE_UINT64, &seed);
+	H5Aclose(a);
+	tap_int((long long)seed, REP_LAYOUT_VERSION, "root layout_version");
 }
 
 static int same_bytes(const char *p, const char *q)
@@ -527,11 +581,14 @@ static void test_memory_only(void)
 	tap_ok(rep_series(r, "p", "W") == 0 && rep_series(r, "q", "W") == 0 &&
 	       rep_series(r, "p", "W") == -1 && rep_series(r, "time_s", "s") == -1 &&
 	       rep_series(r, "a/b", "") == -1, "series names: duplicates, time_s, '/' refused");
+	tap_ok(rep_event_kind(r, "x", "") == 0 && rep_event_kind(r, "x", "") == -1 &&
+	       rep_event_kind(r, "abcdefghijklmnopqrstuvwx", "") == -1,
+	       "event kinds: a repeated or 24-byte kind is refused");
 	tap_ok(rep_sample(r, 0, v, &e) == 0 && rep_event(r, 0, "x", 0, 0, &e) == 0,
 	       "without a file samples and events are dropped");
 	tap_ok(rep_series(r, "late", "W") == -1, "no series after the first sample");
-	tap_ok(rep_event(r, 0, "abcdefghijklmnopqrstuvwx", 0, 0, &e) == -1,
-	       "a 24-byte event kind is refused");
+	tap_ok(rep_event(r, 0, "y", 0, 0, &e) == -1 && strstr(e.msg, "not declared") != NULL,
+	       "an undeclared event kind is refused: %s", e.msg);
 	e = (struct err){0};
 	tap_ok(rep_commit(r, &e) == 0, "commit without a file succeeds");
 	rep_summary(r, "x/y", 1, "");
@@ -572,15 +629,9 @@ static void test_printing(void)
 	tap_ok(strcmp(s, "{}\n") == 0, "empty summary is {}");
 	free(s);
 	rep_summary(r, "duration_s", 1234567.0, "s");
-	rep_summary(r, "mfu", 0.42, "");
-	rep_summary(r, "gpu_hours", NAN, "h");
-	s = capture(r, rep_print_human);
-	/* 1234567 s / 86400 s/day = 14.289 days. */
-	tap_ok(strcmp(s, "duration_s  1234567 s  (14.29 days)\n"
-			 "mfu            0.42\n"
-			 "gpu_hours       n/a h\n") == 0,
-	       "human summary aligned, long durations in days:\n%s", s);
-	free(s);
+	rep_summary(r, "mfu", 0.42, NULL);
+	tap_ok(strcmp(rep_summary_unit(r, 0), "s") == 0 && strcmp(rep_summary_unit(r, 1), "") == 0 &&
+	       rep_summary_unit(r, 2) == NULL, "units by index: \"s\", \"\" for none, NULL past the end");
 	rep_free(r);
 }
 

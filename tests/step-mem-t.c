@@ -53,7 +53,8 @@ int main(void)
 
 	/* Korthikanti et al.: GPT-3 175B shape, s = 2048, b = 1, h = 12288,
 	 * a = 96, t = 8: 5as/(ht) = 10, 5as/h = 80. */
-	struct tfm m = { 96, 12288, 96, 2048, 51200, 3e11 };
+	struct tfm m;
+	tfm_gpt(&m, 96, 12288, 96, 2048, 51200);
 	double sbh = 2048.0 * 12288.0;
 	tap_near(mem_act_layer_bytes(&m, 1, 8, false, false, PAR_RECOMPUTE_NONE),
 		 sbh * (10 + 3 + 10), 1e-12, "none, TP: sbh(10 + 24/t + 5as/(ht))");
@@ -81,20 +82,25 @@ int main(void)
 		 "= l (1 + (p-1)/(p v)) layers for l/(p v) per chunk");
 
 	/* parameters: one stage holds P (doc/sources.md section 8) plus the final norm 2h */
-	struct tfm t1 = { 24, 2304, 24, 2048, 51200, 1e9 };
-	tap_near(mem_stage_params(&t1, 1, 1, 0), params(&t1) + 2 * 2304, 1e-12,
+	struct tfm t1;
+	tfm_gpt(&t1, 24, 2304, 24, 2048, 51200);
+	struct layout L11 = { .tp = 1, .pp = 1 }, L816 = { .tp = 8, .pp = 16 };
+	tap_near(mem_stage_params(&t1, &L11, 0), params(&t1) + 2 * 2304, 1e-12,
 		 "tp = pp = 1: P + 2h (final layer norm)");
 	double sum = 0;
-	struct tfm big = { 96, 12288, 96, 2048, 51200, 3e11 };
+	struct tfm big;
+	tfm_gpt(&big, 96, 12288, 96, 2048, 51200);
 	for (int k = 0; k < 16; k++)
-		sum += mem_stage_params(&big, 8, 16, k) * 8;
+		sum += mem_stage_params(&big, &L816, k) * 8;
 	tap_near(sum, params(&big) + 51200.0 * 12288 + 2 * 12288 * 8 +
 		 2048.0 * 12288 * 7, 1e-9,
 		 "stages x tp sum to P plus the tied copy and the TP-replicated norm and positions");
 
 	/* a whole stage: 1.7B row of Megatron Table 1 (tp 1, pp 1, dp 32,
 	 * micro batch 16, full recomputation): 16 bytes/param + activations */
-	struct layout L = { "a100_80gb", 32, 8, 4, 1, 1, 32, 512, 16, 1 };
+	struct layout L = { .gpu = "a100_80gb", .gpus = 32, .gpus_per_node = 8, .nodes = 4,
+			    .tp = 1, .pp = 1, .dp = 32, .global_batch = 512,
+			    .micro_batch = 16, .microbatches = 1, .ep = 1, .cp = 1 };
 	struct par_opts o;
 	struct mem_breakdown b;
 	opts(&o);

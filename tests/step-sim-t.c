@@ -58,9 +58,13 @@ int main(void)
 		 "FLOPs per iteration: Megatron's 96 B s l h^2 (...) with full recompute");
 	tap_near(j.r.tflops_per_gpu, j.r.flops_per_iter / (1024 * j.r.iteration_s) / 1e12,
 		 1e-12, "TFLOP/s per GPU = FLOPs / (GPUs x time)");
-	/* MFU counts 72 B s l h^2 (...) (no recomputation) of the 96 */
-	tap_near(j.r.mfu, j.r.tflops_per_gpu * 1e12 * 72.0 / 96.0 / 312e12, 1e-12,
-		 "MFU = TFLOP/s x 72/96 / 312 (full recomputation on A100)");
+	/* MFU counts 72 B s l h^2 (1 + s/(6h)) + 6 B s h V (no recomputation;
+	 * the logits are never recomputed) of the 96 B s l h^2 (...) + 6 B s h V */
+	double lay = 96 * 12288.0 * 12288 * (1 + 2048 / (6 * 12288.0));
+	double lg = 6 * 12288.0 * 51200;
+	tap_near(j.r.mfu, j.r.tflops_per_gpu * 1e12 * (72 * lay + lg) / (96 * lay + lg) /
+		 312e12, 1e-12, "MFU = TFLOP/s x (72 + logits)/(96 + logits) / 312 "
+		 "(full recomputation on A100)");
 	/* 1F1B bubble (p-1)/m = 15/192 of the ideal time; the first and last
 	 * stages' embedding and logits make it slightly larger */
 	double ideal = j.r.compute_s + j.r.tp_exposed_s;

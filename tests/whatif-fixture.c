@@ -24,6 +24,9 @@ static int write_fixture(const char *path, struct err *e)
 
 	if (r == NULL || rep_open(r, path, e) < 0)
 		goto out;
+	for (int k = 0; k < 4; k++)
+		if (rep_event_kind(r, kinds[k], "a fixture event") < 0)
+			goto out;
 	if (rep_series(r, "tokens", "tokens") < 0 ||
 	    rep_series(r, "facility_power_w", "W") < 0 ||
 	    rep_series(r, "cost_usd", "USD") < 0 || rep_series(r, "carbon_kg", "kgCO2e") < 0)

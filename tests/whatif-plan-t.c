@@ -10,7 +10,7 @@
 #include "tests/tap.h"
 #include "models/plan.h"
 
-static const struct tfm gpt3 = { 96, 12288, 96, 2048, 51200, 300e9 };
+static struct tfm gpt3;
 
 int main(void)
 {
@@ -20,27 +20,34 @@ int main(void)
 	const double layer_full = s * h * (34.0 / 8 + 5 * a * s / (h * 8));
 	double m;
 
-	tap_plan(8);
+	tfm_gpt(&gpt3, 96, 12288, 96, 2048, 51200);
+	tap_plan(9);
 	tap_near(layer_full, 358612992.0, 1e-12, "one layer's activations, TP 8, b 1: "
 		 "2048 x 12288 x 14.25 = 358,612,992 bytes");
 	/* TP 8 x PP 16: P/128 parameters per GPU x 16 bytes (ZeRO paper, sec. 3.1)
 	 * = 21,826,977,792; recomputation keeps 96 layer inputs of
 	 * 2 s h / 8 = 6,291,456 bytes (603,979,776) plus one layer's full set. */
-	m = plan_mem_bound_bytes(&gpt3, 8, 16, 8, 1, true, 0);
+	m = plan_mem_bound_bytes(&gpt3, 8, 16, 8, 1, true, 0, false, 1);
 	tap_near(m, P / 128 * 16 + 96 * 6291456.0 + layer_full, 1e-12,
 		 "175B TP8 PP16, recompute: states + 96 inputs + one layer");
 	tap_near(m, 22789570560.0, 1e-12, "  = 22,789,570,560 bytes by hand");
 	/* Without recomputation: 96 layers x 358,612,992 + 21,826,977,792. */
-	m = plan_mem_bound_bytes(&gpt3, 8, 16, 8, 1, false, 0);
+	m = plan_mem_bound_bytes(&gpt3, 8, 16, 8, 1, false, 0, false, 1);
 	tap_near(m, 56253825024.0, 1e-12, "175B TP8 PP16, no recompute: 56,253,825,024 bytes");
 	/* ZeRO-3 over dp 128 with TP 8, PP 1: P/8 x 16 / 128 = 2,728,372,224 of
 	 * states, plus the same activations. */
-	m = plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 3);
+	m = plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 3, false, 1);
 	tap_near(m, 3690964992.0, 1e-12, "ZeRO-3 TP8 dp128, recompute: 3,690,964,992 bytes");
-	tap_ok(plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 1) >
-	       plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 2) &&
-	       plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 2) > m,
+	tap_ok(plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 1, false, 1) >
+	       plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 2, false, 1) &&
+	       plan_mem_bound_bytes(&gpt3, 8, 1, 128, 1, true, 2, false, 1) > m,
 	       "each ZeRO stage shards more: stage 1 > 2 > 3");
+	/* Context parallelism 2: s/2 tokens per GPU, the scores s/2 x s: the
+	 * activations of the no-recompute case halve (56,253,825,024 -
+	 * 21,826,977,792 = 34,426,847,232 -> 17,213,423,616) */
+	tap_near(plan_mem_bound_bytes(&gpt3, 8, 16, 8, 1, false, 0, false, 2),
+		 21826977792.0 + 17213423616.0, 1e-12,
+		 "CP 2: states + half the activations");
 	/* Daly 2006 eq. 37 for 175b.cfg: checkpoint P x 14 B / 100 GB/s =
 	 * 24.446 s; 128 nodes x 6.5 per 1000 node-days: M = 103,846.15 s;
 	 * sqrt(2 d M) = 2253.25; x (1 + 0.003617 + 0.0000131) - d = 2237.02 s. */

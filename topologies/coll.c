@@ -615,6 +615,11 @@ int coll_op_parse(const char *s, enum coll_op *op)
 			*op = (enum coll_op)i;
 			return 0;
 		}
+	/* nccl-tests' name (alltoall_perf) */
+	if (strcmp(s, "alltoall") == 0) {
+		*op = COLL_ALL_TO_ALL;
+		return 0;
+	}
 	return -1;
 }
 

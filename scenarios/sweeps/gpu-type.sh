@@ -15,6 +15,7 @@ sweep_axis - a100_40gb:cluster.gpu=a100_40gb,cost.gpu_hour_usd=4.10 \
 	h200_sxm:cluster.gpu=h200_sxm,cost.gpu_hour_usd=5.408
 sweep_seeds 2 20
 sweep_plot() {
-	plot_groups @1 cost_usd,duration_days,carbon_kg "GPT-3 175B on 1024 GPUs: GPU type"
+	plot_groups @1 cost_usd,duration_days,carbon_kg \
+		"GPT-3 175B on 1024 GPUs: GPU type (A100, H100 on-demand; H200 capacity-block price)"
 }
 sweep_go

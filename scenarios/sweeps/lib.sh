@@ -206,11 +206,18 @@ sweep_run_all() {
 		[ "$per" -le 25 ] || per=25
 		set -- --will-cite -j "$SWEEP_JOBS" --joblog "$SWEEP_DIR/joblog" --pipe -N "$per"
 		[ -z "$SWEEP_SSH" ] || set -- "$@" --sshloginfile "$SWEEP_SSH"
+		# On a terminal, parallel's bar: share done and ETA (of blocks).
+		[ ! -t 2 ] || set -- "$@" --bar
 		parallel "$@" sh <"$SWEEP_DIR/commands.txt"
 	else
 		echo "$SWEEP_STUDY: GNU parallel not found; running one at a time" >&2
 		[ -z "$SWEEP_SSH" ] || sweep_die "--sshloginfile needs GNU parallel"
-		while IFS= read -r c; do sh -c "$c"; done <"$SWEEP_DIR/commands.txt"
+		todo=$(wc -l <"$SWEEP_DIR/commands.txt") i=0
+		while IFS= read -r c; do
+			[ ! -t 2 ] || printf '\r%d of %d runs ' "$i" "$todo" >&2
+			sh -c "$c"; i=$((i + 1))
+		done <"$SWEEP_DIR/commands.txt"
+		[ ! -t 2 ] || printf '\r%d of %d runs\n' "$i" "$todo" >&2
 	fi
 	return 0
 }

@@ -3,6 +3,8 @@
  * Targets (issue 4): GPT-3 175B on 1024 GPUs (TP 8, PP 16, DP 8, 192
  * microbatches) <= 100 ms; a 16,384-GPU layout (DP 128) <= 1 s.  The
  * scenario is tests/bench/step-175b.cfg; the big layout is overrides.
+ * Issue 13: a DeepSeek-V3-class MoE iteration (tests/bench/step-moe.cfg,
+ * EP 64) on 2,048 GPUs <= 300 ms, on 16,384 <= 2 s.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,10 @@ int main(int argc, char **argv)
 	snprintf(file, sizeof file, "%s/tests/bench/step-175b.cfg", dir);
 	fails += bench(schema, file, "175B, TP8 PP16 DP8, m=192", NULL, 0, 0.1);
 	fails += bench(schema, file, "175B, TP8 PP16 DP128, m=192", big, 3, 1.0);
+	const char *moe_big[] = { "cluster.gpus=16384", "network.fat_tree.radix=64" };
+	snprintf(file, sizeof file, "%s/tests/bench/step-moe.cfg", dir);
+	fails += bench(schema, file, "DeepSeek-V3, PP16 EP64 DP128", NULL, 0, 0.3);
+	fails += bench(schema, file, "DeepSeek-V3, PP16 EP64 DP1024", moe_big, 2, 2.0);
 	cfg_schema_free(schema);
 	return fails ? 1 : 0;
 }
