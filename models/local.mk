@@ -4,15 +4,16 @@ noinst_HEADERS += models/gpu.h models/kernels.h models/stack.h models/transforme
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
-	models/replay.c models/spot.c models/gc.c models/replicas.c
+	models/replay.c models/replay_sky.c models/replay_bamboo.c \
+	models/replay_fail.c models/spot.c models/gc.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h models/run_int.h \
-	models/replay.h models/spot.h models/gc.h models/replicas.h
+	models/replay.h models/replay_int.h models/spot.h models/gc.h models/replicas.h
 # Accounting's parts (issue 6).
-libtrainsim_a_SOURCES += models/trace.c models/storage.c models/budget.c models/telemetry.c \
-	models/region.c
-noinst_HEADERS += models/trace.h models/storage.h models/budget.h models/telemetry.h \
-	models/region.h
+libtrainsim_a_SOURCES += models/trace.c models/trace_csv.c models/trace_aws.c \
+	models/storage.c models/budget.c models/telemetry.c models/region.c
+noinst_HEADERS += models/trace.h models/trace_int.h models/storage.h models/budget.h \
+	models/telemetry.h models/region.h
 check_PROGRAMS += tests/acct-energy-t
 TESTS += tests/acct-energy-t
 tests_acct_energy_t_SOURCES = tests/acct-energy-t.c

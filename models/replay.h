@@ -4,23 +4,15 @@
  * Capacity traces become a step function: avail[i] nodes are available
  * from t_s[i] until t_s[i+1] (or until end_s, where a replay may wrap to
  * the start).  Only change points are kept, so replaying a 13-day trace at
- * 32-second ticks costs one event per change, not per tick.  Accepted:
+ * 32-second ticks costs one event per change, not per tick.
  *
- *   skypilot-org/spot-traces JSON (NSDI'24 "Can't Be Late"):
- *       {"metadata": {"gap_seconds": 300}, "data": [16, 16, 12, ...]}
- *     tick i lasts from i x gap_seconds; end_s = ticks x gap_seconds.
- *   Bamboo event CSV (uclasystem/bamboo, NSDI'23):
- *       TIME_MS,add|remove,NODE        e.g. 2040000,remove,node19
- *     the count is the number of nodes added and not yet removed; removing
- *     a node that is not there, or adding one twice, is an error;
- *     end_s = the last time.
- *
- * Failure traces (CSV, '#' comments and an optional header line):
- *       time_s,node,kind               e.g. 86400,17,gpu
- *   kind is gpu, node, nic or software; node counts from 0.
- *
+ * The readers, each with its format and source in its header comment:
+ *   replay_sky.c      spot capacity, skypilot-org/spot-traces JSON
+ *   replay_bamboo.c   spot capacity, Bamboo node events CSV
+ *   replay_fail.c     hardware failures, trainsim's CSV (time_s,node,kind)
  * Every reader checks its input: malformed lines, times that go backwards,
- * unknown nodes or kinds are "FILE:LINE: message" errors (ERR_USAGE).
+ * unknown nodes or kinds are errors (ERR_USAGE) that say where: FILE:LINE
+ * in CSV, FILE and the value's path in JSON ("FILE: data[3]: ...").
  */
 #ifndef MODELS_REPLAY_H
 #define MODELS_REPLAY_H

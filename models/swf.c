@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/csv.h"
 #include "models/swf.h"
+#include "models/trace.h"
 
 #define SWF_FIELDS 18
 #define LINE_MAX_BYTES 4096
@@ -133,52 +135,15 @@ enum { C_ID, C_USER, C_GPUS, C_SUBMIT, C_START, C_END, C_STATE, C_PROJECT, C_COU
 static const char *const csv_names[C_COUNT] = {
 	"job_id", "user", "gpus", "submit", "start", "end", "state", "project",
 };
-#define CSV_COLS_MAX 64
-
-/* Split buf at commas in place (no quoting: trace fields hold none). */
-static int csv_split(char *buf, char **f)
-{
-	int n = 0;
-
-	buf[strcspn(buf, "\r\n")] = '\0';
-	for (char *p = buf;; ) {
-		if (n == CSV_COLS_MAX)
-			return -1;
-		f[n++] = p;
-		char *c = strchr(p, ',');
-		if (c == NULL)
-			break;
-		*c = '\0';
-		p = c + 1;
-	}
-	return n;
-}
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
- * days_from_civil, http://howardhinnant.github.io/date_algorithms.html). */
-static long days_from_civil(long y, long m, long d)
-{
-	y -= m <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	long yoe = y - era * 400;
-	long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
+/* Seconds, or a UTC time "YYYY-MM-DD HH:MM:SS" (trace_parse_utc: the C
+ * library's calendar). */
 static int csv_time(const char *t, double *out)
 {
-	long y, mo, d, h, mi;
-	double s;
+	int64_t utc_s;
 	char *end;
-	int used = 0;
 
-	if (sscanf(t, "%ld-%ld-%ld %ld:%ld:%lf%n", &y, &mo, &d, &h, &mi, &s, &used) == 6 &&
-	    t[used] == '\0') {
-		if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
-		    mi > 59 || s < 0 || s >= 61)
-			return -1;
-		*out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+	if (trace_parse_utc(t, &utc_s) == 0) {
+		*out = (double)utc_s;
 		return 0;
 	}
 	errno = 0;
@@ -186,22 +151,18 @@ static int csv_time(const char *t, double *out)
 	return errno || end == t || *end || !isfinite(*out) ? -1 : 0;
 }
 
-static int csv_header(char *buf, const char *path, int *col, struct err *e)
+static int csv_header(const struct csv *c, int *col, struct err *e)
 {
-	char *f[CSV_COLS_MAX];
-	int n = csv_split(buf, f);
-
 	for (int c = 0; c < C_COUNT; c++)
 		col[c] = -1;
-	for (int i = 0; i < n; i++)
-		for (int c = 0; c < C_COUNT; c++)
-			if (strcmp(f[i], csv_names[c]) == 0)
-				col[c] = i;
-	for (int c = 0; c < C_PROJECT; c++)
-		if (col[c] < 0)
-			return err_set(e, ERR_USAGE, "%s:1: %s: column missing (expected a "
-				       "header with job_id,user,gpus,submit,start,end,state)",
-				       path, csv_names[c]);
+	for (size_t i = 0; i < c->n; i++)
+		for (int k = 0; k < C_COUNT; k++)
+			if (strcmp(c->f[i], csv_names[k]) == 0)
+				col[k] = (int)i;
+	for (int k = 0; k < C_PROJECT; k++)
+		if (col[k] < 0)
+			return csv_error(c, e, "%s: column missing (expected a header with "
+					 "job_id,user,gpus,submit,start,end,state)", csv_names[k]);
 	return 0;
 }
 
@@ -213,7 +174,7 @@ struct csv_ctx {
 	struct cjobs *js;
 };
 
-static int csv_job(struct csv_ctx *x, char **f, int n, long line, struct err *e)
+static int csv_job(struct csv_ctx *x, char *const *f, int n, long line, struct err *e)
 {
 	double t[3], gpus;
 	char *end;
@@ -264,32 +225,23 @@ static int csv_job(struct csv_ctx *x, char **f, int n, long line, struct err *e)
 long swf_read_csv(const char *path, int gpus_per_node, int klass, struct cjobs *js,
 		  struct err *e)
 {
-	char buf[LINE_MAX_BYTES], *f[CSV_COLS_MAX];
+	struct csv c;
 	int col[C_COUNT], rc;
-	long line = 1, jobs = 0;
+	long jobs = 0;
 	struct csv_ctx x = { path, col, gpus_per_node, klass, -1, js };
-	FILE *fp = fopen(path, "r");
 
-	if (fp == NULL)
-		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
-	rc = read_line(fp, buf, path, 1, e);
+	if (csv_open(&c, path, 0, e) < 0)
+		return -1;
+	rc = csv_next(&c, e);
 	if (rc == 0)
-		rc = err_set(e, ERR_USAGE, "%s:1: empty file (expected a header)", path);
+		rc = csv_error(&c, e, "empty file (expected a header)");
 	if (rc > 0)
-		rc = csv_header(buf, path, col, e);
-	while (rc >= 0 && (rc = read_line(fp, buf, path, ++line, e)) > 0) {
-		if (buf[strspn(buf, " \t\r\n")] == '\0')
-			continue;
-		int n = csv_split(buf, f);
-		if (n < 0) {
-			rc = err_set(e, ERR_USAGE, "%s:%ld: more than %d fields", path, line,
-				     CSV_COLS_MAX);
-			break;
-		}
-		if ((rc = csv_job(&x, f, n, line, e)) < 0)
+		rc = csv_header(&c, col, e);
+	while (rc >= 0 && (rc = csv_next(&c, e)) > 0) {
+		if ((rc = csv_job(&x, c.f, (int)c.n, c.line, e)) < 0)
 			break;
 		jobs += rc;
 	}
-	fclose(fp);
+	csv_close(&c);
 	return rc < 0 ? -1 : jobs;
 }

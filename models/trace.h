@@ -10,31 +10,17 @@
  *   trace_cur_init(&c, &t, start_utc_s, &e);   // sim time 0 = start_utc_s
  *   trace_cur_advance(&c, now_ns);             // c.value holds over [now, c.next_ns)
  *
- * CSV layouts (the first column is the time in UTC: "2024-01-01 00:00:00",
- * "2024-01-01T00:00:00Z", or with "+00:00"; other offsets are applied):
- *   - Electricity Maps, both header generations:
- *       Datetime (UTC),Country,Zone Name,Zone Id,Carbon Intensity gCO₂eq/kWh (direct),
- *           Carbon Intensity gCO₂eq/kWh (LCA),...                       (older)
- *       Datetime (UTC),Country,Zone name,Zone id,Carbon intensity gCO₂eq/kWh (direct),
- *           Carbon intensity gCO₂eq/kWh (Life cycle),...                (newer)
- *     `column` picks "direct" or "lifecycle" (LCA / Life cycle).
- *   - Two columns, the second header naming the unit:
- *       datetime_utc,g_per_kwh      carbon: g_per_kwh, kg_per_mwh, lb_per_mwh
- *       datetime_utc,usd_per_kwh    electricity: usd_per_kwh, usd_per_mwh, cents_per_kwh
- *       datetime_utc,pue            PUE (>= 1)
- *       datetime_utc,usd_per_hour   spot price of one instance
- * Rows must be strictly increasing in time and evenly spaced (the step of the
- * first two rows, normally 3600 s): a gap, a duplicate or an earlier time is
- * an error, as are negative values, PUE below 1 and unknown units.  A
- * regular trace repeats itself after its last step (a one-year trace covers
- * a run of any length).
- *
- * AWS JSON: {"SpotPriceHistory": [{"AvailabilityZone", "InstanceType",
- * "ProductDescription", "SpotPrice", "Timestamp"}, ...]} (or the bare
- * array).  Records are change points: a price holds until the next record
- * and the last one holds for ever.  The CLI lists newest first; records must
- * be strictly monotone in time (either direction) after filtering by
- * instance type and zone (each required when the file holds several).
+ * The readers, each with its format and source in its header comment:
+ *   trace_csv.c   hourly CSV: Electricity Maps carbon intensity, or a
+ *                 time column and a value column named by its unit
+ *                 (carbon, electricity price, PUE, spot price)
+ *   trace_aws.c   AWS spot price history (aws ec2 describe-spot-price-history)
+ * CSV rows are a regular trace: evenly spaced, repeating after its last step
+ * (a one-year trace covers a run of any length).  AWS records are change
+ * points: a price holds until the next record, the last one for ever.
+ * Times are UTC ("2024-01-01 00:00:00", "2024-01-01T00:00:00Z", or with an
+ * offset "+01:00", which is applied), read with the C library (strptime,
+ * timegm).
  */
 #ifndef MODELS_TRACE_H
 #define MODELS_TRACE_H
@@ -57,7 +43,8 @@ struct trace {
 	int64_t *t_s;		/* UTC seconds since 1970, strictly increasing */
 	double *v;		/* in the canonical unit of its quantity */
 	int64_t step_s;		/* regular traces: the step; 0: change points */
-	long first_line;	/* file line of the earliest row, for messages */
+	char first_at[48];	/* where the earliest row is, after the file name in
+				   messages: ":LINE" or ": SpotPriceHistory[i]" */
 };
 
 int trace_load_csv(struct trace *t, const char *path, enum trace_qty q,
@@ -66,11 +53,9 @@ int trace_load_aws_spot(struct trace *t, const char *path, const char *instance_
 			const char *zone, struct err *e);
 void trace_free(struct trace *t);
 
-/* "YYYY-MM-DD[ T]HH:MM[:SS[.fff]][Z|+HH:MM|-HH:MM]" -> UTC seconds; -1 if bad. */
+/* "YYYY-MM-DD[ T]HH:MM[:SS[.000]][Z|+HH:MM|-HH:MM]" -> UTC seconds; -1 if bad
+ * (a day or time that does not exist, like 2023-02-29 or 24:00, is bad). */
 int trace_parse_utc(const char *text, int64_t *out_s);
-
-/* Time-weighted mean over [from_s, to_s) of UTC time (cycling as above). */
-double trace_mean(const struct trace *t, int64_t from_s, int64_t to_s);
 
 /* Walks a trace forward in simulated time; sim time 0 is UTC origin_s. */
 struct trace_cur {

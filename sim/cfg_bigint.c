@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "sim/cfg_int.h"
+#include "sim/textfile.h"
 
 struct int_lit {
 	unsigned line;
@@ -42,30 +43,6 @@ struct big_file {
 };
 
 /* ---- scanning the text ------------------------------------------------- */
-
-/* The whole of a file, NUL-terminated; NULL if it cannot be opened. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (f == NULL)
-		return NULL;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? 2 * cap : 65536;
-			buf = cfg_xrealloc(buf, cap);
-		}
-		size_t got = fread(buf + len, 1, 4096, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
 
 /* Past the rest of a float literal ("5e-3", ".25"). */
 static const char *skip_float(const char *p)
@@ -145,7 +122,8 @@ static const char *skip_comment_or_string(const char *p, unsigned *line)
 /* The plain integer literals of one file, in order, into bf. */
 static void big_scan(const char *path, struct big_file *bf)
 {
-	char *buf = slurp(path);
+	struct err unread = { 0 };	/* libconfig read it; if we cannot, leave it be */
+	char *buf = textfile_read(path, NULL, &unread);
 	unsigned line = 1;
 
 	if (buf == NULL)

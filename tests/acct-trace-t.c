@@ -37,6 +37,16 @@ static void test_times(void)
 	tap_ok(trace_parse_utc("2023-02-29 00:00:00", &t) < 0, "2023-02-29 refused");
 	tap_ok(trace_parse_utc("2024-01-01 24:00:00", &t) < 0, "hour 24 refused");
 	tap_ok(trace_parse_utc("01/01/2024 00:00", &t) < 0, "other layouts refused");
+	tap_ok(trace_parse_utc("2024-1-01 00:00:00", &t) < 0 &&
+	       trace_parse_utc("2024- 1-01 00:00:00", &t) < 0, "a month without two digits refused");
+	tap_ok(trace_parse_utc("2024-06-30 23:59:60", &t) < 0, "second 60 refused");
+	tap_ok(trace_parse_utc("2024-01-01 00:00:00.5", &t) < 0, "a fraction of a second refused");
+	tap_ok(trace_parse_utc("2024-01-01 00:00", &t) == 0 && t == 19723 * 86400LL,
+	       "seconds may be left out");
+	tap_ok(trace_parse_utc("2024-01-01T05:30:00+05:30", &t) == 0 && t == 19723 * 86400LL &&
+	       trace_parse_utc("2023-12-31T19:00:00-05:00", &t) == 0 && t == 19723 * 86400LL,
+	       "offsets +05:30 and -05:00 applied");
+	tap_ok(trace_parse_utc("2024-01-01 00:00:00 UTC", &t) < 0, "a zone name refused");
 }
 
 static void test_csv(void)
@@ -106,13 +116,18 @@ static void test_spot(void)
 	}
 }
 
-/* A regular trace repeats; a change-point trace holds its last value. */
+/* A regular trace repeats; a change-point trace holds its last value.
+ * grid-4h.csv's direct column is 100, 200, 300, 400 g/kWh from 00:00, hourly. */
 static void test_cursor(void)
 {
+	static const double want_v[5] = { 200, 300, 400, 100, 200 };
 	struct trace t;
 	struct trace_cur c;
 	struct err e = { 0 };
 	const int64_t h = 3600LL * 1000000000;
+	double sum = 0;
+	int64_t now = 0;
+	int steps_ok = 1;
 
 	if (load_csv(&t, "grid-4h.csv", TRACE_CARBON, "direct") < 0) {
 		tap_ok(0, "grid-4h.csv loads");
@@ -120,11 +135,22 @@ static void test_cursor(void)
 	}
 	if (trace_cur_init(&c, &t, t.t_s[0] + 5400, &e) == 0) {
 		tap_ok(c.value == 200 && c.next_ns == h / 2, "starting at 01:30: 200 until 02:00");
-		trace_cur_advance(&c, h / 2 + 2 * h);
-		tap_ok(c.value == 100 && c.next_ns == h / 2 + 3 * h,
-		       "at 04:00 the four-hour trace starts over");
-		tap_near(trace_mean(&t, t.t_s[0] + 5400, t.t_s[0] + 5400 + 4 * 3600), 250, 1e-12,
-			 "mean over any four hours of the cycle is 250");
+		/* Four hours from 01:30, step by step: half an hour of 200, an hour
+		 * each of 300, 400 and (the trace starting over at 04:00) 100, half
+		 * an hour of 200; the mean is (100 + 300 + 400 + 100 + 100) / 4 = 250. */
+		for (int k = 0; k < 5; k++) {
+			int64_t next = c.next_ns < 4 * h ? c.next_ns : 4 * h;
+
+			steps_ok &= c.value == want_v[k] &&
+				    next == (k < 4 ? h / 2 + k * h : 4 * h);
+			sum += c.value * (double)(next - now);
+			now = next;
+			trace_cur_advance(&c, now);
+		}
+		tap_ok(steps_ok, "01:30 to 05:30: 200, 300, 400, then 100 at 04:00 (the four-hour "
+		       "trace starts over), 200 at 05:00");
+		tap_near(sum / (double)(4 * h), 250, 1e-12,
+			 "mean over four hours of the cycle is 250 (100..400 each for an hour)");
 	} else {
 		tap_ok(0, "cursor: %s", e.msg);
 	}

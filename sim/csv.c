@@ -1,0 +1,167 @@
+/* csv.c -- see csv.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/csv.h"
+#include "sim/textfile.h"
+
+int csv_open(struct csv *c, const char *path, int flags, struct err *e)
+{
+	memset(c, 0, sizeof *c);
+	c->file = path;
+	c->flags = flags;
+	c->text = textfile_read(path, NULL, e);
+	if (c->text == NULL)
+		return -1;
+	c->next = c->text;
+	return 0;
+}
+
+void csv_close(struct csv *c)
+{
+	free(c->text);
+	free(c->f);
+	memset(c, 0, sizeof *c);
+}
+
+int csv_error(const struct csv *c, struct err *e, const char *fmt, ...)
+{
+	char what[sizeof e->msg];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return err_set(e, ERR_USAGE, "%s:%ld: %s", c->file, c->line, what);
+}
+
+int csv_number(const char *field, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(field, &end);
+	return end != field && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
+}
+
+static int is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/* The next line, NUL-terminated in place without its newline; NULL at the end. */
+static char *take_line(struct csv *c)
+{
+	char *s = c->next, *nl;
+
+	if (*s == '\0')
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = '\0';
+		c->next = nl + 1;
+	} else {
+		c->next = s + strlen(s);
+	}
+	c->line++;
+	return s;
+}
+
+static int skipped(const struct csv *c, const char *s)
+{
+	while (is_blank(*s))
+		s++;
+	return *s == '\0' || (*s == '#' && (c->flags & CSV_COMMENTS));
+}
+
+static int add_field(struct csv *c, char *field, struct err *e)
+{
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 16;
+		char **nf = realloc(c->f, nc * sizeof *nf);
+
+		if (nf == NULL)
+			return err_set(e, ERR_RUN, "out of memory");
+		c->f = nf;
+		c->cap = nc;
+	}
+	c->f[c->n++] = field;
+	return 0;
+}
+
+/* One quoted field from *s (at its opening quote), unquoted in place. */
+static int quoted(struct csv *c, char **s, struct err *e)
+{
+	char *r = *s + 1, *w = *s;
+
+	for (;;) {
+		if (*r == '\0')
+			return csv_error(c, e, "field %zu: a quote left open (expected a closing "
+					 "\" on the same line)", c->n);
+		if (*r == '"' && r[1] == '"') {
+			*w++ = '"';
+			r += 2;
+		} else if (*r == '"') {
+			r++;
+			break;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	while (is_blank(*r))
+		r++;
+	if (*r != '\0' && *r != ',')
+		return csv_error(c, e, "field %zu: text after the closing quote (expected a "
+				 "comma)", c->n);
+	*w = '\0';
+	*s = r;
+	return 0;
+}
+
+static void unquoted(char **s)
+{
+	char *r = *s, *end;
+
+	while (*r != '\0' && *r != ',')
+		r++;
+	end = r;
+	while (end > *s && is_blank(end[-1]))
+		end--;
+	*s = r;
+	if (end != r)
+		*end = '\0';	/* else *r is the comma, cut by the caller, or the end */
+}
+
+int csv_next(struct csv *c, struct err *e)
+{
+	char *s;
+
+	do {
+		s = take_line(c);
+		if (s == NULL)
+			return 0;
+	} while (skipped(c, s));
+	c->n = 0;
+	for (;;) {
+		char *field;
+
+		while (is_blank(*s))
+			s++;
+		field = s;
+		if (add_field(c, field, e) < 0)
+			return -1;
+		if (*s == '"') {
+			if (quoted(c, &s, e) < 0)
+				return -1;
+		} else {
+			unquoted(&s);
+		}
+		if (*s != ',')
+			return 1;
+		*s++ = '\0';
+	}
+}

@@ -1,0 +1,53 @@
+/*
+ * csv.h -- rows of comma-separated fields from a text file, with errors
+ * that say FILE:LINE.  Fields follow RFC 4180: double quotes around a field
+ * let it hold commas, and "" inside them is one quote; a row is one line
+ * (no line breaks inside quotes).
+ *
+ *   struct csv c;
+ *   int rc;
+ *   if (csv_open(&c, path, CSV_COMMENTS, &e) < 0)
+ *           return -1;                  // "FILE: cannot read: ..."
+ *   while ((rc = csv_next(&c, &e)) > 0)
+ *           if (csv_number(c.f[0], &t_s) < 0)
+ *                   rc = csv_error(&c, &e, "bad time '%s' (expected ...)", c.f[0]);
+ *   csv_close(&c);                      // rc < 0: e.msg is "FILE:LINE: what"
+ *
+ * Blank lines are skipped, and with CSV_COMMENTS the lines whose first
+ * character that is not blank is '#'.  Unquoted fields lose the blanks
+ * around them and a CR at the end of the line (files from Windows).  A
+ * quote left open, or text after a closing quote, is an error.
+ */
+#ifndef SIM_CSV_H
+#define SIM_CSV_H
+
+#include <stddef.h>
+
+#include "sim/err.h"
+
+enum { CSV_COMMENTS = 1 };
+
+struct csv {
+	const char *file;	/* for messages: the caller's string */
+	char *text;		/* the whole file, split in place */
+	char *next;		/* the next line's start */
+	long line;		/* the current row's line, from 1 */
+	char **f;		/* the current row's fields ... */
+	size_t n;		/* ... and how many (at least 1) */
+	size_t cap;
+	int flags;
+};
+
+int csv_open(struct csv *c, const char *path, int flags, struct err *e);
+/* The next row into c->f: 1, or 0 at the end, or -1 with e filled. */
+int csv_next(struct csv *c, struct err *e);
+void csv_close(struct csv *c);
+
+/* "FILE:LINE: " and the message, ERR_USAGE; returns -1. */
+int csv_error(const struct csv *c, struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A field that is a finite number and nothing else: 0, or -1. */
+int csv_number(const char *field, double *v);
+
+#endif
