@@ -11,88 +11,76 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "sim/csv.h"
 #include "models/kernels.h"
 
-#define TSV_COLS_MAX 32
-#define TSV_LINE_MAX 1024
 #define CACHE_MAX 8
 
-/* One open table: its header's column names and the current row's fields. */
+/* One open table: its header's column names (kept: csv_next reuses the
+ * row buffer) and the current row in t->c. */
 struct tsv {
-	FILE *f;
+	struct csv c;
 	char path[4096];
-	int line;
-	char head[TSV_LINE_MAX], row[TSV_LINE_MAX];
-	char *names[TSV_COLS_MAX], *fields[TSV_COLS_MAX];
-	int n_names, n_fields;
+	char **names;
+	size_t n_names;
 };
 
-static int split(char *s, char **out)
+static void tsv_close(struct tsv *t)
 {
-	int n = 0;
-
-	s[strcspn(s, "\r\n")] = 0;
-	while (n < TSV_COLS_MAX) {
-		out[n++] = s;
-		s = strchr(s, '\t');
-		if (!s)
-			break;
-		*s++ = 0;
-	}
-	return n;
+	free(t->names);
+	csv_close(&t->c);
 }
 
-/* Next line that is not a comment or blank into *buf; 0 at the end. */
-static int next_line(struct tsv *t, char *buf)
-{
-	while (fgets(buf, TSV_LINE_MAX, t->f)) {
-		t->line++;
-		if (buf[0] != '#' && buf[strspn(buf, " \t\r\n")] != 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Open dir/name; 0 with t->f NULL when absent and optional. */
+/* Open dir/name; 0 with t->c.text NULL when absent and optional. */
 static int tsv_open(struct tsv *t, const char *dir, const char *name, bool required,
 		    struct err *e)
 {
+	struct stat st;
+	int rc;
+
 	memset(t, 0, sizeof *t);
 	snprintf(t->path, sizeof t->path, "%s/%s", dir, name);
-	t->f = fopen(t->path, "r");
-	if (!t->f)
-		return required || errno != ENOENT ?
-		       err_set(e, ERR_USAGE, "%s: cannot read: %s", t->path, strerror(errno)) : 0;
-	if (!next_line(t, t->head)) {
-		fclose(t->f);
-		t->f = NULL;
-		return err_set(e, ERR_USAGE, "%s: no header line (expected column names)",
-			       t->path);
+	if (!required && stat(t->path, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (csv_open(&t->c, t->path, CSV_COMMENTS | CSV_TABS, e) < 0)
+		return -1;
+	if ((rc = csv_next(&t->c, e)) <= 0) {
+		if (rc == 0)
+			err_set(e, ERR_USAGE, "%s: no header line (expected column names)",
+				t->path);
+		tsv_close(t);
+		return -1;
 	}
-	t->n_names = split(t->head, t->names);
+	/* The header's fields point into the file's text, which stays. */
+	t->names = malloc(t->c.n * sizeof *t->names);
+	if (t->names == NULL) {
+		tsv_close(t);
+		return err_set(e, ERR_RUN, "%s: out of memory", t->path);
+	}
+	memcpy(t->names, t->c.f, t->c.n * sizeof *t->names);
+	t->n_names = t->c.n;
 	return 0;
 }
 
 static int tsv_col(struct tsv *t, const char *name, struct err *e)
 {
-	for (int i = 0; i < t->n_names; i++)
+	for (size_t i = 0; i < t->n_names; i++)
 		if (strcmp(t->names[i], name) == 0)
-			return i;
-	return err_set(e, ERR_USAGE, "%s:%d: %s: no such column (expected a header "
-		       "naming it)", t->path, t->line, name);
+			return (int)i;
+	return csv_error(&t->c, e, "%s: no such column (expected a header naming it)",
+			 name);
 }
 
 /* Field `col` of the current row as a number > 0. */
 static int tsv_num(struct tsv *t, int col, double *v, struct err *e)
 {
-	const char *s = col < t->n_fields ? t->fields[col] : "";
-	char *end;
+	const char *s = (size_t)col < t->c.n ? t->c.f[col] : "";
 
-	*v = strtod(s, &end);
-	if (end == s || *end != 0 || !(*v > 0))
-		return err_set(e, ERR_USAGE, "%s:%d: %s: \"%s\" (expected a number > 0)",
-			       t->path, t->line, t->names[col], s);
+	if (csv_number(s, v) < 0 || !(*v > 0))
+		return csv_error(&t->c, e, "%s: \"%s\" (expected a number > 0)",
+				 t->names[col], s);
 	return 0;
 }
 
@@ -100,23 +88,21 @@ static int tsv_num(struct tsv *t, int col, double *v, struct err *e)
 static int tsv_read(struct tsv *t, const char *const *names, int n, double **cols,
 		    int max_rows, int *rows, struct err *e)
 {
-	int idx[8];
+	int idx[8], rc;
 
 	*rows = 0;
 	for (int c = 0; c < n; c++)
 		if ((idx[c] = tsv_col(t, names[c], e)) < 0)
 			return -1;
-	while (next_line(t, t->row)) {
+	while ((rc = csv_next(&t->c, e)) > 0) {
 		if (*rows >= max_rows)
-			return err_set(e, ERR_USAGE, "%s:%d: more than %d rows", t->path,
-				       t->line, max_rows);
-		t->n_fields = split(t->row, t->fields);
+			return csv_error(&t->c, e, "more than %d rows", max_rows);
 		for (int c = 0; c < n; c++)
 			if (tsv_num(t, idx[c], &cols[c][*rows], e) < 0)
 				return -1;
 		++*rows;
 	}
-	return 0;
+	return rc;
 }
 
 static int read_gemm(const char *dir, const char *name, bool required,
@@ -130,10 +116,10 @@ static int read_gemm(const char *dir, const char *name, bool required,
 	r->n = 0;
 	if (tsv_open(&t, dir, name, required, e) < 0)
 		return -1;
-	if (!t.f)
+	if (!t.c.text)
 		return 0;
 	rc = tsv_read(&t, names, 4, cols, KERN_GEMM_MAX, &r->n, e);
-	fclose(t.f);
+	tsv_close(&t);
 	return rc;
 }
 
@@ -149,10 +135,10 @@ static int read_attn(const char *dir, struct kern_attn_rows *r, struct err *e)
 	r->n = 0;
 	if (tsv_open(&t, dir, "attention.tsv", false, e) < 0)
 		return -1;
-	if (!t.f)
+	if (!t.c.text)
 		return 0;
 	rc = tsv_read(&t, names, 6, cols, KERN_ATTN_MAX, &r->n, e);
-	fclose(t.f);
+	tsv_close(&t);
 	for (int i = 0; rc == 0 && i < r->n; i++) {
 		r->bh[i] = batch[i] * heads[i];
 		r->bwd_s[i] = both[i] - r->fwd_s[i];

@@ -48,9 +48,16 @@ int csv_number(const char *field, double *v)
 	return end != field && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
 }
 
-static int is_blank(char ch)
+/* The field separator: a comma, or a tab with CSV_TABS. */
+static char sep_of(const struct csv *c)
 {
-	return ch == ' ' || ch == '\t' || ch == '\r';
+	return (c->flags & CSV_TABS) ? '\t' : ',';
+}
+
+/* Blanks around a field; never the separator itself. */
+static int is_blank(const struct csv *c, char ch)
+{
+	return (ch == ' ' || ch == '\t' || ch == '\r') && ch != sep_of(c);
 }
 
 /* The next line, NUL-terminated in place without its newline; NULL at the end. */
@@ -71,10 +78,10 @@ static char *take_line(struct csv *c)
 	return s;
 }
 
+/* A blank line (tabs included, whatever the separator), or a comment. */
 static int skipped(const struct csv *c, const char *s)
 {
-	while (is_blank(*s))
-		s++;
+	s += strspn(s, " \t\r");
 	return *s == '\0' || (*s == '#' && (c->flags & CSV_COMMENTS));
 }
 
@@ -112,24 +119,24 @@ static int quoted(struct csv *c, char **s, struct err *e)
 			*w++ = *r++;
 		}
 	}
-	while (is_blank(*r))
+	while (is_blank(c, *r))
 		r++;
-	if (*r != '\0' && *r != ',')
+	if (*r != '\0' && *r != sep_of(c))
 		return csv_error(c, e, "field %zu: text after the closing quote (expected a "
-				 "comma)", c->n);
+				 "%s)", c->n, sep_of(c) == ',' ? "comma" : "tab");
 	*w = '\0';
 	*s = r;
 	return 0;
 }
 
-static void unquoted(char **s)
+static void unquoted(const struct csv *c, char **s)
 {
 	char *r = *s, *end;
 
-	while (*r != '\0' && *r != ',')
+	while (*r != '\0' && *r != sep_of(c))
 		r++;
 	end = r;
-	while (end > *s && is_blank(end[-1]))
+	while (end > *s && is_blank(c, end[-1]))
 		end--;
 	*s = r;
 	if (end != r)
@@ -149,7 +156,7 @@ int csv_next(struct csv *c, struct err *e)
 	for (;;) {
 		char *field;
 
-		while (is_blank(*s))
+		while (is_blank(c, *s))
 			s++;
 		field = s;
 		if (add_field(c, field, e) < 0)
@@ -158,9 +165,9 @@ int csv_next(struct csv *c, struct err *e)
 			if (quoted(c, &s, e) < 0)
 				return -1;
 		} else {
-			unquoted(&s);
+			unquoted(c, &s);
 		}
-		if (*s != ',')
+		if (*s != sep_of(c))
 			return 1;
 		*s++ = '\0';
 	}

@@ -16,7 +16,8 @@
  * Blank lines are skipped, and with CSV_COMMENTS the lines whose first
  * character that is not blank is '#'.  Unquoted fields lose the blanks
  * around them and a CR at the end of the line (files from Windows).  A
- * quote left open, or text after a closing quote, is an error.
+ * quote left open, or text after a closing quote, is an error.  With
+ * CSV_TABS the separator is a tab (tab-separated tables).
  */
 #ifndef SIM_CSV_H
 #define SIM_CSV_H
@@ -25,7 +26,8 @@
 
 #include "sim/err.h"
 
-enum { CSV_COMMENTS = 1 };
+/* CSV_TABS: fields split at tabs instead of commas (TSV files). */
+enum { CSV_COMMENTS = 1, CSV_TABS = 2 };
 
 struct csv {
 	const char *file;	/* for messages: the caller's string */

@@ -69,6 +69,25 @@ static void test_rows(void)
 	       csv_number("1e999", &v) < 0, "12x, empty, inf and 1e999 are not numbers");
 }
 
+/* Tab-separated (the kernel tables): leading empty fields count, blanks
+ * other than tabs are trimmed, commas are text. */
+static void test_tabs(void)
+{
+	struct csv c;
+	struct err e = { 0 };
+	const char *p = PUT("rows.tsv", "# header next\nM\tN\tK\n\t\t a,b \t7\n");
+
+	if (csv_open(&c, p, CSV_COMMENTS | CSV_TABS, &e) < 0 || csv_next(&c, &e) != 1) {
+		tap_ok(0, "rows.tsv: %s", e.msg);
+		return;
+	}
+	tap_ok(c.n == 3 && c.line == 2 && strcmp(c.f[2], "K") == 0, "TSV header: 3 fields, line 2");
+	tap_ok(csv_next(&c, &e) == 1 && c.n == 4 && c.f[0][0] == '\0' && c.f[1][0] == '\0' &&
+	       strcmp(c.f[2], "a,b") == 0 && strcmp(c.f[3], "7") == 0,
+	       "two empty leading fields, a comma kept as text, blanks trimmed");
+	csv_close(&c);
+}
+
 /* The error of reading `text` as CSV to its end, or "" if none. */
 static const char *csv_fails(const char *name, const char *text, size_t len, struct err *e)
 {
@@ -161,6 +180,7 @@ int main(void)
 		return 1;
 	}
 	test_rows();
+	test_tabs();
 	test_errors();
 	test_json();
 	for (int i = 0; i < n_written; i++)
