@@ -9,6 +9,7 @@
  * Sizes take nccl-tests' suffixes K, M, G (powers of 1024).
  */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "sim/cfg.h"
 #include "models/run.h"
 #include "topologies/net.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 static const char collective_usage[] =
@@ -68,7 +70,7 @@ static int parse_collective(int argc, char **argv, struct coll_args *a, struct e
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	long v;
 	int ch;
 
 	optind = 1;
@@ -86,18 +88,17 @@ static int parse_collective(int argc, char **argv, struct coll_args *a, struct e
 					       "auto, ring, tree or hier", optarg);
 			break;
 		case OPT_RANKS:
-			a->ranks = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || a->ranks < 1)
-				return err_set(e, ERR_USAGE, "collective: --ranks %s: expected "
-					       "a positive integer", optarg);
+			if (args_long("collective: --ranks", optarg, 1, INT_MAX,
+				      "a positive integer", &v, e) < 0)
+				return -1;
+			a->ranks = (int)v;
 			break;
 		case 'b': if (parse_size(optarg, &a->min_bytes, e) < 0) return -1; break;
 		case 'e': if (parse_size(optarg, &a->max_bytes, e) < 0) return -1; break;
 		case 'f':
-			a->factor = strtod(optarg, &end);
-			if (*end || end == optarg || !(a->factor > 1))
-				return err_set(e, ERR_USAGE, "collective: -f %s: expected a "
-					       "factor above 1", optarg);
+			if (args_double("collective: -f", optarg, 1, HUGE_VAL,
+					"a factor above 1", &a->factor, e) < 0)
+				return -1;
 			break;
 		case 's': a->overrides[a->n_overrides++] = optarg; break;
 		case 'h': fputs(collective_usage, stdout); return 1;
@@ -132,11 +133,8 @@ int cmd_collective(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		goto out;
 	rc = -1;
-	schema = run_schema_new();
-	if (schema == NULL) {
-		err_set(e, ERR_RUN, "out of memory");
+	if ((schema = args_run_schema(e)) == NULL)
 		goto out;
-	}
 	sc = sc_load(schema, a.scenario, a.overrides, a.n_overrides, e);
 	if (sc == NULL || (cfg = net_cfg_from_scenario(sc, e)) == NULL ||
 	    (net = net_build(cfg, e)) == NULL)

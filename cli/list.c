@@ -6,8 +6,8 @@
  *   links      catalog/links.cfg     bandwidth per direction, efficiency,
  *                                    latency, switch radix, switch and NIC
  *                                    power
- *   nodes      catalog/prices.cfg    each instance type's server: its GPUs
- *              + catalog/gpus.cfg    and their totals per node
+ *   nodes      catalog/nodes.cfg     each server's host power (idle, busy),
+ *              + catalog/gpus.cfg    supplies, and its GPUs' totals
  *   storage    catalog/storage.cfg   checkpoint write and read bandwidth
  *   instances  catalog/prices.cfg    price per pricing class, date
  *   regions    regions/regions.cfg   grid intensity, PUE, electricity price
@@ -30,6 +30,7 @@
 
 #include "sim/cfg.h"
 #include "sim/path.h"
+#include "models/node.h"
 #include "models/run.h"
 #include "models/transformer.h"
 #include "cli/cmd.h"
@@ -74,7 +75,7 @@ static const struct kind kinds[] = {
 		{ "switch_w", "switch_W", 'f' },
 		{ "nic_w", "NIC_W", 'f' },
 		{ "pj_per_bit", "pJ/bit", 'f' } } },
-	{ "nodes", "instances", "catalog/prices.cfg", { { NULL, NULL, 0 } } },
+	{ "nodes", "nodes", "catalog/nodes.cfg", { { NULL, NULL, 0 } } },
 	{ "storage", "storage_types", "catalog/storage.cfg", {
 		{ "write_bw_per_node_gbyte_s", "write_GB/s/node", 'f' },
 		{ "read_bw_per_node_gbyte_s", "read_GB/s/node", 'f' },
@@ -221,47 +222,51 @@ static int list_entries(const struct kind *k, const struct scenario *sc,
 	return 0;
 }
 
-/* Nodes: each instance type's server with its GPUs' totals (the GPU
- * figures from the gpus catalog, found next to the prices). */
-static int list_nodes(const struct scenario *prices, const struct scenario *gpus,
+/* Nodes: each server type with its host's power summed over the parts
+ * (idle and busy, DC), its supplies' efficiency and its GPUs' totals from
+ * the gpus catalog (found next to the nodes). */
+static int list_nodes(const struct scenario *nodes, const struct scenario *gpus,
 		      const char *file, FILE *out, struct err *e)
 {
-	static const struct kind k = { "nodes", "instances", NULL, {
-		{ "gpus", "GPUs", 'i' }, { "gpu", "GPU", 's' } } };
+	static const char *const head[] = { "nodes", "GPUs", "GPU", "host_idle_W",
+		"host_busy_W", "PSU_eff", "GPU_TDP_kW", "HBM_GB", "source" };
 	const char *const *names;
-	size_t n = sc_children(prices, "instances", &names);
-	struct table t = { 0, 7, NULL };
+	size_t n = sc_children(nodes, "nodes", &names);
+	struct table t = { 0, 9, NULL };
 	char *row = tab_add_row(&t);
 
 	if (row == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
-	const char *head[] = { "nodes", "GPUs", "GPU", "HBM_GB", "BF16_PFLOP/s",
-			       "GPU_kW", "source" };
-	for (size_t c = 0; c < 7; c++)
+	for (size_t c = 0; c < 9; c++)
 		snprintf(row + c * LIST_CELL, LIST_CELL, "%s", head[c]);
 	for (size_t i = 0; i < n; i++) {
 		if ((row = tab_add_row(&t)) == NULL) {
 			free(t.cell);
 			return err_set(e, ERR_RUN, "out of memory");
 		}
-		const char *gpu = sc_str(prices, "instances.%s.gpu", names[i]);
-		double g = (double)sc_int(prices, "instances.%s.gpus", names[i]);
+		const char *gpu = sc_str(nodes, "nodes.%s.gpu", names[i]);
+		double g = (double)sc_int(nodes, "nodes.%s.gpus", names[i]), idle = 0, busy = 0;
+		for (int p = 0; p < HOST_PARTS; p++) {
+			idle += sc_float(nodes, "nodes.%s.%s_idle_w", names[i], node_part_names[p]);
+			busy += sc_float(nodes, "nodes.%s.%s_busy_w", names[i], node_part_names[p]);
+		}
 		snprintf(row, LIST_CELL, "%s", names[i]);
-		cell(prices, "instances", names[i], &k.col[0], row + LIST_CELL);
-		cell(prices, "instances", names[i], &k.col[1], row + 2 * LIST_CELL);
-		if (gpu[0] && sc_has(gpus, "gpus.%s", gpu)) {
-			num(row + 3 * LIST_CELL, g * sc_float(gpus, "gpus.%s.hbm_gb", gpu));
-			num(row + 4 * LIST_CELL,
-			    g * sc_float(gpus, "gpus.%s.peak_bf16_tflops", gpu) / 1e3);
-			num(row + 5 * LIST_CELL, g * sc_float(gpus, "gpus.%s.tdp_w", gpu) / 1e3);
+		num(row + LIST_CELL, g);
+		snprintf(row + 2 * LIST_CELL, LIST_CELL, "%s", gpu[0] ? gpu : "-");
+		num(row + 3 * LIST_CELL, idle);
+		num(row + 4 * LIST_CELL, busy);
+		num(row + 5 * LIST_CELL, sc_float(nodes, "nodes.%s.psu_efficiency", names[i]));
+		if (gpus && gpu[0] && sc_has(gpus, "gpus.%s", gpu)) {
+			num(row + 6 * LIST_CELL, g * sc_float(gpus, "gpus.%s.tdp_w", gpu) / 1e3);
+			num(row + 7 * LIST_CELL, g * sc_float(gpus, "gpus.%s.hbm_gb", gpu));
 		} else
-			for (size_t c = 3; c < 6; c++)
-				snprintf(row + c * LIST_CELL, LIST_CELL, "?");
-		const char *src = sc_str(prices, "instances.%s.source", names[i]);
-		snprintf(row + 6 * LIST_CELL, LIST_CELL, "%s", src[0] ? src : "-");
+			for (size_t c = 6; c < 8; c++)
+				snprintf(row + c * LIST_CELL, LIST_CELL, "-");
+		const char *src = sc_str(nodes, "nodes.%s.source", names[i]);
+		snprintf(row + 8 * LIST_CELL, LIST_CELL, "%s", src[0] ? src : "-");
 	}
-	fprintf(out, "# %zu node types: the instances of %s with their GPUs' "
-		"figures from the gpus catalog (list gpus)\n", n, file);
+	fprintf(out, "# %zu nodes from %s (host: the parts besides GPUs and fabric "
+		"NICs, DC; GPUs from the gpus catalog)\n", n, file);
 	tab_print(&t, out);
 	free(t.cell);
 	return 0;

@@ -21,6 +21,7 @@
  *   --daly                 print Daly's interval for the scenario and exit
  *   -s KEY=VALUE           applied to every candidate (and printed with it)
  */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 
 #include "sim/forkjobs.h"
 #include "models/plan.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
@@ -233,7 +235,8 @@ int cmd_plan(int argc, char **argv, struct err *e)
 	bool json = false, daly = false;
 	const char *gpus = NULL, *tsv = NULL;
 	int ch, rc = -1;
-	char *end;
+	char jobs_range[32];
+	long v;
 
 	p.base_ov = calloc((size_t)argc + 1, sizeof *p.base_ov);
 	if (p.base_ov == NULL)
@@ -244,12 +247,10 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		switch (ch) {
 		case 's': p.base_ov[p.n_base++] = optarg; break;
 		case OPT_DEADLINE:
-			p.deadline_s = strtod(optarg, &end) * 86400.0;
-			if (end == optarg || *end || !(p.deadline_s > 0) || isinf(p.deadline_s)) {
-				err_set(e, ERR_USAGE, "plan: --deadline-days %s: expected "
-					"a positive number of days", optarg);
+			if (args_double("plan: --deadline-days", optarg, 0, DBL_MAX / 86400.0,
+					"a positive number of days", &p.deadline_s, e) < 0)
 				goto out;
-			}
+			p.deadline_s *= 86400.0;
 			break;
 		case OPT_MIN: {
 			int g;
@@ -265,11 +266,9 @@ int cmd_plan(int argc, char **argv, struct err *e)
 		}
 		case OPT_GPUS: gpus = optarg; break;
 		case OPT_TOP:
-			p.top = (int)strtol(optarg, &end, 10);
-			if (end == optarg || *end || p.top < 1 || p.top > 1000) {
-				err_set(e, ERR_USAGE, "plan: --top %s: expected 1..1000", optarg);
+			if (args_long("plan: --top", optarg, 1, 1000, "1..1000", &v, e) < 0)
 				goto out;
-			}
+			p.top = (int)v;
 			break;
 		case OPT_JSON: json = true; break;
 		case OPT_DALY: daly = true; break;
@@ -279,12 +278,11 @@ int cmd_plan(int argc, char **argv, struct err *e)
 			break;
 		case OPT_TSV: tsv = optarg; break;
 		case OPT_JOBS:
-			p.jobs = (int)strtol(optarg, &end, 10);
-			if (end == optarg || *end || p.jobs < 1 || p.jobs > PLAN_JOBS_MAX) {
-				err_set(e, ERR_USAGE, "plan: --jobs %s: expected 1..%d", optarg,
-					PLAN_JOBS_MAX);
+			snprintf(jobs_range, sizeof jobs_range, "1..%d", PLAN_JOBS_MAX);
+			if (args_long("plan: --jobs", optarg, 1, PLAN_JOBS_MAX, jobs_range,
+				      &v, e) < 0)
 				goto out;
-			}
+			p.jobs = (int)v;
 			break;
 		case 'h': fputs(plan_usage, stdout); rc = 0; goto out;
 		default:

@@ -23,6 +23,7 @@
 #include "models/pace.h"
 #include "models/replicas.h"
 #include "models/run.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/human.h"
 #include "cli/progress.h"
@@ -84,14 +85,11 @@ static int parse_seed(const char *text, struct cli *c, struct err *e)
 
 static int parse_replicas(const char *text, struct cli *c, struct err *e)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < 1 || v > 100000)
-		return err_set(e, ERR_USAGE, "--replicas %s: expected an integer from 1 "
-			       "to 100000", text);
+	if (args_long("--replicas", text, 1, 100000, "an integer from 1 to 100000",
+		      &v, e) < 0)
+		return -1;
 	c->replicas = (int)v;
 	return 0;
 }
@@ -302,11 +300,8 @@ static int trainsim(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		goto out;
 	rc = -1;
-	schema = run_schema_new();
-	if (schema == NULL) {
-		err_set(e, ERR_RUN, "out of memory");
+	if ((schema = args_run_schema(e)) == NULL)
 		goto out;
-	}
 	if (c.schema) {
 		(c.schema_tsv ? cfg_schema_print_tsv : cfg_schema_print)(schema, stdout);
 		rc = 0;

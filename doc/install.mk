@@ -47,13 +47,11 @@ doc/trainsim-scenario.5: trainsim$(EXEEXT) $(srcdir)/doc/mkman.sh
 	@$(MKDIR_P) doc
 	$(AM_V_GEN)$(SHELL) $(srcdir)/doc/mkman.sh 5 ./trainsim$(EXEEXT) \
 		'$(pkgdatadir)' '$(PACKAGE_VERSION)' >$@.tmp && mv $@.tmp $@
-TESTS += tests/man.sh
-EXTRA_DIST += tests/man.sh
+SHELL_TESTS += tests/man.sh
 tests/man.log: $(man_MANS)
 
 # Every source the code and data cite is in the repository.
-TESTS += tests/standalone.sh
-EXTRA_DIST += tests/standalone.sh
+SHELL_TESTS += tests/standalone.sh
 
 # The installed program on an installed scenario, from an empty directory.
 EXTRA_DIST += tests/installcheck.sh

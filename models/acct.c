@@ -22,7 +22,8 @@ static const struct cfg_setting acct_settings[] = {
 };
 
 const struct cfg_setting *const acct_setting_tables[] = {
-	acct_settings, region_settings, power_settings, cost_settings, carbon_settings,
+	acct_settings, region_settings, power_settings, node_settings, cost_settings,
+	carbon_settings,
 	storage_settings, budget_settings, NULL
 };
 
@@ -172,10 +173,12 @@ static void rates_update(struct acct *a)
 {
 	const struct activity *act = &a->act;
 	struct rates *r = &a->r;
-	double train_w = power_train_gpu_w(&a->pw, act->busy_frac, act->tensor_active_frac,
-					   act->comm_frac);
+	double train_w = power_train_gpu_w(&a->pw, act->busy_frac, act->tensor_active_frac);
 	double idle = act->gpus_held - act->gpus_training;
-	double nodes = act->nodes_held, kwh_s;
+	double nodes = act->nodes_held, kwh_s, host_w;
+	/* nodes whose GPUs train run their hosts busy */
+	double busy_nodes = act->gpus_held > 0 ?
+			    nodes * act->gpus_training / act->gpus_held : 0;
 	/* the nodes' share of the fabric (all of it when all are held) */
 	double share = a->pf.nodes > 0 ? nodes / a->pf.nodes : 0;
 
@@ -183,7 +186,8 @@ static void rates_update(struct acct *a)
 	r->gpu_w = act->gpus_training * train_w + idle * a->pw.gpu_idle_w;
 	for (int i = 0; i < a->pools.n; i++)
 		r->pool_gpu_w[i] = nodes > 0 ? r->gpu_w * a->pool_nodes[i] / nodes : 0;
-	r->node_w = nodes * a->pw.node_overhead_w;
+	host_w = busy_nodes * a->pw.host_busy_w + (nodes - busy_nodes) * a->pw.host_idle_w;
+	r->node_w = host_w + node_psu_loss_w(&a->pw.node, r->gpu_w, host_w);
 	r->network_w = a->pf.idle_w * share +
 		       platform_traffic_w(&a->pf, act->tier_bytes_per_s);
 	for (int t = 0; t < a->st.n; t++) {
@@ -376,11 +380,10 @@ static struct acct *acct_build(const struct scenario *sc, const struct gpu_spec 
 	a->gpus = L->gpus;
 	a->nodes = L->nodes;
 	a->gpus_per_node = L->gpus_per_node;
-	power_from_scenario(sc, g, &a->pw);
 	carbon_from_scenario(sc, &a->co2);
 	storage_from_scenario(sc, &a->st);
 	budget_from_scenario(sc, &a->bud);
-	if (region_check(sc, e) < 0 ||
+	if (power_from_scenario(sc, g, &a->pw, e) < 0 || region_check(sc, e) < 0 ||
 	    cost_from_scenario(sc, pools, L->gpus_per_node, &a->cost, e) < 0 ||
 	    load_traces(a, sc, e) < 0) {
 		acct_free(a);
@@ -425,7 +428,12 @@ void acct_describe(const struct acct *a, FILE *out)
 {
 	fprintf(out, "# accounting\n");
 	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
-		a->pw.gpu_idle_w, power_train_gpu_w(&a->pw, 0, 0, 0));
+		a->pw.gpu_idle_w, power_train_gpu_w(&a->pw, 0, 0));
+	fprintf(out, "gpu_levels_w           gemm %.0f, memory-bound %.0f, communication %.0f\n",
+		a->pw.gemm_w, a->pw.mem_w, a->pw.comm_w);
+	fprintf(out, "node                   %s: host %.0f W busy, %.0f W idle per %d-GPU "
+		"node; PSU efficiency %.3g\n", a->pw.node.name, a->pw.host_busy_w,
+		a->pw.host_idle_w, a->pw.gpus_per_node, a->pw.node.psu_efficiency);
 	platform_print(&a->pf, out);
 	if (a->has[TR_PUE])
 		describe_trace(out, "pue", &a->tr[TR_PUE]);

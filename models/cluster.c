@@ -34,7 +34,7 @@ struct cfg_schema *cluster_schema_new(void)
 {
 	static const struct cfg_setting *const tables[] = {
 		cluster_settings, fleet_settings, sched_settings, as_settings,
-		jobgen_settings, gpu_settings, cost_settings, NULL
+		jobgen_settings, gpu_settings, node_settings, cost_settings, NULL
 	};
 	struct cfg_schema *s = cfg_schema_new();
 
@@ -84,13 +84,17 @@ static int64_t ns_of(double s)
 
 static double power_w(const struct cl *c)
 {
-	int held = 0;
+	int held = 0, busy = 0;
 
-	for (int p = 0; p < c->f.n_pools; p++)
+	for (int p = 0; p < c->f.n_pools; p++) {
 		held += c->f.pool[p].held;
+		busy += c->f.pool[p].busy;
+	}
 	double held_gpus = (double)held * c->f.gpus_per_node;
-	return (c->running_gpus * c->f.busy_gpu_w +
-		(held_gpus - c->running_gpus) * c->f.idle_gpu_w) * c->f.pue;
+	double gpu_w = c->running_gpus * c->f.busy_gpu_w +
+		       (held_gpus - c->running_gpus) * c->f.idle_gpu_w;
+	double host_w = busy * c->f.host_busy_w + (held - busy) * c->f.host_idle_w;
+	return (gpu_w + host_w) / c->f.node.psu_efficiency * c->f.pue;
 }
 
 /* Integrate the fleet's rates up to now. */
@@ -124,7 +128,8 @@ static int job_charge(struct cl *c, int job, struct err *e)
 		c->pool_job_usd[p] += u;
 		usd += u;
 	}
-	double kwh = (j->gpus * c->f.busy_gpu_w + idle * c->f.idle_gpu_w) * c->f.pue *
+	double kwh = (j->gpus * c->f.busy_gpu_w + idle * c->f.idle_gpu_w +
+		      j->nodes * c->f.host_busy_w) / c->f.node.psu_efficiency * c->f.pue *
 		     seg / 3.6e6;
 	j->gpu_s += (double)j->gpus * seg;
 	j->cost_usd += usd;

@@ -19,7 +19,10 @@
  * the jobs' costs plus the idle lines (reserved nodes held but unused,
  * elastic nodes held but unused).  Energy: a GPU running a job draws
  * idle + fleet.gpu_busy_fraction x (TDP - idle), every other held GPU its
- * idle power, times fleet.pue; carbon at fleet.grid_g_per_kwh.
+ * idle power; a node running a job its host's busy power (node catalog,
+ * fleet.node), every other held node its host's idle power; GPUs and hosts
+ * through the power supplies' efficiency, times fleet.pue; carbon at
+ * fleet.grid_g_per_kwh.
  *
  * Output (report.h): /summary, /timeseries (utilisation, allocated and
  * held GPUs, queue, running jobs, nodes per pool, power, cost rate and

@@ -9,6 +9,9 @@
 const struct cfg_setting fleet_settings[] = {
 	{ "fleet.gpu", CFG_REF, "", 0, 0, NULL, "gpus", "GPU type (gpus catalog)" },
 	{ "fleet.gpus_per_node", CFG_INT, "GPUs", 1, 1024, "8", NULL, "GPUs per node" },
+	{ "fleet.node", CFG_STRING, "", 0, 0, "", NULL,
+	  "server type, a nodes catalog entry: its host's power (empty: the first "
+	  "entry whose gpu is fleet.gpu, else \"generic\"; models/node.h)" },
 	{ "fleet.nodes_per_leaf", CFG_INT, "nodes", 1, 1e6, "32", NULL,
 	  "nodes under one leaf switch (32: one scalable unit of an NVIDIA DGX "
 	  "SuperPOD, DGX SuperPOD reference architecture)" },
@@ -95,6 +98,10 @@ int fleet_from_scenario(const struct scenario *sc, struct fleet *f, struct err *
 	double busy = sc_float(sc, "fleet.gpu_busy_fraction");
 	f->idle_gpu_w = g.idle_w;
 	f->busy_gpu_w = g.idle_w + busy * (g.tdp_w - g.idle_w);
+	if (node_lookup(sc, "fleet.node", g.name, &f->node, e) < 0)
+		return -1;
+	f->host_busy_w = node_host_w(&f->node, (int)sc_int(sc, "fleet.gpus_per_node"), true);
+	f->host_idle_w = node_host_w(&f->node, (int)sc_int(sc, "fleet.gpus_per_node"), false);
 	f->pue = sc_float(sc, "fleet.pue");
 	f->grid_kg_per_kwh = sc_float(sc, "fleet.grid_g_per_kwh") / 1000.0;
 	f->fail_per_node_s = sc_float(sc, "fleet.failures_per_node_per_1000_days") /

@@ -24,6 +24,7 @@
 #include "sim/err.h"
 #include "models/cjob.h"
 #include "models/gpu.h"
+#include "models/node.h"
 
 enum fleet_class { FC_RESERVED, FC_ON_DEMAND, FC_SPOT };
 enum fleet_node { FN_OFF, FN_BOOT, FN_FREE, FN_BUSY, FN_DOWN };
@@ -48,6 +49,8 @@ struct fleet {
 	int free_nodes;
 	/* power and carbon */
 	double busy_gpu_w, idle_gpu_w, pue, grid_kg_per_kwh;
+	struct node_spec node;		/* the hosts (node catalog) */
+	double host_busy_w, host_idle_w;	/* one node's host, DC */
 	double fail_per_node_s, repair_s;
 };
 

@@ -25,6 +25,12 @@ const struct cfg_setting gpu_settings[] = {
 	  "board power limit" },
 	{ "gpus.*.idle_w", CFG_FLOAT, "W", 0, 1e4, NULL, NULL,
 	  "power with memory allocated and no kernels running" },
+	{ "gpus.*.gemm_w", CFG_FLOAT, "W", 1, 1e4, NULL, NULL,
+	  "power while tensor-core GEMMs run back to back" },
+	{ "gpus.*.mem_w", CFG_FLOAT, "W", 1, 1e4, NULL, NULL,
+	  "power while memory-bound (streaming) kernels run" },
+	{ "gpus.*.comm_w", CFG_FLOAT, "W", 1, 1e4, NULL, NULL,
+	  "power while waiting on communication (NCCL kernels spinning)" },
 	{ "gpus.*.nvlink", CFG_STRING, "", 0, 0, "", NULL,
 	  "NVLink generation, a name in the links catalog" },
 	{ "gpus.*.sms", CFG_INT, "", 1, 1e4, "108", NULL,
@@ -107,6 +113,9 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbyte_s", name) * 1e9;
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);
 	out->idle_w = sc_float(sc, "gpus.%s.idle_w", name);
+	out->gemm_w = sc_float(sc, "gpus.%s.gemm_w", name);
+	out->mem_w = sc_float(sc, "gpus.%s.mem_w", name);
+	out->comm_w = sc_float(sc, "gpus.%s.comm_w", name);
 	out->nvlink = sc_str(sc, "gpus.%s.nvlink", name);
 	out->calibration = strcmp(cal, "kernels") == 0 ? GPU_CAL_KERNELS :
 			   strcmp(cal, "end_to_end") == 0 ? GPU_CAL_END_TO_END : GPU_CAL_NONE;

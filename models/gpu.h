@@ -30,6 +30,9 @@ struct gpu_spec {
 	double hbm_bw_Bps;
 	double tdp_w;
 	double idle_w;
+	double gemm_w;		/* board power while tensor-core GEMMs run */
+	double mem_w;		/* while memory-bound kernels run */
+	double comm_w;		/* while waiting on communication */
 	const char *nvlink;	/* link catalog name of its NVLink generation */
 
 	enum gpu_calibration calibration;

@@ -5,6 +5,9 @@
 
 const struct cfg_setting layout_settings[] = {
 	{ "cluster.gpu", CFG_REF, "", 0, 0, NULL, "gpus", "GPU type, a gpus catalog entry" },
+	{ "cluster.node", CFG_STRING, "", 0, 0, "", NULL,
+	  "server type, a nodes catalog entry (empty: the first entry whose gpu is "
+	  "cluster.gpu, else \"generic\"; models/node.h)" },
 	{ "cluster.gpus", CFG_INT, "", 1, 1e7, NULL, NULL, "GPUs in the job" },
 	{ "cluster.gpus_per_node", CFG_INT, "", 1, 1024, "8", NULL, "GPUs per node (server)" },
 	{ "parallel.tp", CFG_INT, "", 1, 1024, "1", NULL, "tensor-parallel degree" },

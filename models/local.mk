@@ -1,6 +1,8 @@
 # models/local.mk -- the run model and its accounting.
-libtrainsim_a_SOURCES += models/gpu.c models/kernels.c models/kernels_tsv.c models/stack.c models/transformer.c models/layout.c models/pool.c models/pace.c
-noinst_HEADERS += models/gpu.h models/kernels.h models/stack.h models/transformer.h models/layout.h models/pool.h models/pace.h
+libtrainsim_a_SOURCES += models/gpu.c models/node.c models/kernels.c models/kernels_tsv.c models/stack.c \
+	models/transformer.c models/layout.c models/pool.c models/pace.c
+noinst_HEADERS += models/gpu.h models/node.h models/kernels.h models/stack.h models/transformer.h \
+	models/layout.h models/pool.h models/pace.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
@@ -14,30 +16,16 @@ libtrainsim_a_SOURCES += models/trace.c models/trace_csv.c models/trace_aws.c \
 	models/storage.c models/budget.c models/telemetry.c models/region.c
 noinst_HEADERS += models/trace.h models/trace_int.h models/storage.h models/budget.h \
 	models/telemetry.h models/region.h
-check_PROGRAMS += tests/acct-energy-t
-TESTS += tests/acct-energy-t
-tests_acct_energy_t_SOURCES = tests/acct-energy-t.c
-check_PROGRAMS += tests/acct-network-t
-TESTS += tests/acct-network-t
-tests_acct_network_t_SOURCES = tests/acct-network-t.c
+UNIT_TESTS += tests/acct-energy-t
+UNIT_TESTS += tests/acct-network-t
 EXTRA_DIST += tests/acct-load.h tests/acct
-check_PROGRAMS += tests/acct-billing-t
-TESTS += tests/acct-billing-t
-tests_acct_billing_t_SOURCES = tests/acct-billing-t.c
-check_PROGRAMS += tests/acct-budget-t
-TESTS += tests/acct-budget-t
-tests_acct_budget_t_SOURCES = tests/acct-budget-t.c
-check_PROGRAMS += tests/acct-patterson-t
-TESTS += tests/acct-patterson-t
-tests_acct_patterson_t_SOURCES = tests/acct-patterson-t.c
-check_PROGRAMS += tests/acct-trace-t
-TESTS += tests/acct-trace-t
-tests_acct_trace_t_SOURCES = tests/acct-trace-t.c
-TESTS += tests/acct-e2e.sh
-EXTRA_DIST += tests/acct-e2e.sh
-check_PROGRAMS += tests/acct-tco-t
-TESTS += tests/acct-tco-t
-tests_acct_tco_t_SOURCES = tests/acct-tco-t.c
+UNIT_TESTS += tests/acct-billing-t
+UNIT_TESTS += tests/acct-budget-t
+UNIT_TESTS += tests/acct-patterson-t
+UNIT_TESTS += tests/acct-trace-t
+SHELL_TESTS += tests/acct-e2e.sh
+UNIT_TESTS += tests/node-t
+UNIT_TESTS += tests/acct-tco-t
 # The planner's search (plan.h; the command is cli/plan.c).
 libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c models/plan_warm.c
 noinst_HEADERS += models/plan.h models/plan_int.h
@@ -46,17 +34,11 @@ libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autos
 	models/fleet.c models/sched.c models/cluster.c
 noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
 	models/fleet.h models/sched.h models/cluster.h
-check_PROGRAMS += tests/cluster-autoscale-t
-TESTS += tests/cluster-autoscale-t
-tests_cluster_autoscale_t_SOURCES = tests/cluster-autoscale-t.c
-TESTS += tests/cluster-sched.sh
-EXTRA_DIST += tests/cluster-sched.sh tests/cluster
+UNIT_TESTS += tests/cluster-autoscale-t
+SHELL_TESTS += tests/cluster-sched.sh
+EXTRA_DIST += tests/cluster
 # Model shapes and presets (issue 13).
-check_PROGRAMS += tests/models-params-t
-TESTS += tests/models-params-t
-tests_models_params_t_SOURCES = tests/models-params-t.c
-check_PROGRAMS += tests/models-shape-t
-TESTS += tests/models-shape-t
-tests_models_shape_t_SOURCES = tests/models-shape-t.c
-TESTS += tests/models-e2e.sh
-EXTRA_DIST += tests/models-e2e.sh tests/toy-gpu.h
+UNIT_TESTS += tests/models-params-t
+UNIT_TESTS += tests/models-shape-t
+SHELL_TESTS += tests/models-e2e.sh
+EXTRA_DIST += tests/toy-gpu.h

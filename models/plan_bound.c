@@ -98,8 +98,10 @@ double plan_mem_bound_bytes(const struct tfm *m, int tp, int pp, int dp,
  *    billing, capex, opex, embodied carbon: the same cluster and pools in
  *    both runs, billing never charges a shorter run more), storage (same),
  *    or facility power times a price or grid intensity, which grows with the
- *    GPU power level (power.c: idle + level x (TDP - idle), level in
- *    [0, 1]); power.gpu_busy_fraction=0 holds level at 0, the idle floor.
+ *    GPU power level (power.c: the GPU catalog's activity levels, none
+ *    below idle_w); power.gpu_busy_fraction=0 holds the GPUs at idle_w,
+ *    the floor.  Hosts (node catalog) are busy while training in both
+ *    runs, and the bound run trains no longer.
  *    Both runs start at the same instant, so a time-varying intensity or PUE
  *    is the same function of time in both; the bound run integrates smaller
  *    rates over a shorter span [0, D_lb] of it.

@@ -1,4 +1,6 @@
 /* power.c -- see power.h. */
+#include <stdio.h>
+
 #include "models/power.h"
 #include "models/region.h"
 
@@ -6,20 +8,20 @@ const struct cfg_setting power_settings[] = {
 	{ "power.gpu_busy_fraction", CFG_FLOAT, "", 0, 1, "0.8", NULL,
 	  "training power as a fraction of the way from idle to TDP, when the step "
 	  "model gives no breakdown (measured nodes: 0.76-0.82 of nameplate)" },
-	{ "power.level.tensor", CFG_FLOAT, "", 0, 1, "1.0", NULL,
-	  "level (0 idle .. 1 TDP) while tensor-core kernels run (assumption)" },
-	{ "power.level.other", CFG_FLOAT, "", 0, 1, "0.8", NULL,
-	  "level while other (memory-bound) kernels run (assumption)" },
-	{ "power.level.comm", CFG_FLOAT, "", 0, 1, "0.4", NULL,
-	  "level while waiting on exposed communication (assumption)" },
-	{ "power.level.bubble", CFG_FLOAT, "", 0, 1, "0.1", NULL,
-	  "level in the pipeline bubble (assumption)" },
-	{ "power.node_overhead_w", CFG_FLOAT, "W", 0, 1e6, "0", NULL,
-	  "per-node power besides the GPUs and the fabric's NICs (CPUs, memory, "
-	  "fans); the network's NICs and switches come from the links catalog" },
-	/* The network's NICs, ports and switches are counted from the
-	 * platform as built; power.nic_w, switch_ports_per_nic, switch_port_w
-	 * and switch_radix are gone (links.*.nic_w, switch_w, switch_radix). */
+	/* Settings that re-described the GPU, the host or the platform: their
+	 * figures now come from the catalogs and the network as built. */
+	CFG_REMOVED_FOR("power.level.*", "GPU power levels are the GPU's catalog "
+			"figures (gpus.*.gemm_w, mem_w, comm_w, idle_w)"),
+	CFG_REMOVED_FOR("power.node_overhead_w", "host power comes from the node "
+			"catalog (cluster.node, scenarios/catalog/nodes.cfg)"),
+	CFG_REMOVED_FOR("power.nic_w", "the network is counted as built "
+			"(links.*.nic_w)"),
+	CFG_REMOVED_FOR("power.switch_ports_per_nic", "the network is counted as "
+			"built (switches per tier from the topology)"),
+	CFG_REMOVED_FOR("power.switch_port_w", "the network is counted as built "
+			"(links.*.switch_w per switch)"),
+	CFG_REMOVED_FOR("power.switch_radix", "the network is counted as built "
+			"(links.*.switch_radix)"),
 	CFG_RENAMED_TO("power.nics_per_node", "network.nics_per_node"),
 	{ "power.pue", CFG_FLOAT, "", 1, 5, "1.1", NULL,
 	  "power usage effectiveness: facility / IT power (Google fleet 1.10, "
@@ -30,19 +32,41 @@ const struct cfg_setting power_settings[] = {
 	CFG_END
 };
 
-void power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
-			 struct power *p)
+/* A GPU's activity levels lie between its idle power and its TDP. */
+static int power_check_gpu(const struct scenario *sc, const struct gpu_spec *g,
+			   struct err *e)
+{
+	static const char *const key[] = { "gemm_w", "mem_w", "comm_w" };
+	double w[] = { g->gemm_w, g->mem_w, g->comm_w };
+	char path[256];
+
+	for (int i = 0; i < 3; i++)
+		if (w[i] < g->idle_w || w[i] > g->tdp_w) {
+			snprintf(path, sizeof path, "gpus.%s.%s", g->name, key[i]);
+			return sc_error(sc, e, path, "%g W is outside idle %g W .. TDP "
+					"%g W (expected a board power between them)",
+					w[i], g->idle_w, g->tdp_w);
+		}
+	return 0;
+}
+
+int power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
+			struct power *p, struct err *e)
 {
 	p->gpu_idle_w = g->idle_w;
 	p->gpu_tdp_w = g->tdp_w;
+	p->gemm_w = g->gemm_w;
+	p->mem_w = g->mem_w;
+	p->comm_w = g->comm_w;
 	p->busy_fraction = sc_float(sc, "power.gpu_busy_fraction");
-	p->level_tensor = sc_float(sc, "power.level.tensor");
-	p->level_other = sc_float(sc, "power.level.other");
-	p->level_comm = sc_float(sc, "power.level.comm");
-	p->level_bubble = sc_float(sc, "power.level.bubble");
-	p->node_overhead_w = sc_float(sc, "power.node_overhead_w");
 	p->pue = region_float(sc, "power.pue", "pue");
 	p->pue_trace = sc_str(sc, "power.pue_trace");
+	if (power_check_gpu(sc, g, e) < 0 || node_from_scenario(sc, &p->node, e) < 0)
+		return -1;
+	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
+	p->host_busy_w = node_host_w(&p->node, p->gpus_per_node, true);
+	p->host_idle_w = node_host_w(&p->node, p->gpus_per_node, false);
+	return 0;
 }
 
 static double clamp01(double x)
@@ -50,18 +74,13 @@ static double clamp01(double x)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-double power_train_gpu_w(const struct power *p, double busy, double tensor, double comm)
+double power_train_gpu_w(const struct power *p, double busy, double tensor)
 {
-	double level;
-
-	if (busy <= 0) {
-		level = p->busy_fraction;
-	} else {
-		busy = clamp01(busy);
-		tensor = clamp01(tensor < busy ? tensor : busy);
-		comm = clamp01(comm < 1 - busy ? comm : 1 - busy);
-		level = p->level_tensor * tensor + p->level_other * (busy - tensor) +
-			p->level_comm * comm + p->level_bubble * (1 - busy - comm);
-	}
-	return p->gpu_idle_w + level * (p->gpu_tdp_w - p->gpu_idle_w);
+	if (busy <= 0)
+		return p->gpu_idle_w + p->busy_fraction * (p->gpu_tdp_w - p->gpu_idle_w);
+	busy = clamp01(busy);
+	tensor = clamp01(tensor < busy ? tensor : busy);
+	/* the pipeline bubble waits in a p2p receive: a spinning NCCL
+	 * kernel, as exposed communication does */
+	return p->gemm_w * tensor + p->mem_w * (busy - tensor) + p->comm_w * (1 - busy);
 }

@@ -1,35 +1,31 @@
 /*
- * power.h -- IT power of the job: GPUs by what they are doing, node
- * overhead, the network's share, and the facility's PUE.
+ * power.h -- IT power of the job: GPUs by what they are doing, the hosts
+ * of their nodes, and the facility's PUE.
  *
- * A GPU draws between its idle power and its TDP (both from the GPU
- * catalog).  While training, the level depends on what the step model says
- * the GPU does during an iteration:
+ * A GPU draws its catalog power for what the step model says it does
+ * during an iteration (gpus.cfg: gemm_w, mem_w, comm_w, idle_w; the H200's
+ * measured, the others' scaled from it, with sources there):
  *
- *   P = idle + (TDP - idle) x ( L_tensor x tensor_active
- *                             + L_other  x (busy - tensor_active)
- *                             + L_comm   x comm
- *                             + L_bubble x (1 - busy - comm) )
+ *   P = gemm_w x tensor_active + mem_w x (busy - tensor_active)
+ *     + comm_w x (1 - busy)
  *
- * with busy the compute-busy fraction, tensor_active the share of time in
- * tensor-core (GEMM) kernels, comm the exposed communication wait (NCCL
- * kernels spinning) and the rest pipeline bubble.  Without a breakdown
- * (busy = 0: no step model yet) the training level is the measured average
- * power.gpu_busy_fraction, 0.8 by default: training nodes average 76-82% of
- * nameplate (Latif et al., arXiv preprint; Newkirk et al. 2025,
- * arXiv:2506.14551; doc/sources.md section 6).  The per-activity levels are
- * our assumptions (no per-kernel measurement was found), chosen so that a
- * typical breakdown (tensor 0.55, other 0.25, comm 0.1, bubble 0.1) gives
- * 0.80.  A GPU that is held but not training (checkpoint stall, restart,
- * waiting for capacity) draws its catalog idle power, which is measured with
- * memory allocated and no kernels (V100: 53 W at P0).
+ * with busy the compute-busy fraction and tensor_active the share of time
+ * in tensor-core (GEMM) kernels; the rest is exposed communication and the
+ * pipeline bubble, both spent in spinning NCCL kernels.  Without a
+ * breakdown (busy = 0: the formula iteration model) the training level is
+ * idle + power.gpu_busy_fraction x (TDP - idle), 0.8 by default: training
+ * nodes average 76-82% of nameplate (Latif et al., "Empirical Measurements
+ * of AI Training Power Demand on a GPU-Accelerated Node", 2025; Newkirk et
+ * al., arXiv:2506.14551, 2025; doc/sources.md section 6).  A GPU that is held but not training
+ * (checkpoint stall, restart, waiting for capacity) draws idle_w.
  *
- * Per node: power.node_overhead_w (CPUs, memory, fans; default 0 keeps the
- * GPU-only figure of the first model; a DGX A100 peaks at 6.5 kW with 3.2 kW
- * of GPUs).  The network is not described here: its NICs, switches and
- * energy per bit are those of the platform as built (topologies/
- * platform.h), read by accounting.  Facility power = IT power x PUE
- * (constant, or an hourly trace).
+ * Each node's host (CPUs, memory, host NICs, fans, drives, NVSwitches) is
+ * the node catalog's, busy while its GPUs train and idle otherwise, and the
+ * power supplies' loss comes on top of GPUs and host (models/node.h).  The
+ * network is not described here: its NICs, switches and energy per bit are
+ * those of the platform as built (topologies/platform.h), read by
+ * accounting.  Facility power = IT power x PUE (constant, or an hourly
+ * trace).
  */
 #ifndef MODELS_POWER_H
 #define MODELS_POWER_H
@@ -38,20 +34,24 @@
 
 #include "sim/cfg.h"
 #include "models/gpu.h"
+#include "models/node.h"
 
 struct power {
 	double gpu_idle_w, gpu_tdp_w;
+	double gemm_w, mem_w, comm_w;	/* the GPU's activity levels */
 	double busy_fraction;	/* training level without a breakdown */
-	double level_tensor, level_other, level_comm, level_bubble;
-	double node_overhead_w;
+	struct node_spec node;
+	int gpus_per_node;
+	double host_busy_w, host_idle_w;	/* one job node's host, DC */
 	double pue;		/* constant PUE, unless pue_trace is set */
 	const char *pue_trace;
 };
 
 extern const struct cfg_setting power_settings[];
-void power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
-			 struct power *p);
+/* Fill p; an error at the GPU's or the node's key when they do not hold. */
+int power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
+			struct power *p, struct err *e);
 /* Power of one training GPU; busy <= 0 means no breakdown is known. */
-double power_train_gpu_w(const struct power *p, double busy, double tensor, double comm);
+double power_train_gpu_w(const struct power *p, double busy, double tensor);
 
 #endif

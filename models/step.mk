@@ -5,15 +5,8 @@ libtrainsim_a_SOURCES += models/compute.c models/memory.c models/zero.c \
 noinst_HEADERS += models/compute.h models/memory.h models/zero.h \
 	models/parallel.h models/megatron.h models/step.h
 
-check_PROGRAMS += tests/step-mem-t tests/step-compute-t tests/step-scenario-t \
+UNIT_TESTS += tests/step-mem-t tests/step-compute-t tests/step-scenario-t \
 	tests/step-pipe-t tests/step-sim-t
-TESTS += tests/step-mem-t tests/step-compute-t tests/step-scenario-t \
-	tests/step-pipe-t tests/step-sim-t
-tests_step_mem_t_SOURCES = tests/step-mem-t.c
-tests_step_compute_t_SOURCES = tests/step-compute-t.c
-tests_step_scenario_t_SOURCES = tests/step-scenario-t.c
-tests_step_pipe_t_SOURCES = tests/step-pipe-t.c
-tests_step_sim_t_SOURCES = tests/step-sim-t.c
 EXTRA_DIST += tests/bench/step-175b.cfg tests/bench/step-moe.cfg
 
 # `make validate`: calibration (Table 1, busbw, Patterson) and independent
@@ -21,19 +14,15 @@ EXTRA_DIST += tests/bench/step-175b.cfg tests/bench/step-moe.cfg
 # make check asserts Table 1's targets and that every runnable row runs.
 check_PROGRAMS += tests/bench/validate-b
 tests_bench_validate_b_SOURCES = tests/bench/validate.c
-TESTS += tests/step-validate.sh
-EXTRA_DIST += tests/step-validate.sh
+SHELL_TESTS += tests/step-validate.sh
 validate: tests/bench/validate-b
 	./tests/bench/validate-b $(srcdir)/scenarios/validation
 .PHONY: validate
 
 # One 175B iteration on 1024 and 16,384 GPUs (make bench).
-EXTRA_PROGRAMS += tests/bench/step-b
 BENCHES += tests/bench/step-b
 tests_bench_step_b_SOURCES = tests/bench/step-b.c
 # The kernel laws against the H200 micro-benchmarks (issue 12).
-check_PROGRAMS += tests/kernels-t
-TESTS += tests/kernels-t
-tests_kernels_t_SOURCES = tests/kernels-t.c
-EXTRA_DIST += tests/bench/measure.py tests/stack-band.sh
-TESTS += tests/stack-band.sh
+UNIT_TESTS += tests/kernels-t
+EXTRA_DIST += tests/bench/measure.py
+SHELL_TESTS += tests/stack-band.sh

@@ -26,7 +26,10 @@
  *     FILE:LINE: links.hdr.bw_gbps: renamed to links.hdr.bw_gbit_s
  *     (same value, Gb/s)
  * The unit is the new entry's.  A rename keeps value and unit: a setting
- * that changes meaning gets a new name and the old one is simply removed.
+ * that changes meaning gets a new name, and the old one stays as a
+ * CFG_REMOVED_FOR(old, why) line, so it is refused with the reason:
+ *     FILE:LINE: power.node_overhead_w: removed: hosts draw what the node
+ *     catalog says (cluster.node)
  *
  * Error messages always read
  *     FILE:LINE: KEY: what is wrong (expected ...)
@@ -68,6 +71,9 @@ struct cfg_setting {
 /* The setting old is now called new (a path of this or another table). */
 #define CFG_RENAMED_TO(old, new) \
 	{ (old), CFG_RENAMED, NULL, 0, 0, NULL, (new), NULL }
+/* The setting old is gone; why says where its figure comes from now. */
+#define CFG_REMOVED_FOR(old, why) \
+	{ (old), CFG_RENAMED, NULL, 0, 0, NULL, NULL, (why) }
 
 struct cfg_schema;
 struct cfg_schema *cfg_schema_new(void);

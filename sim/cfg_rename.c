@@ -10,8 +10,9 @@
  * A setting may move to another group ("legacy.*.*.n" to
  * "pools.*.zones.*.count": the n-th "*" keeps the n-th name); a group that
  * only old names are in is walked into, so its old names get the message
- * too.  Only a name not in the schema is looked up here, so renames cost
- * the loading of a good scenario nothing.
+ * too.  A CFG_REMOVED_FOR(old, why) line (no new name) is refused with its
+ * reason instead.  Only a name not in the schema is looked up here, so
+ * renames cost the loading of a good scenario nothing.
  */
 #include <string.h>
 
@@ -68,6 +69,12 @@ int cfg_rename_check(const struct cfg_schema *s, struct err *e)
 		const char *to = r->choices ? r->choices : "";
 		long idx = cfg_schema_find(s, to);
 
+		if (r->choices == NULL) {
+			if (r->help == NULL || cfg_schema_find(s, r->path) >= 0)
+				return err_set(e, ERR_RUN, "schema: %s: removed, but with no "
+					       "reason or still a setting", r->path);
+			continue;
+		}
 		if (idx < 0 || strcmp(s->ent[idx]->path, to) != 0)
 			return err_set(e, ERR_RUN, "schema: %s: renamed to \"%s\", "
 				       "which is not a setting", r->path, to);
@@ -98,6 +105,10 @@ void cfg_unknown_why(const struct cfg_schema *s, const char *path, char *why,
 		const struct cfg_setting *r = s->ren[i];
 		if (!cfg_path_is(r->path, path))
 			continue;
+		if (r->choices == NULL) {
+			snprintf(why, n, "removed: %s", r->help);
+			return;
+		}
 		/* cfg_rename_check() has found the new entry. */
 		const char *unit = s->ent[cfg_schema_find(s, r->choices)]->unit;
 		new_path(r, path, to, sizeof to);

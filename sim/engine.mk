@@ -8,12 +8,7 @@ libtrainsim_a_SOURCES += sim/evq.c sim/evq_bottom.c sim/evq_rung.c \
 	sim/evq_block.c sim/evq_pend.c
 noinst_HEADERS += sim/evq_int.h
 
-check_PROGRAMS += tests/ev-t tests/rng-t tests/evkey-t
-TESTS += tests/ev-t tests/rng-t tests/evkey-t
-tests_evkey_t_SOURCES = tests/evkey-t.c
-tests_ev_t_SOURCES = tests/ev-t.c
-tests_rng_t_SOURCES = tests/rng-t.c
+UNIT_TESTS += tests/ev-t tests/rng-t tests/evkey-t
 
-EXTRA_PROGRAMS += tests/bench/evq-hold-b
 BENCHES += tests/bench/evq-hold-b
 tests_bench_evq_hold_b_SOURCES = tests/bench/evq-hold-b.c

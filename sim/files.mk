@@ -2,6 +2,4 @@
 # rows, JSON documents through jansson.
 libtrainsim_a_SOURCES += sim/textfile.c sim/csv.c sim/jsonfile.c
 noinst_HEADERS += sim/textfile.h sim/csv.h sim/jsonfile.h
-check_PROGRAMS += tests/files-t
-TESTS += tests/files-t
-tests_files_t_SOURCES = tests/files-t.c
+UNIT_TESTS += tests/files-t

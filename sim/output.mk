@@ -3,9 +3,6 @@
 noinst_HEADERS += sim/report.h
 libtrainsim_a_SOURCES += sim/report.c sim/h5out.c sim/h5in.c
 noinst_HEADERS += sim/h5out.h sim/h5in.h
-check_PROGRAMS += tests/report-t
-TESTS += tests/report-t
-tests_report_t_SOURCES = tests/report-t.c
-EXTRA_PROGRAMS += tests/bench/report-b
+UNIT_TESTS += tests/report-t
 BENCHES += tests/bench/report-b
 tests_bench_report_b_SOURCES = tests/bench/report-b.c

@@ -225,69 +225,46 @@ static const config_setting_t *value_at(const struct scenario *sc,
 
 #define T(t) (1u << (t))
 
+/* Declares S, the setting an accessor's FMT, ... names (value_at). */
+#define SETTING_AT(s, sc, who, types, fmt)				\
+	va_list ap_;							\
+	va_start(ap_, fmt);						\
+	const config_setting_t *s = value_at(sc, who, types, fmt, ap_);	\
+	va_end(ap_)
+
 int64_t sc_int(const struct scenario *sc, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	const config_setting_t *s = value_at(sc, "sc_int", T(CFG_INT), fmt, ap);
-	va_end(ap);
+	SETTING_AT(s, sc, "sc_int", T(CFG_INT), fmt);
 	return s ? config_setting_get_int64(s) : 0;
 }
 
 double sc_float(const struct scenario *sc, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	const config_setting_t *s = value_at(sc, "sc_float",
-					     T(CFG_FLOAT) | T(CFG_INT), fmt, ap);
-	va_end(ap);
+	SETTING_AT(s, sc, "sc_float", T(CFG_FLOAT) | T(CFG_INT), fmt);
 	return s ? cfg_num_of(s) : 0.0;
 }
 
 bool sc_bool(const struct scenario *sc, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	const config_setting_t *s = value_at(sc, "sc_bool", T(CFG_BOOL), fmt, ap);
-	va_end(ap);
+	SETTING_AT(s, sc, "sc_bool", T(CFG_BOOL), fmt);
 	return s ? config_setting_get_bool(s) != 0 : false;
 }
 
 const char *sc_str(const struct scenario *sc, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	const config_setting_t *s = value_at(sc, "sc_str", T(CFG_STRING) |
-					     T(CFG_ENUM) | T(CFG_REF), fmt, ap);
-	va_end(ap);
+	SETTING_AT(s, sc, "sc_str", T(CFG_STRING) | T(CFG_ENUM) | T(CFG_REF), fmt);
 	return s ? config_setting_get_string(s) : "";
 }
 
 size_t sc_list_len(const struct scenario *sc, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	const config_setting_t *s = value_at(sc, "sc_list_len",
-					     T(CFG_INT_LIST) | T(CFG_FLOAT_LIST),
-					     fmt, ap);
-	va_end(ap);
+	SETTING_AT(s, sc, "sc_list_len", T(CFG_INT_LIST) | T(CFG_FLOAT_LIST), fmt);
 	return s ? (size_t)config_setting_length(s) : 0;
 }
 
 double sc_list_float(const struct scenario *sc, size_t i, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	const config_setting_t *s = value_at(sc, "sc_list_float",
-					     T(CFG_INT_LIST) | T(CFG_FLOAT_LIST),
-					     fmt, ap);
-	va_end(ap);
+	SETTING_AT(s, sc, "sc_list_float", T(CFG_INT_LIST) | T(CFG_FLOAT_LIST), fmt);
 	if (s == NULL || i >= (size_t)config_setting_length(s))
 		return 0.0;
 	return cfg_num_of(config_setting_get_elem(s, (unsigned)i));

@@ -3,9 +3,5 @@ noinst_HEADERS += sim/cfg.h sim/cfg_int.h sim/path.h
 libtrainsim_a_SOURCES += sim/cfg.c sim/cfg_where.c sim/cfg_value.c \
 	sim/cfg_override.c sim/cfg_bigint.c sim/cfg_check.c sim/cfg_rename.c sim/cfg_include.c \
 	sim/scenario.c sim/path.c
-check_PROGRAMS += tests/cfg-t
-TESTS += tests/cfg-t
-tests_cfg_t_SOURCES = tests/cfg-t.c
-check_PROGRAMS += tests/include-t
-TESTS += tests/include-t
-tests_include_t_SOURCES = tests/include-t.c
+UNIT_TESTS += tests/cfg-t
+UNIT_TESTS += tests/include-t

@@ -15,15 +15,32 @@
 #define IDLE_W 50.0
 #define TRAIN_W (50.0 + 0.8 * (400.0 - 50.0))	/* default busy fraction: 330 W */
 
-/* power.cfg: per node 500 W overhead, and the nodes' share of the fabric
- * as built: 4 nodes of 8 NICs on rail-optimised HDR fill one unit of 8
- * leaves; 20 spines of 8 ports fit 4 switches of 40: 12 x 253 W (QM8700)
- * + 32 x 15 W (ConnectX-6) = 3,516 W for 4 nodes. */
+/* Hosts: the node catalog's dgx_a100 (the default for a100_80gb): busy
+ * 315 + 224 + 36 + 500 + 106 + 420 + 150 = 1,751 W, idle 135 + 96 + 24 +
+ * 150 + 44 + 180 + 100 = 729 W, supplies 95% efficient.  A node is busy
+ * while its GPUs train: `training` GPUs of 8 per node keep training / 8
+ * nodes busy. */
+#define HOST_BUSY_W 1751.0
+#define HOST_IDLE_W 729.0
+#define PSU_EFF 0.95
+static double node_w(double gpu_w, int nodes, int training)
+{
+	double busy = training / 8.0;
+	double host = busy * HOST_BUSY_W + (nodes - busy) * HOST_IDLE_W;
+
+	return host + (gpu_w + host) * (1 / PSU_EFF - 1);
+}
+
+/* power.cfg: the nodes' share of the fabric as built: 4 nodes of 8 NICs
+ * on rail-optimised HDR fill one unit of 8 leaves; 20 spines of 8 ports
+ * fit 4 switches of 40: 12 x 253 W (QM8700) + 32 x 15 W (ConnectX-6) =
+ * 3,516 W for 4 nodes. */
 #define NETWORK_W (12 * 253.0 + 32 * 15.0)
 static double it_power_w(int nodes, int training)
 {
-	return training * TRAIN_W + (nodes * 8 - training) * IDLE_W +
-	       nodes * (500.0 + NETWORK_W / 4);
+	double gpu_w = training * TRAIN_W + (nodes * 8 - training) * IDLE_W;
+
+	return gpu_w + node_w(gpu_w, nodes, training) + nodes * NETWORK_W / 4;
 }
 
 static void test_integral(void)
@@ -73,7 +90,7 @@ static void test_steps(void)
 	struct activity act = held(4, 32);
 	struct activity none = { 0 };
 	const struct acct_totals *t;
-	double p_w = 32 * TRAIN_W + NETWORK_W;	/* no node overhead, PUE 1.1 */
+	double p_w = it_power_w(4, 32);		/* PUE 1.1 */
 	double kwh_half = 1.1 * p_w * 1800 / 3.6e6;
 
 	if (fixture_open(&f, "steps.cfg", NULL, 0) < 0)
@@ -83,7 +100,8 @@ static void test_steps(void)
 	acct_advance(f.a, 7200 * S);
 	t = acct_totals(f.a);
 	tap_near(t->facility_energy_j / 3.6e6, 2 * kwh_half, 1e-12,
-		 "one hour at (32 x 330 W + 3,516 W of fabric) x 1.1");
+		 "one hour at (32 x 330 W + 4 busy DGX A100 hosts + PSU loss + 3,516 W of "
+		 "fabric) x 1.1");
 	tap_near(t->carbon_kg, kwh_half * 0.100 + kwh_half * 0.300, 1e-12,
 		 "carbon splits at the step: half an hour at 100 g, half at 300 g");
 	tap_near(t->cost_usd, 4 * (0.5 * 10 + 0.5 * 20), 1e-12,
@@ -131,7 +149,7 @@ static void test_covariance(void)
 		tap_ok(0, "grid-4h.csv loads: %s", e.msg);
 	}
 	for (int h = 0; h < 4; h++) {
-		P[h] = varying[h] * TRAIN_W + (32 - varying[h]) * IDLE_W;
+		P[h] = it_power_w(4, varying[h]);	/* hosts follow the GPUs */
 		mp += P[h] / 4;
 		mi += I[h] / 4;
 		mpi += P[h] * I[h] / 4;
@@ -167,10 +185,11 @@ static void test_market(void)
 	fixture_close(&f);
 }
 
-/* With the step model's breakdown: busy 0.8 of which tensor 0.55, exposed
- * communication 0.1, bubble 0.1.  Level = 1.0 x 0.55 + 0.8 x 0.25 + 0.4 x
- * 0.1 + 0.1 x 0.1 = 0.80 (default levels), so 50 + 0.8 x 350 = 330 W, the
- * same as without a breakdown; DCGM utilisation 90%, tensor active 0.55. */
+/* With the step model's breakdown: busy 0.8 of which tensor 0.55, and
+ * 0.2 waiting (exposed communication 0.1, bubble 0.1).  With the A100's
+ * catalog levels (GEMM 392 W, memory-bound 328 W, waiting 190 W):
+ * 392 x 0.55 + 328 x 0.25 + 190 x 0.2 = 335.6 W; DCGM utilisation 90%,
+ * tensor active 0.55. */
 static void test_breakdown(void)
 {
 	struct fixture f;
@@ -184,14 +203,15 @@ static void test_breakdown(void)
 	act.comm_frac = 0.1;
 	acct_set_activity(f.a, 0, &act);
 	acct_sample(f.a, 10 * S, v);
-	tap_near(v[DCGM0 + 0], 32 * 330.0, 1e-12, "DCGM power: 32 GPUs x 330 W from the breakdown");
+	tap_near(v[DCGM0 + 0], 32 * 335.6, 1e-12,
+		 "DCGM power: 32 GPUs x 335.6 W from the breakdown");
 	tap_near(v[DCGM0 + 2], 90, 1e-12, "DCGM GPU_UTIL = (busy + comm) x 100%");
 	tap_near(v[DCGM0 + 3], 0.55, 1e-12, "DCGM PIPE_TENSOR_ACTIVE = tensor-active fraction");
-	act.tensor_active_frac = 0.8;	/* all busy time in GEMMs: level 0.85 */
+	act.tensor_active_frac = 0.8;	/* all busy time in GEMMs */
 	acct_set_activity(f.a, 10 * S, &act);
 	acct_sample(f.a, 20 * S, v);
-	tap_near(v[DCGM0 + 0], 32 * (50 + 0.85 * 350), 1e-12,
-		 "more tensor time, more power: level 0.8 + 0.04 + 0.01 = 0.85");
+	tap_near(v[DCGM0 + 0], 32 * (392 * 0.8 + 190 * 0.2), 1e-12,
+		 "more tensor time, more power: 392 x 0.8 + 190 x 0.2 = 351.6 W");
 	fixture_close(&f);
 }
 

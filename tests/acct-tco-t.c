@@ -2,7 +2,7 @@
  * acct-tco-t.c -- owned mode: amortised purchase, operating cost and
  * electricity at an hourly price; PUE from an hourly trace; checkpoint
  * storage by tier and retention.  tests/acct/owned.cfg: 4 nodes of 8 A100
- * (330 W training by default), servers $300k + $20k network per node over
+ * (330 W training by default) in DGX A100 hosts, servers $300k + $20k network per node over
  * 5 years, $1.5 per node-hour, electricity 10 then 30 cents/kWh and PUE 1.1
  * then 1.3 (step at 01:00 UTC), storage tiers lustre ($0.14/GB-month,
  * 5 W/TB, newest 2 kept) and s3 ($0.023/GB-month, all kept).
@@ -16,9 +16,12 @@ int main(void)
 	struct fixture f;
 	const struct acct_totals *t;
 	const double h = 3600, tb = 1e12;
-	/* 32 GPUs training, and the fabric as built for 4 nodes: 12 QM8700
-	 * x 253 W + 32 ConnectX-6 x 15 W (counted in acct-energy-t.c) */
-	double it_w = 32 * 330.0 + 12 * 253.0 + 32 * 15.0;
+	/* 32 GPUs training; their 4 hosts busy (the node catalog's dgx_a100:
+	 * 1,751 W each, supplies 95% efficient, as in acct-energy-t.c); and
+	 * the fabric as built for 4 nodes: 12 QM8700 x 253 W + 32 ConnectX-6
+	 * x 15 W (counted in acct-energy-t.c) */
+	double gpu_w = 32 * 330.0, host_w = 4 * 1751.0;
+	double it_w = (gpu_w + host_w) / 0.95 + 12 * 253.0 + 32 * 15.0;
 	double kwh_sum = 0, usd = 0, life_s = 5 * 365.25 * 86400;
 	const double storage_w[4] = { 0, 5, 10, 10 };
 	double storage_it_j, lustre_gbh, s3_gbh;

@@ -660,6 +660,7 @@ static const struct cfg_setting ren_tab[] = {
 	CFG_RENAMED_TO("links.*.bw_gbps", "links.*.bw_gbit_s"),
 	{ "pools.*.zones.*.count", CFG_INT, "", 0, 100, "0", NULL, "nodes" },
 	CFG_RENAMED_TO("legacy.*.*.n", "pools.*.zones.*.count"),
+	CFG_REMOVED_FOR("power.level.*", "levels are the GPU's catalog figures"),
 	CFG_END
 };
 
@@ -683,6 +684,9 @@ static void test_renames(void)
 	bad("legacy = { a = { b = { n = 3; }; }; };  # L1\n", NULL, 0,
 	    "@/x.cfg:1: legacy.a.b.n: renamed to pools.a.zones.b.count (same value)",
 	    "moved to another group: the n-th \"*\" keeps the n-th name; no unit");
+	bad("power = { level = { tensor = 1.0; }; };  # L1\n", NULL, 0,
+	    "@/x.cfg:1: power.level.tensor: removed: levels are the GPU's catalog "
+	    "figures", "a removed setting: refused with the reason (CFG_REMOVED_FOR)");
 	struct scenario *sc = load("legacy = { a = { b = { m = 3; }; }; };\n",
 				   NULL, 0, &e);
 	tap_ok(sc == NULL && strstr(e.msg, "legacy.a.b.m: unknown setting") != NULL,
@@ -718,6 +722,12 @@ static void test_renames(void)
 		  "setting", "rename of a path still in the schema: ERR_RUN");
 	bad_table(stars, "schema: a.*.*.old: renamed to a.*.new, with another "
 		  "number of \"*\"", "rename with fewer \"*\": ERR_RUN");
+	static const struct cfg_setting removed_live[] = {
+		{ "a.old", CFG_INT, "", 0, 9, "0", NULL, "" },
+		CFG_REMOVED_FOR("a.old", "gone"), CFG_END
+	};
+	bad_table(removed_live, "schema: a.old: removed, but with no reason or still "
+		  "a setting", "removal of a path still in the schema: ERR_RUN");
 }
 
 /* A path outside the schema is a programming error: abort, not a value. */

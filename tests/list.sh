@@ -2,8 +2,9 @@
 # list.sh -- `trainsim list`: each catalog's entries with their key figures
 # and sources.  Expected values are the catalog's own figures (scenarios/
 # catalog/*.cfg, regions/regions.cfg) and sums of them done by hand:
-#   p5_48xlarge node = 8 x h100_sxm: HBM 8 x 80 = 640 GB, BF16 8 x 989.4 /
-#   1000 = 7.9152 PFLOP/s, GPU power 8 x 700 W = 5.6 kW;
+#   dgx_h100 node (nodes.cfg) = its host parts summed, idle 210 + 128 + 30 +
+#   250 + 44 + 200 + 150 = 1012 W and busy 490 + 320 + 50 + 900 + 106 + 440
+#   + 250 = 2556 W, with 8 x h100_sxm: 8 x 700 W = 5.6 kW, 8 x 80 = 640 GB;
 #   nvlink3 is given as 300e9 B/s: 300e9 x 8 / 1e9 = 2400 Gb/s.
 . "$SRCDIR/tests/tap.sh"
 
@@ -20,8 +21,8 @@ ok $r "h100_sxm names its source (the H100 datasheet)"
 ok_eq "$(field links nvlink3 2)" 2400 "nvlink3: 300e9 B/s = 2400 Gb/s each way"
 ok_eq "$(row links ib_hdr | cut -d'|' -f1-8)" "ib_hdr|200|0.97|130|40|253|15|1.58" \
 	"ib_hdr: 200 Gb/s, efficiency 0.97, 130 ns, radix 40, switch 253 W, NIC 15 W, 1.58 pJ/bit"
-ok_eq "$(row nodes p5_48xlarge | cut -d'|' -f1-6)" "p5_48xlarge|8|h100_sxm|640|7.9152|5.6" \
-	"p5_48xlarge: 8 x h100_sxm = 640 GB, 7.9152 PFLOP/s, 5.6 kW (by hand)"
+ok_eq "$(row nodes dgx_h100 | cut -d'|' -f1-8)" "dgx_h100|8|h100_sxm|1012|2556|0.95|5.6|640" \
+	"dgx_h100: host idle 210+128+30+250+44+200+150 = 1012 W, busy 2556 W, 8 x 700 W, 8 x 80 GB (by hand)"
 ok_eq "$(row storage fsx_lustre_100tib | cut -d'|' -f1-6)" "fsx_lustre_100tib|12.5|12.5|100|100|2" \
 	"fsx_lustre_100tib: 12.5 GB/s per node, 100 GB/s caps, 2 s"
 ok_eq "$(field storage host_memory 4)" "-" "host_memory: no cap given prints -, not the schema default"
@@ -30,13 +31,13 @@ ok_eq "$(row instances p5_48xlarge | cut -d'|' -f1-6)" "p5_48xlarge|8|h100_sxm|9
 ok_eq "$(row regions us_washington | cut -d'|' -f1-4)" "us_washington|-|1.58|0.0635" \
 	"us_washington: no grid figure (-), PUE 1.58, 0.0635 USD/kWh"
 missing=0
-for k in gpus links storage instances regions; do
+for k in gpus links nodes storage instances regions; do
 	"$TRAINSIM" list "$k" >"$tmp/$k" || { diag "list $k failed"; missing=$((missing + 1)); }
 	n=$(grep -v '^#' "$tmp/$k" | sed 1d | grep -c ' -$')
 	rows=$(grep -v '^#' "$tmp/$k" | sed 1d | grep -c .)
 	[ "$n" -eq 0 ] && [ "$rows" -gt 0 ] || { diag "$k: $n of $rows entries without a source"; missing=$((missing + 1)); }
 done
-ok $missing "every entry of gpus, links, storage, instances and regions has a source"
+ok $missing "every entry of gpus, links, nodes, storage, instances and regions has a source"
 
 # A scenario's own entries; a directory of presets.
 ok_eq "$("$TRAINSIM" list gpus scenarios/tiny.cfg | grep -c -v '^#')" 7 \

@@ -13,6 +13,7 @@
 
 #include "tap.h"
 #include "models/gpu.h"
+#include "models/node.h"
 #include "models/layout.h"
 #include "topologies/coll.h"
 #include "topologies/topo.h"
@@ -197,6 +198,7 @@ int main(void)
 	schema = cfg_schema_new();
 	cfg_schema_add(schema, layout_settings);
 	cfg_schema_add(schema, gpu_settings);
+	cfg_schema_add(schema, node_settings);
 	cfg_schema_add(schema, net_settings);
 	snprintf(file, sizeof file, "%s/tests/net-small.cfg", tap_srcdir());
 

@@ -17,6 +17,7 @@
 
 #include "sim/cfg.h"
 #include "models/gpu.h"
+#include "models/node.h"
 #include "models/layout.h"
 #include "models/parallel.h"
 #include "models/step.h"
@@ -41,6 +42,7 @@ static inline struct cfg_schema *step_schema_new(void)
 		cfg_schema_add(s, tfm_settings);
 		cfg_schema_add(s, layout_settings);
 		cfg_schema_add(s, gpu_settings);
+		cfg_schema_add(s, node_settings);	/* the catalogs come together */
 		cfg_schema_add(s, par_settings);
 		cfg_schema_add(s, net_settings);
 	}

@@ -89,6 +89,7 @@ int main(void)
 	cfg_schema_add(s, tfm_settings);
 	cfg_schema_add(s, layout_settings);
 	cfg_schema_add(s, gpu_settings);
+	cfg_schema_add(s, node_settings);
 	cfg_schema_add(s, par_settings);
 	tap_plan(14);
 

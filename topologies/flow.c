@@ -76,6 +76,34 @@ struct flow_sys {
 	uint64_t rated;
 };
 
+/* --- binary heaps ---------------------------------------------------------- */
+/* Both heaps below (timers by key, links by fair share) sift the same way;
+ * they differ in entry type, order and how a slot is recorded, given as
+ * LESS(a, b) and SET(slot, entry).  Macros, not callbacks: this is the
+ * flow model's inner loop. */
+#define HEAP_UP(h, i, x, LESS, SET) do {				\
+		while ((i) > 0 && LESS((x), (h)[((i) - 1) / 2])) {	\
+			SET((i), (h)[((i) - 1) / 2]);			\
+			(i) = ((i) - 1) / 2;				\
+		}							\
+		SET((i), (x));						\
+	} while (0)
+
+#define HEAP_DOWN(h, n, i, x, LESS, SET) do {				\
+		for (;;) {						\
+			int32_t c_ = 2 * (i) + 1;			\
+			if (c_ >= (n))					\
+				break;					\
+			if (c_ + 1 < (n) && LESS((h)[c_ + 1], (h)[c_]))	\
+				c_++;					\
+			if (!LESS((h)[c_], (x)))			\
+				break;					\
+			SET((i), (h)[c_]);				\
+			(i) = c_;					\
+		}							\
+		SET((i), (x));						\
+	} while (0)
+
 /* --- the time heap --------------------------------------------------------- */
 /* Entries carry their keys, so that sifting reads one small array and not
  * the flows; a flow's place in it is kept apart (hpos) for the same reason. */
@@ -91,33 +119,21 @@ static void t_set(struct flow_sys *fs, int32_t i, struct t_ent x)
 	fs->hpos[x.id] = i;
 }
 
+#define T_LESS(a, b) t_less(&(a), &(b))
+#define T_SET(i, x) t_set(fs, (i), (x))
+
 static void t_up(struct flow_sys *fs, int32_t i)
 {
 	struct t_ent x = fs->th[i];
 
-	while (i > 0 && t_less(&x, &fs->th[(i - 1) / 2])) {
-		t_set(fs, i, fs->th[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	t_set(fs, i, x);
+	HEAP_UP(fs->th, i, x, T_LESS, T_SET);
 }
 
 static void t_down(struct flow_sys *fs, int32_t i)
 {
 	struct t_ent x = fs->th[i];
 
-	for (;;) {
-		int32_t c = 2 * i + 1;
-		if (c >= fs->n_th)
-			break;
-		if (c + 1 < fs->n_th && t_less(&fs->th[c + 1], &fs->th[c]))
-			c++;
-		if (!t_less(&fs->th[c], &x))
-			break;
-		t_set(fs, i, fs->th[c]);
-		i = c;
-	}
-	t_set(fs, i, x);
+	HEAP_DOWN(fs->th, fs->n_th, i, x, T_LESS, T_SET);
 }
 
 /* The flow's key changed: its entry takes it and moves. */
@@ -215,33 +231,21 @@ static void l_set(struct flow_sys *fs, int32_t i, int32_t l)
 	fs->lh_pos[l] = i;
 }
 
+#define L_LESS(a, b) l_less(fs, (a), (b))
+#define L_SET(i, l) l_set(fs, (i), (l))
+
 static void l_down(struct flow_sys *fs, int32_t i)
 {
 	int32_t l = fs->lh[i];
 
-	for (;;) {
-		int32_t c = 2 * i + 1;
-		if (c >= fs->n_lh)
-			break;
-		if (c + 1 < fs->n_lh && l_less(fs, fs->lh[c + 1], fs->lh[c]))
-			c++;
-		if (!l_less(fs, fs->lh[c], l))
-			break;
-		l_set(fs, i, fs->lh[c]);
-		i = c;
-	}
-	l_set(fs, i, l);
+	HEAP_DOWN(fs->lh, fs->n_lh, i, l, L_LESS, L_SET);
 }
 
 static void l_up(struct flow_sys *fs, int32_t i)
 {
 	int32_t l = fs->lh[i];
 
-	while (i > 0 && l_less(fs, l, fs->lh[(i - 1) / 2])) {
-		l_set(fs, i, fs->lh[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	l_set(fs, i, l);
+	HEAP_UP(fs->lh, i, l, L_LESS, L_SET);
 }
 
 static void l_remove(struct flow_sys *fs, int32_t l)
@@ -304,31 +308,15 @@ void flow_sys_free(struct flow_sys *fs)
 	if (fs->lf)
 		for (int32_t l = 0; l < fs->n_links; l++)
 			free(fs->lf[l]);
-	free(fs->lf);
-	free(fs->lf_n);
-	free(fs->lf_cap);
-	free(fs->lf_live);
-	free(fs->link_bytes);
-	free(fs->f);
-	free(fs->free_ids);
-	free(fs->th);
-	free(fs->hpos);
-	free(fs->due);
-	free(fs->due_at);
-	free(fs->dirty);
-	free(fs->is_dirty);
-	free(fs->link_stamp);
-	free(fs->rem);
-	free(fs->share);
-	free(fs->bound);
-	free(fs->unfrozen);
-	free(fs->lh_pos);
-	free(fs->lh);
-	free(fs->comp_l);
-	free(fs->comp_f);
-	free(fs->capped);
-	free(fs->frozen);
-	free(fs);
+	void *arrays[] = {
+		fs->lf, fs->lf_n, fs->lf_cap, fs->lf_live, fs->link_bytes, fs->f,
+		fs->free_ids, fs->th, fs->hpos, fs->due, fs->due_at, fs->dirty,
+		fs->is_dirty, fs->link_stamp, fs->rem, fs->share, fs->bound,
+		fs->unfrozen, fs->lh_pos, fs->lh, fs->comp_l, fs->comp_f, fs->capped,
+		fs->frozen, fs,
+	};
+	for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+		free(arrays[i]);
 }
 
 static void mark_dirty(struct flow_sys *fs, int32_t l)

@@ -72,6 +72,8 @@ const struct cfg_setting net_settings[] = {
 	{ "links.*.bw_gbit_s", CFG_FLOAT, "Gb/s", 0, 1e7, "0", NULL,
 	  "bandwidth per direction in 10^9 bits/s (or bw_Bps)" },
 	CFG_RENAMED_TO("links.*.bw_gbps", "links.*.bw_gbit_s"),
+	CFG_REMOVED_FOR("links.*.idle_w", "a link's idle power is its switches', NICs' "
+			"and transceivers' (links.*.switch_w, nic_w, transceiver_w)"),
 	{ "links.*.bw_Bps", CFG_FLOAT, "B/s", 0, 1e15, "0", NULL,
 	  "bandwidth per direction in bytes/s (or bw_gbit_s)" },
 	{ "links.*.efficiency", CFG_FLOAT, "", 0, 1, "1", NULL,

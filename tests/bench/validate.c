@@ -19,6 +19,13 @@
  *                conventions cannot hide or add error.  Rows whose
  *                settings trainsim lacks are listed as pending, not run.
  *
+ *   ENERGY       whole-run energy against published figures: DIR/energy.tsv,
+ *                one row per figure with its scenario (defaults but for the
+ *                run as published and the site's PUE), ours counted as the
+ *                source counts it (its whole operational energy, or
+ *                GPU-hours x a nominal power) and our facility energy_kwh,
+ *                with GPU-hours beside them to tell duration from power.
+ *
  * Then the validation residuals per GPU and stack (n, mean and max |error|,
  * mean signed error), the form error bands take.  Error is always
  * predicted throughput over published minus 1: positive = trainsim too
@@ -257,6 +264,117 @@ static int patterson_rows(const char *dir)
 	sc_free(sc);
 	rep_free(rep);
 	cfg_schema_free(schema);
+	return status;
+}
+
+/* ---- energy: energy.tsv ---- */
+
+/* One published whole-run energy figure and what it counts. */
+struct erow {
+	char id[FIELD], source[FIELD], scenario[FIELD], counts[32];
+	double kwh, gpu_hours, count_w, count_pue;
+};
+
+static int erow_parse(char *line, struct erow *r)
+{
+	char *f[8], *save = NULL;
+	int n = 0;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	for (char *t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save))
+		f[n++] = t;
+	if (n != 8)
+		return -1;
+	snprintf(r->id, sizeof r->id, "%s", f[0]);
+	snprintf(r->source, sizeof r->source, "%s", f[1]);
+	snprintf(r->scenario, sizeof r->scenario, "%s", f[2]);
+	snprintf(r->counts, sizeof r->counts, "%s", f[3]);
+	r->kwh = atof(f[4]);
+	r->gpu_hours = atof(f[5]);
+	r->count_w = atof(f[6]);
+	r->count_pue = atof(f[7]);
+	return strcmp(r->counts, "operational") == 0 ||
+	       strcmp(r->counts, "gpu_hours_x_w") == 0 ? 0 : -1;
+}
+
+static double pct(double ours, double published)
+{
+	return (ours - published) / published * 100;
+}
+
+/* Run one row's scenario (defaults but for what the file sets) and print
+ * ours counted as the source counts, our facility energy, and GPU-hours. */
+static int energy_row(const struct cfg_schema *schema, const char *dir, const struct erow *r,
+		      struct stats *whole, struct stats *conv)
+{
+	char path[4096];
+	struct err e = { 0 };
+	struct report *rep = rep_new();
+	struct run_opts o = { .seed = 1 };
+	struct scenario *sc;
+	int status = 1;
+
+	snprintf(path, sizeof path, "%s/%s", dir, r->scenario);
+	sc = rep ? sc_load(schema, path, NULL, 0, &e) : NULL;
+	if (sc && run_simulate(sc, &o, rep, &e) == 0) {
+		double kwh = rep_summary_get(rep, "energy_kwh");
+		double gh = rep_summary_get(rep, "gpu_hours");
+		double same = strcmp(r->counts, "operational") == 0 ? kwh :
+			      gh * r->count_w / 1e3 * r->count_pue;
+
+		printf("%-20s %10.0f %-14s %10.0f %+6.1f%% %10.0f %+6.1f%% %9.0f %9.0f %+6.1f%%  %s\n",
+		       r->id, r->kwh, r->counts, same, pct(same, r->kwh), kwh, pct(kwh, r->kwh),
+		       r->gpu_hours, gh, pct(gh, r->gpu_hours), r->source);
+		/* a whole-run figure against our whole run; a convention
+		 * (GPU-hours x a power) against ours counted the same way */
+		stats_add(strcmp(r->counts, "operational") == 0 ? whole : conv,
+			  pct(same, r->kwh));
+		status = 0;
+	} else {
+		fprintf(stderr, "%s: %s\n", path, e.msg);
+	}
+	sc_free(sc);
+	rep_free(rep);
+	return status;
+}
+
+static int energy(const char *dir)
+{
+	char path[4096], line[1024];
+	struct cfg_schema *schema = run_schema_new();
+	struct stats whole = { 0 }, conv = { 0 };
+	FILE *f;
+	int status = 0;
+
+	snprintf(path, sizeof path, "%s/energy.tsv", dir);
+	f = fopen(path, "r");
+	if (f == NULL || schema == NULL) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		if (f)
+			fclose(f);
+		cfg_schema_free(schema);
+		return 1;
+	}
+	printf("%-20s %10s %-14s %10s %7s %10s %7s %9s %9s %7s  %s\n", "row", "published",
+	       "counts", "ours,same", "error", "ours,all", "error", "GPU-h pub", "GPU-h",
+	       "error", "source");
+	while (fgets(line, sizeof line, f)) {
+		struct erow r;
+		if (line[0] == '#' || strncmp(line, "id\t", 3) == 0 || line[0] == '\n')
+			continue;
+		if (erow_parse(line, &r) < 0) {
+			fprintf(stderr, "%s: bad row: %s\n", path, line);
+			status = 1;
+			continue;
+		}
+		status |= energy_row(schema, dir, &r, &whole, &conv);
+	}
+	fclose(f);
+	cfg_schema_free(schema);
+	printf("%-24s %d rows, mean |error| %.1f%%, max %.1f%% (target: within 5%%)\n",
+	       "  whole-run energy:", whole.n, stats_mean_abs(&whole), whole.max_abs);
+	printf("%-24s %d rows, mean |error| %.1f%%, max %.1f%%\n", "  GPU-hour conventions:",
+	       conv.n, stats_mean_abs(&conv), conv.max_abs);
 	return status;
 }
 
@@ -523,6 +641,11 @@ int main(int argc, char **argv)
 	printf("\nVALIDATION: independent published results, nothing fitted to them "
 	       "(published = seconds per iteration implied by the source)\n");
 	status |= validation(schema, dir, &val, &ran, &runnable, &pending);
+
+	printf("\nENERGY: whole-run energy against independent published figures, scenarios "
+	       "at trainsim's defaults (kWh; 'same' = ours counted as the source counts, "
+	       "'all' = our facility energy_kwh)\n");
+	status |= energy(dir);
 
 	printf("\ntable1: mean %.3f max %.3f\n", stats_mean_abs(&t1), t1.max_abs);
 	printf("validation: ran %d of %d runnable rows, %d pending\n", ran, runnable, pending);
