@@ -19,7 +19,7 @@ static const struct { const char *pattern, *group; } human_groups[] = {
 	{ "restarts", "disruptions" }, { "interrupted_restarts", "disruptions" },
 	{ "checkpoints*", "disruptions" }, { "notice_checkpoints", "disruptions" },
 	{ "lost_work_s", "disruptions" }, { "mtti_s", "disruptions" },
-	{ "spare_wait*", "disruptions" }, { "resizes", "disruptions" },
+	{ "spare*", "disruptions" }, { "resizes", "disruptions" },
 	{ "dp_min", "disruptions" }, { "budget_*", "disruptions" },
 	{ "checkpoint_bytes_written", "disruptions" },
 	{ "*_kwh", "energy" }, { "kwh_per_*", "energy" }, { "*power*", "energy" },

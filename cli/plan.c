@@ -20,6 +20,9 @@
  *   --json                 print the best one's summary as --json would
  *   --daly                 print Daly's interval for the scenario and exit
  *   -s KEY=VALUE           applied to every candidate (and printed with it)
+ *
+ * Exit 0 with a table; 3 when no configuration completes by the deadline,
+ * with the reasons per cluster size on stderr; 2 and 1 as trainsim's.
  */
 #include <float.h>
 #include <getopt.h>
@@ -32,6 +35,8 @@
 #include "models/plan.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
+
+#define PLAN_EXIT_NONE 3	/* the search found no configuration */
 
 static const char *const goal_names[] = { "cost", "carbon", "time", NULL };
 
@@ -125,10 +130,8 @@ static void print_results(const struct plan *p, const struct cands *done, bool j
 	       "%zu may meet the deadline, %ld runs simulated (%ld of them analytic bounds)\n",
 	       p->file, p->deadline_s / 86400.0, goal_names[p->goal], p->n_layouts,
 	       p->n_may_meet, p->runs, p->formula_runs);
-	if (done->n == 0) {
-		printf("# no configuration completes within the deadline\n");
+	if (done->n == 0)
 		return;
-	}
 	printf("rank       cost_usd      days    carbon_t   gpus  tp  pp   dp  mb  rec%s%s"
 	       "   ckpt_s mem_lb_GiB\n", p->has_zero ? " zero" : "",
 	       p->n_spot ? " spot" : "");
@@ -140,16 +143,55 @@ static void print_results(const struct plan *p, const struct cands *done, bool j
 		fputs(done->v[0].json, stdout);
 }
 
+/* Nothing found: exit 3, and why, per cluster size, each reason with the
+ * candidates it dropped (the run closest to the deadline, the scenario's
+ * first refusal). */
+static int no_answer(const struct plan *p, struct err *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	fprintf(m, "plan: no configuration of %s completes within %.4g days:", p->file,
+		p->deadline_s / 86400.0);
+	for (size_t i = 0; i < p->n_gpu_list; i++) {
+		const struct plan_group *g = &p->why[i];
+
+		fprintf(m, "\n  %d GPUs:", p->gpu_list[i]);
+		if (g->n[REJ_MEMORY] + g->n[REJ_SCENARIO] +
+		    g->n[REJ_BOUND_LATE] + g->n[REJ_BOUND_INCOMPLETE] + g->n[REJ_LATE] +
+		    g->n[REJ_INCOMPLETE] == 0)
+			fprintf(m, " no layout (tp x pp x dp with dp x micro_batch "
+				"dividing the global batch);");
+		for (int k = 0; k < REJ_COUNT; k++)
+			if (g->n[k])
+				fprintf(m, " %ld %s;", g->n[k], plan_reject_names[k]);
+		if (isfinite(g->best_days))
+			fprintf(m, " the shortest such run %.4g days;", g->best_days);
+		if (g->msg[0])
+			fprintf(m, " first refusal: %s", g->msg);
+	}
+	fclose(m);
+	err_set(e, PLAN_EXIT_NONE, "%s", text);
+	free(text);
+	return -1;
+}
+
 /* The search, then its table. */
 static int search(struct plan *p, bool json, struct err *e)
 {
 	struct cands done;
+	int rc = 0;
 
 	if (plan_search(p, &done, e) < 0)
 		return -1;
 	print_results(p, &done, json);
+	if (done.n == 0)
+		rc = no_answer(p, e);
 	plan_cands_free(&done);
-	return 0;
+	return rc;
 }
 
 /* --- the command ---------------------------------------------------------- */

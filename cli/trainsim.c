@@ -216,11 +216,27 @@ static int write_root_attrs(struct report *rep, const struct cli *c,
 	return rep_attr_u64(rep, "seed", (uint64_t)sc_int(sc, "run.seed"), e);
 }
 
+/* What the run says besides its numbers goes to stderr, -q or not; why
+ * a run did not complete is kept for the human summary's last line. */
+struct run_note {
+	char why[400];
+};
+
+static void warn_stderr(void *ctx, const char *text)
+{
+	struct run_note *n = ctx;
+
+	fprintf(stderr, "trainsim: warning: %s\n", text);
+	if (strncmp(text, "did not complete", 16) == 0)
+		snprintf(n->why, sizeof n->why, "%s", text);
+}
+
 static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e)
 {
 	struct report *rep = rep_new();
 	struct progress prog;
 	struct run_opts opts = { 0 };
+	struct run_note note = { "" };
 	struct replicas *reps = NULL;
 	struct pace_cache *paces = NULL;
 	struct run_job *job = NULL;	/* the settings, read once */
@@ -260,6 +276,8 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 	opts.pace_cache = paces;
 	opts.progress = progress_update;
 	opts.progress_ctx = &prog;
+	opts.warn = warn_stderr;
+	opts.warn_ctx = &note;
 	rc = run_simulate_job(job, &opts, rep, e);
 	progress_end(&prog);
 	if (rc == 0 && reps)
@@ -268,8 +286,11 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		goto out;
 	if (c->json)
 		rep_print_json(rep, stdout);
-	else if (!c->quiet)
+	else if (!c->quiet) {
 		human_print(rep, c->verbose, stdout);
+		if (note.why[0])
+			printf("\nthe run %s\n", note.why);
+	}
 out:
 	replicas_free(reps);
 	run_job_free(job);

@@ -33,6 +33,9 @@ const struct cfg_setting ckpt_settings[] = {
 		       "training.checkpoint.read_bw_gbyte_s"),
 	CFG_RENAMED_TO("training.checkpoint.snapshot_gbps",
 		       "training.checkpoint.snapshot_bw_gbyte_s"),
+	{ "training.checkpoint.drain_slowdown", CFG_FLOAT, "", -1, 1, "-1", NULL,
+	  "async: share of training speed lost while a checkpoint drains to storage; "
+	  "-1: the share of each node's scale-out bandwidth the drain takes" },
 	{ "training.checkpoint.on_notice", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "on a spot preemption notice, checkpoint and stop if the write fits in the "
 	  "notice (Megatron --exit-signal-handler)" },
@@ -120,8 +123,11 @@ static int storage_figures(const struct scenario *sc, int nodes, struct ckpt *c,
 }
 
 int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int gpus,
-		       double iteration_s, double mtti_s, struct ckpt *c, struct err *e)
+		       double iteration_s, double mtti_s, double node_out_Bps,
+		       struct ckpt *c, struct err *e)
 {
+	double slowdown = sc_float(sc, "training.checkpoint.drain_slowdown");
+
 	double latency_s;
 
 	memset(c, 0, sizeof *c);
@@ -137,10 +143,21 @@ int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int 
 	c->load_s = latency_s + c->size_bytes / c->read_Bps;
 	c->snapshot_s = c->size_bytes / gpus /
 			(sc_float(sc, "training.checkpoint.snapshot_bw_gbyte_s") * 1e9);
-	c->stall_s = c->mode == CKPT_ASYNC ? c->snapshot_s : c->write_s;
+	/* each node drains size / nodes at write_Bps / nodes */
+	if (slowdown < 0)
+		slowdown = node_out_Bps > 0 ? fmin(1, c->write_Bps / nodes / node_out_Bps) : 0;
+	c->drain_slowdown = c->mode == CKPT_ASYNC ? slowdown : 0;
+	c->stall_s = c->mode == CKPT_ASYNC ? c->snapshot_s + slowdown * c->write_s
+					   : c->write_s;
 	c->on_notice = sc_bool(sc, "training.checkpoint.on_notice");
 	c->young_s = isfinite(mtti_s) ? ckpt_young_s(c->stall_s, mtti_s) : NAN;
 	c->daly_s = isfinite(mtti_s) ? ckpt_daly_s(c->stall_s, mtti_s) : NAN;
+	/* async: a checkpoint due while the previous one drains waits for it,
+	 * so no optimum is shorter than the drain */
+	if (c->mode == CKPT_ASYNC && isfinite(mtti_s)) {
+		c->young_s = fmax(c->young_s, c->write_s);
+		c->daly_s = fmax(c->daly_s, c->write_s);
+	}
 
 	switch (c->policy) {
 	case CKPT_TIME:

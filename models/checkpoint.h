@@ -16,16 +16,23 @@
  * time = latency + size / bandwidth, load time likewise with the read
  * figures.
  *
- * Modes: sync stalls training for the whole write.  async stalls only for
- * the snapshot (each GPU copies its shard to host memory at
+ * Modes: sync stalls training for the whole write.  async stalls for the
+ * snapshot (each GPU copies its shard to host memory at
  * snapshot_bw_gbyte_s), then drains to storage in the background; the
- * checkpoint counts (can be restored) when the drain ends.  A checkpoint
+ * checkpoint counts (can be restored) when the drain ends.  The drain is
+ * not free: it goes out through the nodes' NICs beside training's
+ * collectives, slowing training by drain_slowdown (by default the share
+ * of a node's scale-out bandwidth it takes: write_Bps / nodes over the
+ * node's NICs) for write_s, which the run charges as stall at the
+ * snapshot (the same training time lost, in one piece).  A checkpoint
  * due while the previous one still drains waits for it (one host buffer),
- * which is the contention of back-to-back checkpoints.
+ * which is the contention of back-to-back checkpoints; so an async
+ * optimum is never shorter than write_s.
  *
  * Interval policies: iterations (fixed count), time (fixed training time,
  * rounded to whole iterations), young (sqrt(2 delta M), Young 1974) and
- * daly (Daly 2006 eq. 37), with delta = the stall a checkpoint costs and M
+ * daly (Daly 2006 eq. 37), with delta = the training time a checkpoint
+ * costs (sync: the write; async: snapshot + drain_slowdown x write) and M
  * = the job's mean time to interrupt from the failure and preemption rates.
  * What keeping checkpoints costs (retention, $/GB-month) is accounting's
  * (storage.tiers, issue 6): the run model reports checkpoints written.
@@ -53,6 +60,7 @@ struct ckpt {
 	double load_s;		/* latency + size / read_Bps */
 	double snapshot_s;	/* async: shard / snapshot bandwidth */
 	double stall_s;		/* what training pays per checkpoint */
+	double drain_slowdown;	/* async: training speed lost while draining */
 	double interval_s;	/* chosen training time between checkpoints */
 	int64_t interval_iters;	/* the same in whole iterations (>= 1) */
 	double young_s, daly_s;	/* the two optima for this job (NaN without M) */
@@ -63,8 +71,11 @@ extern const struct cfg_setting ckpt_settings[];
 extern const struct cfg_setting ckpt_storage_settings[];
 
 /* mtti_s: the job's mean time to interrupt (INFINITY when nothing fails). */
+/* node_out_Bps: one node's scale-out bandwidth (0: no fabric), what the
+ * drain shares with training's collectives. */
 int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int gpus,
-		       double iteration_s, double mtti_s, struct ckpt *c, struct err *e);
+		       double iteration_s, double mtti_s, double node_out_Bps,
+		       struct ckpt *c, struct err *e);
 
 /* Young 1974: sqrt(2 delta M). */
 double ckpt_young_s(double delta_s, double mtti_s);

@@ -51,6 +51,9 @@ const struct cfg_setting cost_settings[] = {
 	  "capacity-block price (0: none)" },
 	{ "instances.*.spot_usd_per_hour", CFG_FLOAT, "USD/h", 0, 1e6, "0", NULL,
 	  "typical spot price when no trace is given (0: none)" },
+	{ "instances.*.regions", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the provider charges these prices (region presets, comma-separated); "
+	  "empty: one price everywhere" },
 	{ "instances.*.date", CFG_STRING, "", 0, 0, "", NULL, "when the prices held" },
 	{ "instances.*.source", CFG_STRING, "", 0, 0, "", NULL, "where they come from" },
 	CFG_END
@@ -62,6 +65,34 @@ static const char *const class_price_key[] = {
 };
 
 /* One pool's constant price, from the first source that has one. */
+/* Is name an item of the comma-separated list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* A provider that prices by region: the catalog's figure holds only in
+ * the regions it names, and a run placed elsewhere must say its price. */
+static int price_region_check(const struct scenario *sc, const char *inst,
+			      const char *path, struct err *e)
+{
+	const char *region = sc_str(sc, "region");
+	const char *where = sc_str(sc, "instances.%s.regions", inst);
+
+	if (!region[0] || !where[0] || in_list(where, region))
+		return 0;
+	return sc_error(sc, e, path, "%s is priced by region and the catalog has its "
+			"price in %s, not in region \"%s\" (expected a region of those, or "
+			"the pool's price_usd_per_node_hour)", inst, where, region);
+}
+
 static int pool_price(const struct scenario *sc, const struct pool *p, int gpus_per_node,
 		      struct pool_price *pp, struct err *e)
 {
@@ -101,6 +132,8 @@ static int pool_price(const struct scenario *sc, const struct pool *p, int gpus_
 			return sc_error(sc, e, path, "%s has %d GPUs but nodes have %d "
 					"(expected cluster.gpus_per_node = instance GPUs)", inst,
 					(int)sc_int(sc, "instances.%s.gpus", inst), gpus_per_node);
+		if (price_region_check(sc, inst, path, e) < 0)
+			return -1;
 		pp->usd_per_node_hour = sc_float(sc, "instances.%s.%s", inst,
 						 class_price_key[p->cls]);
 		if (pp->usd_per_node_hour <= 0)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
@@ -30,8 +31,11 @@ const struct cfg_setting failure_settings[] = {
 	  "time to notice a failure (timeouts, health checks)" },
 	{ "failures.restart_s", CFG_FLOAT, "s", 0, 1e7, "540", NULL,
 	  "rescheduling + initialisation before the checkpoint load" },
-	{ "failures.spares", CFG_INT, "nodes", 0, 1e7, "8", NULL,
-	  "spare nodes ready to replace failed ones" },
+	{ "failures.spares", CFG_INT, "nodes", -1, 1e7, "-1", NULL,
+	  "spare nodes ready to replace failed ones; -1: sized to the cluster, the "
+	  "nodes in repair at once at spares_confidence (Poisson quantile)" },
+	{ "failures.spares_confidence", CFG_FLOAT, "", 0.5, 0.999999, "0.999", NULL,
+	  "spares = -1: chance that the pool covers every node in repair at a time" },
 	{ "failures.repair_s", CFG_FLOAT, "s", 0, 1e9, "86400", NULL,
 	  "time until a failed node is back in the spare pool (replacement delay)" },
 	CFG_END
@@ -66,7 +70,6 @@ int failure_from_scenario(const struct scenario *sc, int nodes, int gpus_per_nod
 	f->detect_s = sc_float(sc, "failures.detect_s");
 	f->restart_s = sc_float(sc, "failures.restart_s");
 	f->repair_s = sc_float(sc, "failures.repair_s");
-	f->spares = (int)sc_int(sc, "failures.spares");
 	f->enabled = sc_bool(sc, "failures.enabled") && (f->job_rate_per_s > 0 || trace[0]);
 	if (sc_bool(sc, "failures.enabled") && trace[0]) {
 		char path[4096];
@@ -77,7 +80,35 @@ int failure_from_scenario(const struct scenario *sc, int nodes, int gpus_per_nod
 		for (int i = 0; i < FK_COUNT; i++)
 			f->p[i].rate_per_s = 0;
 	}
+	f->spares = (int)sc_int(sc, "failures.spares");
+	if (f->spares < 0)
+		f->spares = failure_spares_for(failure_in_repair(f),
+					       sc_float(sc, "failures.spares_confidence"));
 	return 0;
+}
+
+double failure_in_repair(const struct failure *f)
+{
+	double rate_per_s = f->job_rate_per_s;
+
+	/* a trace: its mean rate over the time it spans */
+	if (f->trace_n > 0 && f->trace[f->trace_n - 1].t_s > 0)
+		rate_per_s = (double)f->trace_n / f->trace[f->trace_n - 1].t_s;
+	return f->enabled ? rate_per_s * f->repair_s : 0;
+}
+
+int failure_spares_for(double in_repair, double confidence)
+{
+	int s = 0;
+
+	/* Palm's theorem: with Poisson failures and any repair-time law, the
+	 * nodes in repair at once are Poisson(rate x mean repair time); the
+	 * pool is its `confidence` quantile. */
+	if (!(in_repair > 0))
+		return 0;
+	while (s < 10000000 && gsl_cdf_poisson_P((unsigned)s, in_repair) < confidence)
+		s++;
+	return s;
 }
 
 void failure_free(struct failure *f)

@@ -15,7 +15,17 @@
  *   detecting  detect_s (collective timeout, health checks)
  *   waiting    for a spare node; the spare pool holds `spares` nodes, a
  *              failed node returns to it after repair_s, so waiting happens
- *              only when the pool is empty
+ *              only when the pool is empty.  By default (spares = -1) the
+ *              pool is sized to the cluster: failed nodes arrive at the job
+ *              rate lambda and each stays repair_s, so by Palm's theorem
+ *              (the M/G/inf queue; Palm 1938, the basis of spare-parts
+ *              stocking since Sherbrooke's METRIC, Operations Research 16,
+ *              1968) the nodes in repair at once are Poisson with mean
+ *              lambda x repair_s, and the pool is its spares_confidence
+ *              (99.9%) quantile.  At RSC-1's 6.50 per 1000 node-days and a
+ *              1-day repair that is 26 spares for 2,048 nodes (1.3%), 5 for
+ *              128 nodes (3.9%): proportional to the cluster, plus the
+ *              square-root margin a Poisson count needs
  *   restarting restart_s (reschedule, process and NCCL init) + checkpoint load
  * and then the work since the last completed checkpoint is redone.
  *
@@ -61,5 +71,11 @@ void failure_free(struct failure *f);
 double failure_next_gap_s(const struct failure_proc *p, gsl_rng *rng);
 /* Mean time between failures of the job (INFINITY if none). */
 double failure_mtti_s(const struct failure *f);
+
+/* Mean nodes in repair at once (job failure rate x repair time). */
+double failure_in_repair(const struct failure *f);
+/* The smallest pool that covers Poisson(in_repair) nodes in repair with
+ * probability >= confidence. */
+int failure_spares_for(double in_repair, double confidence);
 
 #endif

@@ -14,8 +14,6 @@ const struct cfg_setting gpu_settings[] = {
 	  "dense FP16/BF16 tensor-core peak" },
 	{ "gpus.*.peak_fp8_tflops", CFG_FLOAT, "TFLOP/s", 0, 1e5, "0", NULL,
 	  "dense FP8 tensor-core peak (0: no FP8)" },
-	{ "gpus.*.peak_tf32_tflops", CFG_FLOAT, "TFLOP/s", 0, 1e5, "0", NULL,
-	  "dense TF32 tensor-core peak (0: no TF32)" },
 	{ "gpus.*.hbm_gb", CFG_FLOAT, "GB", 1, 1e4, NULL, NULL,
 	  "HBM capacity (10^9 bytes)" },
 	{ "gpus.*.hbm_bw_gbyte_s", CFG_FLOAT, "GB/s", 1, 1e6, NULL, NULL,
@@ -108,7 +106,6 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->name = name;
 	out->peak_bf16_flops = sc_float(sc, "gpus.%s.peak_bf16_tflops", name) * 1e12;
 	out->peak_fp8_flops = sc_float(sc, "gpus.%s.peak_fp8_tflops", name) * 1e12;
-	out->peak_tf32_flops = sc_float(sc, "gpus.%s.peak_tf32_tflops", name) * 1e12;
 	out->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", name) * 1e9;
 	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbyte_s", name) * 1e9;
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);

@@ -25,7 +25,6 @@ struct gpu_spec {
 	const char *name;
 	double peak_bf16_flops;	/* dense FP16/BF16 tensor, FLOP/s */
 	double peak_fp8_flops;	/* 0 where the GPU has no FP8 */
-	double peak_tf32_flops;	/* 0 where the GPU has no TF32 */
 	double hbm_bytes;
 	double hbm_bw_Bps;
 	double tdp_w;

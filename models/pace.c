@@ -164,6 +164,13 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 	return 0;
 }
 
+int pace_check_dp(const struct pace_src *src, int dp, struct err *e)
+{
+	struct layout L = layout_at(src, dp);
+
+	return step_check_memory(src->step, src->m, &L, src->g, NULL, e);
+}
+
 int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e)
 {
 	struct layout L = layout_at(src, dp);

@@ -93,6 +93,9 @@ extern const struct cfg_setting pace_settings[];
 /* training.iteration_model and .efficiency; the rest the caller points to. */
 void pace_src_from_scenario(const struct scenario *sc, struct pace_src *src);
 int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e);
+/* The rules and the memory of the layout at dp replicas (what pace_compute
+ * would meet), without computing the pace. */
+int pace_check_dp(const struct pace_src *src, int dp, struct err *e);
 bool pace_has_gc(const struct pace *p);
 /* Time for iterations i0+1 .. i1 (a manual pause ends every every-th). */
 double pace_time_s(const struct pace *p, int64_t i0, int64_t i1);

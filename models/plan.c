@@ -87,6 +87,30 @@ static int plan_net_setup(struct plan *p, const struct scenario *sc, struct err 
 	return 0;
 }
 
+/* The scenario's own pools: a candidate of another size scales their nodes
+ * (they must add up to the cluster's), and its bound runs calm the spot
+ * ones.  With --spot-fractions the planner makes its own pools instead. */
+static int plan_pools_setup(struct plan *p, const struct scenario *sc, struct err *e)
+{
+	const char *const *names;
+	size_t n = sc_children(sc, "pools", &names);
+
+	p->n_pools = 0;
+	if (p->n_spot > 0)
+		return 0;
+	if (n > PLAN_POOLS_MAX)
+		return err_set(e, ERR_USAGE, "plan: more than %d pools", PLAN_POOLS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(names[i]) >= sizeof p->pool_name[0])
+			return err_set(e, ERR_USAGE, "plan: pool name %s too long", names[i]);
+		strcpy(p->pool_name[i], names[i]);
+		p->pool_nodes[i] = (int)sc_int(sc, "pools.%s.nodes", names[i]);
+		p->pool_spot[i] = strcmp(sc_str(sc, "pools.%s.class", names[i]), "spot") == 0;
+	}
+	p->n_pools = (int)n;
+	return 0;
+}
+
 /* What the search needs from the scenario as given. */
 static int plan_setup(struct plan *p, struct err *e)
 {
@@ -136,6 +160,15 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->ckpt_write_Bps = sc_float(sc, "training.checkpoint.write_bw_gbyte_s") * 1e9;
 	p->fail_per_node_per_s = sc_bool(sc, "failures.enabled") ?
 		sc_float(sc, "failures.per_node_per_1000_days") / 1000.0 / 86400.0 : 0;
+	p->ckpt_fixed = strcmp(sc_str(sc, "training.checkpoint.policy"), "time") == 0 ||
+			strcmp(sc_str(sc, "training.checkpoint.policy"), "iterations") == 0;
+	p->pp0 = (int)sc_int(sc, "parallel.pp");
+	p->uneven = sc_int(sc, "parallel.first_stage_layers") > 0 ||
+		    sc_int(sc, "parallel.last_stage_layers") > 0;
+	if (plan_pools_setup(p, sc, e) < 0) {
+		sc_free(sc);
+		return -1;
+	}
 	p->step_model = strcmp(sc_str(sc, "training.iteration_model"), "step") == 0;
 	p->formula_eff = sc_float(sc, "training.efficiency");
 	int rc = plan_net_setup(p, sc, e);
@@ -156,6 +189,8 @@ void plan_free(struct plan *p)
 	cfg_schema_free(p->schema);
 	pace_cache_free(p->paces);
 	free(p->gpu_list);
+	free(p->why);
+	p->why = NULL;
 	p->spot_fractions = NULL;
 	p->schema = NULL;
 	p->paces = NULL;

@@ -34,7 +34,8 @@
 
 enum goal { GOAL_COST, GOAL_CARBON, GOAL_TIME };
 
-#define PLAN_OV_MAX 12		/* overrides that define a candidate */
+#define PLAN_POOLS_MAX 16	/* the scenario's pools the planner rescales */
+#define PLAN_OV_MAX (12 + PLAN_POOLS_MAX)	/* overrides that define a candidate */
 #define PLAN_OV_LEN 64
 #define PLAN_JOBS_MAX 16	/* helpers warming paces at once */
 
@@ -60,6 +61,23 @@ struct cands {
 	size_t n, cap;
 };
 
+/* Why candidates were dropped, per cluster size: the report of a search
+ * that finds nothing says which (cli/plan.c). */
+enum plan_reject {
+	REJ_MEMORY,		/* the memory bound exceeds the GPU's HBM */
+	REJ_SCENARIO,		/* the scenario loader or the run model refused it */
+	REJ_BOUND_LATE,		/* even undisrupted it ends after the deadline */
+	REJ_BOUND_INCOMPLETE,	/* even undisrupted it does not complete */
+	REJ_LATE,		/* with failures (or preemptions) it ends too late */
+	REJ_INCOMPLETE,		/* with failures it does not complete (run.max_days) */
+	REJ_COUNT
+};
+extern const char *const plan_reject_names[REJ_COUNT];
+struct plan_group {
+	long n[REJ_COUNT];
+	double best_days;		/* least duration of a rejected run, days */
+	char msg[200];			/* the first REJ_SCENARIO message */
+};
 struct plan;
 /* Called with every configuration evaluated in full that completes. */
 typedef void (*plan_result_fn)(void *ctx, const struct plan *p, const struct cand *c);
@@ -91,6 +109,13 @@ struct plan {
 	double hbm_bytes, ckpt_s;
 	double ckpt_bytes_per_param, ckpt_write_Bps;	/* Daly's interval */
 	double fail_per_node_per_s;	/* 0: failures off */
+	bool ckpt_fixed;		/* policy time or iterations (else Daly, Young) */
+	int pp0;			/* the scenario's pp ... */
+	bool uneven;			/* ... with first/last_stage_layers set */
+	int n_pools;			/* the scenario's pools, rescaled with the size */
+	char pool_name[PLAN_POOLS_MAX][32];
+	int pool_nodes[PLAN_POOLS_MAX];
+	bool pool_spot[PLAN_POOLS_MAX];
 	char gpu_name[64];
 	double peak_tflops;		/* of the datatype the step model uses */
 	bool fp8;			/* parallel.dtype: which peak that is */
@@ -111,6 +136,8 @@ struct plan {
 	long formula_runs;		/* of which analytic bounds (formula pace) */
 	size_t n_layouts;		/* that fit in memory */
 	size_t n_may_meet;		/* of which may meet the deadline */
+	struct plan_group *why;		/* per gpu_list entry (malloc'd) */
+	char reject_msg[200];		/* the last refusal plan_evaluate saw */
 };
 
 /* Read what the search needs from the scenario as given (p->file with the

@@ -126,21 +126,44 @@ static const char *const calm[] = {
 static int bound_run(struct plan *p, struct cand *c, const char *const *extra,
 		     size_t n_extra, struct err *e)
 {
-	const char *ov[8 + sizeof calm / sizeof *calm];
-	size_t n = 0, n_calm = c->spot_nodes > 0 ? sizeof calm / sizeof *calm : 2;
+	const char *ov[8 + sizeof calm / sizeof *calm + 3 * PLAN_POOLS_MAX + 1];
+	char pools[3 * PLAN_POOLS_MAX][PLAN_OV_LEN + 32];
+	size_t n = 0, n_calm = c->spot_nodes > 0 ? sizeof calm / sizeof *calm : 2, np = 0;
 	struct report *rep;
 	int rc;
 
 	for (size_t i = 0; i < n_calm; i++)
 		ov[n++] = calm[i];
+	/* Daly and Young need a failure rate: the calm run checkpoints never */
+	ov[n++] = "training.checkpoint.policy=time";
+	/* the scenario's own spot pools: no preemption, the capacity whole */
+	for (int i = 0; i < p->n_pools; i++) {
+		if (!p->pool_spot[i])
+			continue;
+		snprintf(pools[np], sizeof pools[np], "pools.%s.preemption_per_node_hour=0",
+			 p->pool_name[i]);
+		ov[n++] = pools[np++];
+		snprintf(pools[np], sizeof pools[np], "pools.%s.interruption_band=none",
+			 p->pool_name[i]);
+		ov[n++] = pools[np++];
+		snprintf(pools[np], sizeof pools[np], "pools.%s.capacity_trace=",
+			 p->pool_name[i]);
+		ov[n++] = pools[np++];
+	}
 	for (size_t i = 0; i < n_extra && n < sizeof ov / sizeof *ov; i++)
 		ov[n++] = extra[i];
 	rc = plan_evaluate(p, c, ov, n, &rep, e);
+	if (rc > 0)
+		plan_reject(p, c, REJ_SCENARIO, NAN);
 	if (rc != 0)
 		return rc;
 	c->bound = plan_objective(p, rep);
 	c->duration_s = plan_figure(rep, "duration_s");
 	rc = plan_completed(rep) && c->duration_s <= p->deadline_s ? 0 : 1;
+	if (!plan_completed(rep))
+		plan_reject(p, c, REJ_BOUND_INCOMPLETE, c->duration_s / 86400);
+	else if (rc)
+		plan_reject(p, c, REJ_BOUND_LATE, c->duration_s / 86400);
 	rep_free(rep);
 	return rc;
 }

@@ -52,6 +52,7 @@ double plan_objective(const struct plan *p, const struct report *rep);
 int plan_evaluate(struct plan *p, const struct cand *c, const char *const *extra,
 		  size_t n_extra, struct report **out, struct err *e);
 int plan_by_bound(const void *a, const void *b);
+void plan_reject(struct plan *p, const struct cand *c, enum plan_reject why, double days);
 
 /* plan_warm.c */
 int plan_warm_for(struct warm *w, struct cand *c, double cutoff, struct err *e);

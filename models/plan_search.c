@@ -67,8 +67,10 @@ int plan_evaluate(struct plan *p, const struct cand *c, const char *const *extra
 		ov[n++] = extra[i];
 	sc = plan_load(p, c, ov, n, &ce);
 	if (sc == NULL) {
-		if (ce.status == ERR_USAGE)
+		if (ce.status == ERR_USAGE) {
+			snprintf(p->reject_msg, sizeof p->reject_msg, "%.199s", ce.msg);
 			return 1;
+		}
 		*e = ce;
 		return -1;
 	}
@@ -83,8 +85,10 @@ int plan_evaluate(struct plan *p, const struct cand *c, const char *const *extra
 	p->runs++;
 	if (rc < 0) {
 		rep_free(rep);
-		if (ce.status == ERR_USAGE)
+		if (ce.status == ERR_USAGE) {
+			snprintf(p->reject_msg, sizeof p->reject_msg, "%.199s", ce.msg);
 			return 1;
+		}
 		*e = ce;
 		return -1;
 	}
@@ -92,7 +96,52 @@ int plan_evaluate(struct plan *p, const struct cand *c, const char *const *extra
 	return 0;
 }
 
+const char *const plan_reject_names[REJ_COUNT] = {
+	"over the GPU's memory", "refused by the scenario",
+	"late even without failures", "incomplete even without failures",
+	"late with failures and preemptions", "incomplete with failures and preemptions",
+};
+
+/* Count c as dropped for `why`; days: its run's duration (NaN: none). */
+void plan_reject(struct plan *p, const struct cand *c, enum plan_reject why, double days)
+{
+	struct plan_group *g = NULL;
+
+	for (size_t i = 0; p->why && i < p->n_gpu_list; i++)
+		if (p->gpu_list[i] == c->gpus)
+			g = &p->why[i];
+	if (g == NULL)
+		return;
+	g->n[why]++;
+	if (why == REJ_SCENARIO && !g->msg[0])
+		snprintf(g->msg, sizeof g->msg, "%s", p->reject_msg);
+	if (days < g->best_days)
+		g->best_days = days;
+}
+
 /* --- candidates ----------------------------------------------------------- */
+
+/* The scenario's pools scaled to c's nodes, largest remainder last: each
+ * keeps its share (at least one node), the last takes what is left. */
+static void pool_overrides(struct cand *c, const struct plan *p)
+{
+	int nodes = c->gpus / p->gpus_per_node, total = 0, left = nodes;
+
+	for (int i = 0; i < p->n_pools; i++)
+		total += p->pool_nodes[i];
+	if (total == nodes || total <= 0)
+		return;
+	for (int i = 0; i < p->n_pools; i++) {
+		int k = i == p->n_pools - 1 ? left
+			: (int)fmax(1, lround((double)p->pool_nodes[i] * nodes / total));
+
+		if (k > left - (p->n_pools - 1 - i))
+			k = left - (p->n_pools - 1 - i);
+		left -= k;
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "pools.%s.nodes=%d",
+			 p->pool_name[i], k);
+	}
+}
 
 static void cand_set_overrides(struct cand *c, const struct plan *p)
 {
@@ -105,9 +154,16 @@ static void cand_set_overrides(struct cand *c, const struct plan *p)
 		 c->recompute ? "full" : "none");
 	if (p->has_zero)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.zero_stage=%d", c->zero);
+	if (p->uneven && c->pp != p->pp0) {	/* the scenario's split is for its pp */
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.first_stage_layers=0");
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.last_stage_layers=0");
+	}
+	if (c->ckpt_s > 0 && !p->ckpt_fixed)
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "training.checkpoint.policy=time");
 	if (c->ckpt_s > 0)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN,
 			 "training.checkpoint.interval_s=%.0f", c->ckpt_s);
+	pool_overrides(c, p);
 	if (p->n_spot > 0) {
 		/* Two pools, "od" and "sp"; an empty one is left out (a pool
 		 * holds at least one node). */
@@ -160,7 +216,7 @@ static int push_pricing(const struct plan *p, struct cands *cs, struct cand *c)
 
 /* Every layout that passes the rules this file can check without the
  * scenario loader and the memory bound. */
-static int enumerate(const struct plan *p, struct cands *cs)
+static int enumerate(struct plan *p, struct cands *cs)
 {
 	static const int mbs[] = { 1, 2, 4, 8 };
 	int zmax = p->has_zero ? 3 : 0;
@@ -174,7 +230,9 @@ static int enumerate(const struct plan *p, struct cands *cs)
 			if (p->m.heads % tp || gpus % tp)
 				continue;
 			for (int pp = 1; pp <= p->m.layers; pp++) {
-				if (p->m.layers % pp || gpus % (tp * pp))
+				/* stages of unequal layer counts are the
+				 * loader's to accept or refuse */
+				if (gpus % (tp * pp))
 					continue;
 				int dp = gpus / (tp * pp);
 				for (size_t k = 0; k < sizeof mbs / sizeof *mbs; k++) {
@@ -189,8 +247,10 @@ static int enumerate(const struct plan *p, struct cands *cs)
 							c.mem_bound_bytes = plan_mem_bound_bytes(
 								&p->m, tp, pp, dp, mbs[k], rec, z,
 								p->fp8, p->cp);
-							if (c.mem_bound_bytes > p->hbm_bytes)
+							if (c.mem_bound_bytes > p->hbm_bytes) {
+								plan_reject(p, &c, REJ_MEMORY, NAN);
 								continue;
+							}
 							if (push_pricing(p, cs, &c) < 0)
 								return -1;
 						}
@@ -275,8 +335,9 @@ int plan_daly_for(struct plan *p, const struct cand *c, double *tau_s,
  * scenario's own); keeps the best feasible one in c. */
 static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
 {
-	double tau, write_s, mtbf_s, tries[4];
+	double tau, write_s, mtbf_s, tries[4], days = INFINITY;
 	struct cand best = *c;
+	enum plan_reject why = REJ_SCENARIO;
 
 	best.feasible = 0;
 	best.obj = INFINITY;
@@ -286,18 +347,31 @@ static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
 	tries[1] = tau / 2;
 	tries[2] = tau * 2;
 	tries[3] = p->ckpt_s;
+	if (!p->ckpt_fixed)	/* the scenario's own policy, then around its interval */
+		tries[0] = 0;
 	for (int i = 0; i < 4; i++) {
 		struct cand t = *c;
 		struct report *rep;
 		int rc;
 
-		t.ckpt_s = fmax(1, round(tries[i]));
+		if (!p->ckpt_fixed && i == 3)
+			break;
+		t.ckpt_s = i == 0 && !p->ckpt_fixed ? 0 : fmax(1, round(tries[i]));
 		cand_set_overrides(&t, p);
 		rc = plan_evaluate(p, &t, NULL, 0, &rep, e);
 		if (rc < 0)
 			return -1;
-		if (rc > 0)
+		if (rc > 0) {
+			why = REJ_SCENARIO;
 			continue;
+		}
+		if (i == 0 && !p->ckpt_fixed) {
+			/* the interval the policy chose, in training time */
+			double ival = plan_figure(rep, "checkpoint_interval_s");
+			tries[1] = ival / 2;
+			tries[2] = ival * 2;
+			t.ckpt_s = round(ival);	/* shown; the policy is the override */
+		}
 		t.obj = plan_objective(p, rep);
 		t.duration_s = plan_figure(rep, "duration_s");
 		t.cost_usd = plan_figure(rep, "cost_usd");
@@ -307,6 +381,14 @@ static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
 		t.peak_mem_gib = rep_summary_get(rep, "peak_memory_gib");
 		t.feasible = plan_completed(rep) && t.duration_s <= p->deadline_s &&
 			     !(t.peak_mem_gib * 1073741824.0 > p->hbm_bytes);
+		if (!plan_completed(rep))
+			why = REJ_INCOMPLETE;
+		else if (t.duration_s > p->deadline_s)
+			why = REJ_LATE;
+		else if (!t.feasible)
+			why = REJ_MEMORY;
+		if (!t.feasible)
+			days = fmin(days, t.duration_s / 86400);
 		if (t.feasible && (!best.feasible || by_objective(&t, &best) < 0)) {
 			char *json = NULL;
 			size_t len = 0;
@@ -324,6 +406,8 @@ static int evaluate_full(struct plan *p, struct cand *c, struct err *e)
 		}
 		rep_free(rep);
 	}
+	if (!best.feasible)
+		plan_reject(p, c, why, days);
 	*c = best;
 	return 0;
 }
@@ -356,6 +440,11 @@ int plan_search(struct plan *p, struct cands *done, struct err *e)
 	int rc = -1;
 
 	*done = (struct cands){ 0 };
+	free(p->why);
+	if ((p->why = calloc(p->n_gpu_list, sizeof *p->why)) == NULL)
+		goto oom;
+	for (size_t k = 0; k < p->n_gpu_list; k++)
+		p->why[k].best_days = INFINITY;
 	if (enumerate(p, &cs) < 0)
 		goto oom;
 	p->n_layouts = cs.n;

@@ -139,11 +139,23 @@ int run_event(struct run *r, const char *kind, int64_t who, double value,
 	return rep_event(r->rep, ev_now(r->sim) / 1e9, kind, who, value, e);
 }
 
+/* Count the time waited for a spare up to now; called before the state
+ * or the nodes short (need_spare) change. */
+void run_spare_clock(struct run *r)
+{
+	int64_t now = ev_now(r->sim);
+
+	if (r->state == RS_WAIT && r->need_spare > 0)
+		r->spare_wait_s += (now - r->spare_clock_ns) * 1e-9;
+	r->spare_clock_ns = now;
+}
+
 /* Leave the current state: its time, and the GC share of training time. */
 void run_enter(struct run *r, enum run_state st)
 {
 	int64_t now = ev_now(r->sim);
 
+	run_spare_clock(r);
 	r->state_s[r->state] += (now - r->state_since_ns) * 1e-9;
 	r->state = st;
 	r->state_since_ns = now;
@@ -362,6 +374,8 @@ int run_simulate_job(const struct run_job *j, const struct run_opts *o,
 	if (run_events(&r, e) < 0)
 		goto out;
 	run_summarize(&r);
+	if (run_end_reason(&r, e) < 0)
+		goto out;
 	rc = run_write_step(&r, e);
 out:
 	for (int k = 0; k < FK_COUNT; k++)

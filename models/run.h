@@ -44,12 +44,18 @@
 /* Called now and then with the share of tokens done and the simulated time. */
 typedef void (*run_progress_fn)(void *ctx, double done_frac, double sim_s);
 
+/* Called with what the user should know of a run that the summary's
+ * numbers do not say (waiting for spares, why it did not complete). */
+typedef void (*run_warn_fn)(void *ctx, const char *text);
+
 struct pace_cache;
 
 struct run_opts {
 	uint64_t seed;
 	run_progress_fn progress;	/* may be NULL */
 	void *progress_ctx;
+	run_warn_fn warn;		/* may be NULL */
+	void *warn_ctx;
 	struct pace_cache *pace_cache;	/* may be NULL; see models/pace.h */
 };
 

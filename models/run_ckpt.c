@@ -80,9 +80,8 @@ static void snapshot_or_write(struct run *r)
 	r->ckpt_after_drain = false;
 	if (ck->mode == CKPT_SYNC)
 		run_io_set_rate(r, ck->size_bytes / ck->write_s);
-	r->pending = ev_after(r->sim, run_s_to_ns(ck->mode == CKPT_SYNC ? ck->write_s
-								    : ck->snapshot_s),
-			      r->k_ckpt_end, 0);
+	/* sync: the write; async: the snapshot and the drain's interference */
+	r->pending = ev_after(r->sim, run_s_to_ns(ck->stall_s), r->k_ckpt_end, 0);
 }
 
 int run_begin_checkpoint(struct run *r, struct err *e)

@@ -159,6 +159,7 @@ int run_on_failure(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 	r->failures++;
 	r->fail_kind[kind]++;
 	/* the node goes to repair; a spare takes its place if there is one */
+	run_spare_clock(r);
 	if (r->spares_free > 0) {
 		r->spares_free--;
 	} else {
@@ -197,6 +198,7 @@ int run_on_repair(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 
 	(void)sim;
 	(void)ev;
+	run_spare_clock(r);
 	if (r->need_spare > 0)
 		r->need_spare--;	/* the repaired node replaces the failed one */
 	else

@@ -127,6 +127,8 @@ struct run {
 
 	/* resources */
 	int spares_free, need_spare;
+	double spare_wait_s;		/* waiting with a node short */
+	int64_t spare_clock_ns;		/* spare_wait_s counted up to here */
 	struct spot_state sp[POOLS_MAX];
 	size_t trace_next;
 
@@ -162,6 +164,7 @@ double run_iters_now(const struct run *r, int64_t now_ns);
 int run_event(struct run *r, const char *kind, int64_t who, double value,
 	      struct err *e);
 void run_enter(struct run *r, enum run_state st);
+void run_spare_clock(struct run *r);
 void run_commit_progress(struct run *r, double done);
 void run_start_work(struct run *r);
 int run_dp_possible(const struct run *r);
@@ -201,6 +204,7 @@ int run_sample(struct run *r, struct err *e);
 int run_on_sample(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e);
 int run_finish(struct run *r, int completed, struct err *e);
 void run_summarize(struct run *r);
+int run_end_reason(struct run *r, struct err *e);
 int run_write_step(struct run *r, struct err *e);
 
 #endif

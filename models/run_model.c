@@ -33,7 +33,39 @@ static int pace_setup(const struct scenario *sc, struct pace_cache *cache,
 	if (md->src.use_step && (step_check_gpu(&md->step, &md->g, e) < 0 ||
 				 step_cfg_read_net(sc, &md->step, e) < 0))
 		return -1;
+	/* the formula model too: no FP8 run on a GPU without FP8 */
+	if (md->step.par.dtype == PAR_FP8 && md->g.peak_fp8_flops <= 0)
+		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor cores "
+				"(expected bf16)", md->g.name);
 	return pace_compute(&md->src, md->L.dp, &md->full, e);
+}
+
+/* An elastic job restarts at the data-parallel size the nodes it holds
+ * allow: every size from the one the non-spot pools alone hold up to the
+ * full one can come, so each is checked now (microbatch rules, memory),
+ * never a scenario error mid-run.  (Failures do not shrink the job: it
+ * waits for a spare.) */
+static int check_elastic(const struct model *md, struct err *e)
+{
+	int fixed_nodes = md->L.nodes, dp_lo;
+
+	if (!md->spot.elastic)
+		return 0;
+	for (int i = 0; i < md->pools.n; i++)
+		if (md->pools.p[i].cls == POOL_SPOT)
+			fixed_nodes -= md->pools.p[i].nodes;
+	dp_lo = (int)((long)fixed_nodes * md->L.gpus_per_node / md->gpus_per_replica);
+	for (int dp = dp_lo > 1 ? dp_lo : 1; dp < md->L.dp; dp++) {
+		struct err ce = { 0 };
+
+		if (pace_check_dp(&md->src, dp, &ce) < 0)
+			return err_set(e, ce.status, "%s [elastic: the job shrinks to dp = %d of "
+				       "%d when the spot pools hold fewer nodes; expected a "
+				       "layout every such size can run, spot.batch = "
+				       "\"shrink\", or spot.policy = \"wait\"]", ce.msg, dp,
+				       md->L.dp);
+	}
+	return 0;
 }
 
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
@@ -73,9 +105,10 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->total_iters = (int64_t)ceil(md->m.tokens / (double)md->tokens_per_iter);
 	md->tokens_needed = md->total_iters * md->tokens_per_iter;
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
-	if (ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
-			       md->mtti_s, &md->ck, e) < 0 ||
+	if (check_elastic(md, e) < 0 ||
 	    step_cfg_read_net(sc, &md->step, e) < 0 ||
+	    ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
+			       md->mtti_s, net_cfg_node_out_Bps(md->step.net), &md->ck, e) < 0 ||
 	    pace_cache_platform(cache, md->step.net, md->L.gpus, md->L.gpus_per_node,
 				&md->pf, e) < 0) {
 		run_model_free(md);

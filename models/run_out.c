@@ -157,6 +157,9 @@ void run_summarize(struct run *r)
 	rep_summary(rep, "checkpoints_lost", (double)r->checkpoints_lost, "");
 	rep_summary(rep, "interrupted_restarts", (double)r->interrupted_restarts, "");
 	rep_summary(rep, "spare_waits", (double)r->spare_waits, "");
+	rep_summary(rep, "spares", md->fl.spares, "nodes");
+	rep_summary(rep, "spare_wait_s", r->spare_wait_s, "s");
+	rep_summary(rep, "spare_wait_fraction", dur_s > 0 ? r->spare_wait_s / dur_s : 0, "");
 	rep_summary(rep, "resizes", (double)r->resizes, "");
 	rep_summary(rep, "dp_min", r->dp_min, "replicas");
 	rep_summary(rep, "mtti_s", md->mtti_s, "s");
@@ -168,6 +171,40 @@ void run_summarize(struct run *r)
 	rep_summary(rep, "checkpoint_bytes_written", r->io_bytes, "bytes");
 	rep_summary(rep, "gc_slowdown", iter_s / full->compute_s, "");
 	rep_summary(rep, "events", (double)ev_count(r->sim), "");
+}
+
+/* Waiting for spares past this share of the run is worth a warning:
+ * the spare pool, not the failures, sets the run's length. */
+#define SPARE_WAIT_WARN 0.05
+
+/* Why the run ended, as a sentence: the root attribute end_reason, and
+ * through opts->warn what the user should hear of (a run that did not
+ * complete, one that waited long for spares). */
+int run_end_reason(struct run *r, struct err *e)
+{
+	const struct model *md = r->md;
+	double dur_s = r->end_ns * 1e-9, wait = dur_s > 0 ? r->spare_wait_s / dur_s : 0;
+	char why[320], spare[200] = "";
+
+	if (wait > SPARE_WAIT_WARN)
+		snprintf(spare, sizeof spare, "waited for spare nodes %.1f%% of the run "
+			 "(%.3g of %.3g days; failures.spares = %d, repair_s = %.0f): more "
+			 "spares or faster repair would shorten it", 100 * wait,
+			 r->spare_wait_s / 86400, dur_s / 86400, md->fl.spares, md->fl.repair_s);
+	if (r->completed)
+		snprintf(why, sizeof why, "completed");
+	else if (rep_summary_get(r->rep, "budget_stopped") > 0)
+		snprintf(why, sizeof why, "did not complete: stopped by its budget (budget.stop) "
+			 "at %.1f%% of the tokens", 100.0 * r->tokens / md->tokens_needed);
+	else
+		snprintf(why, sizeof why, "did not complete: run.max_days (%.4g days) reached "
+			 "at %.1f%% of the tokens%s%s", md->max_s / 86400,
+			 100.0 * r->tokens / md->tokens_needed, spare[0] ? "; it " : "", spare);
+	if (r->opts->warn && !r->completed)
+		r->opts->warn(r->opts->warn_ctx, why);
+	if (r->opts->warn && spare[0] && r->completed)
+		r->opts->warn(r->opts->warn_ctx, spare);
+	return rep_attr_str(r->rep, "end_reason", why, e);
 }
 
 /* /step: the step model's breakdown of one full-cluster iteration (the

@@ -14,8 +14,11 @@ eval "\"$TRAINSIM\" -q --json -o best.h5 $cmd" >run.json; ok $? "the best config
 tail -1 p.txt >plan.json
 cmp -s plan.json run.json; ok $? "trainsim reproduces the planned summary bit for bit"
 # Minimize time with failures on: a deadline no layout meets is reported.
-"$TRAINSIM" plan "$sc" --deadline-days 0.0001 >none.txt; ok $? "impossible deadline exits 0"
-grep -q 'no configuration completes' none.txt; ok $? "and says so"
+"$TRAINSIM" plan "$sc" --deadline-days 0.0001 >none.txt 2>none.err; [ $? -eq 3 ]
+ok $? "impossible deadline exits 3"
+grep -q 'no configuration .* completes within 0.0001 days' none.err &&
+	grep -q '^  16 GPUs:.* late even without failures' none.err
+ok $? "and says why, per cluster size"
 # Daly 2006 eq. 37 by hand for tiny.cfg: checkpoint 125,948,928 params x 14 B
 # / 2 GB/s = 0.881642496 s; 2 nodes x 6.5 / 1000 node-days: M = 6,646,153.8 s;
 # sqrt(2 d M) (1 + sqrt(d/2M)/3 + d/(18 M)) - d = 3422.72 s.

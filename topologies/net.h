@@ -50,6 +50,9 @@ struct coll {
 struct net_cfg;
 struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e);
 void net_cfg_free(struct net_cfg *c);
+/* What one node's scale-out NICs carry out, bytes/s at NCCL's efficiency
+ * (0 without a fabric). */
+double net_cfg_node_out_Bps(const struct net_cfg *c);
 
 struct net;
 /* A network from the settings; its errors (an odd radix, a placement

@@ -231,6 +231,16 @@ void net_cfg_free(struct net_cfg *c)
 	free(c);
 }
 
+double net_cfg_node_out_Bps(const struct net_cfg *c)
+{
+	const struct net_params *p = &c->p;
+	int nics = p->nics_per_node > 0 ? p->nics_per_node : p->gpus_per_node;
+
+	if (p->topology == TOPO_NONE)
+		return 0;
+	return p->scale_out.bw_Bps * p->scale_out.efficiency * nics;
+}
+
 struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
 {
 	struct net_cfg *c = calloc(1, sizeof *c);
