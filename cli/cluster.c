@@ -105,7 +105,7 @@ static int cl_run(const struct cl_args *a, const struct scenario *sc, struct err
 		goto out;
 	}
 	if ((text = sc_text(sc, e)) == NULL ||
-	    rep_open(rep, a->out ? a->out : path, e) < 0 ||
+	    rep_open(rep, a->out ? a->out : path, e) < 0 || cli_write_overrides(rep, a->ov, a->n_ov, e) < 0 ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", text, e) < 0 ||
 	    rep_attr_str(rep, "scenario_file", sc_file(sc), e) < 0 ||

@@ -9,6 +9,8 @@
 #ifndef CLI_CMD_H
 #define CLI_CMD_H
 
+#include <stddef.h>
+
 #include "sim/err.h"
 
 /* trainsim collective: an nccl-tests-style table (cli/cmd_collective.c). */
@@ -24,5 +26,11 @@ int cmd_list(int argc, char **argv, struct err *e);
 
 /* cli/cluster.c: many jobs on one shared fleet (models/cluster.h). */
 int cmd_cluster(int argc, char **argv, struct err *e);
+/* The -s overrides as given, one KEY=VALUE a line, as the root attribute
+ * "overrides" (what defines a run within a sweep: trainsim collect reads
+ * it back). */
+struct report;
+int cli_write_overrides(struct report *rep, const char *const *ov, size_t n,
+			struct err *e);
 
 #endif

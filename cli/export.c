@@ -18,6 +18,10 @@
  *                                        /step scalars (name value unit) or,
  *                                        when named, /step vectors as columns
  *                                        (labels as words)
+ *   trainsim export --table NAME RUN.h5 [COLUMN...]
+ *                                        a table's columns (all when none
+ *                                        are named), e.g. /jobs and /teams
+ *                                        of trainsim cluster
  *
  * Numbers are printed with %.17g (exact).  A name the file lacks is a usage
  * error that lists what the file has.  Text never contains a blank in a
@@ -33,17 +37,21 @@
 #include "cli/cmd.h"
 
 enum export_mode { EX_SERIES, EX_LIST, EX_SUMMARY, EX_EVENTS, EX_STEP, EX_STEP_LIST,
-		   EX_ATTR };
+		   EX_ATTR, EX_TABLE };
 
 static const char export_usage[] =
-	"usage: trainsim export [--list|--summary|--events|--step|--step-list|--attr] RUN.h5 [NAME...]\n"
-	"Print a run's time series (default), series list, summary, events or\n"
-	"/step data as whitespace-separated columns (see doc/whatif.txt).\n"
+	"usage: trainsim export [--list|--summary|--events|--step|--step-list|--attr|\n"
+	"                        --table NAME] RUN.h5 [NAME...]\n"
+	"Print a run's time series (default), series list, summary, events,\n"
+	"/step data, root attributes or a table as whitespace-separated columns\n"
+	"(see doc/whatif.txt).\n"
 	"  --list        the names of the series\n"
 	"  --summary     every summary figure, with its unit\n"
 	"  --events      the events: time, kind, who, value\n"
 	"  --step        the step model's iteration breakdown\n"
-	"  --step-list   the names of the /step data\n";
+	"  --step-list   the names of the /step data\n"
+	"  --attr        the root attributes (scenario, version, seed, ...)\n"
+	"  --table NAME  a cluster run's table: jobs or teams\n";
 
 static void print_word(const char *s, FILE *out)
 {
@@ -171,6 +179,26 @@ static int export_series(struct h5in *f, char **names, size_t n, FILE *out,
 	return rc;
 }
 
+/* A table's named columns, or all of them. */
+static int export_table(struct h5in *f, const char *table, char **names, size_t n,
+			FILE *out, struct err *e)
+{
+	char group[256], **have;
+	size_t n_have;
+	int rc;
+
+	snprintf(group, sizeof group, "/%s", table);
+	if (!h5in_exists(f, group))
+		return err_set(e, ERR_USAGE, "%s: no table %s", h5in_path(f), group);
+	if (n > 0)
+		return print_columns(f, group, NULL, names, n, out, e);
+	if (h5in_members(f, group, &have, &n_have, e) < 0)
+		return -1;
+	rc = print_columns(f, group, NULL, have, n_have, out, e);
+	h5in_names_free(have, n_have);
+	return rc;
+}
+
 /* Members of group; with_shape adds whether each holds numbers or
  * strings and its length (the units group of /step is left out). */
 static int export_list(struct h5in *f, const char *group, int with_shape, FILE *out,
@@ -263,10 +291,12 @@ int cmd_export(int argc, char **argv, struct err *e)
 		{ "step", no_argument, NULL, 'P' },
 		{ "step-list", no_argument, NULL, 'T' },
 		{ "attr", no_argument, NULL, 'A' },
+		{ "table", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum export_mode mode = EX_SERIES;
+	const char *table = NULL;
 	struct h5in *f;
 	char **names;
 	size_t n;
@@ -282,6 +312,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 		case 'P': mode = EX_STEP; break;
 		case 'T': mode = EX_STEP_LIST; break;
 		case 'A': mode = EX_ATTR; break;
+		case 'B': mode = EX_TABLE; table = optarg; break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default:
 			return err_set(e, ERR_USAGE, "trainsim export: bad option %s\n%s",
@@ -300,6 +331,7 @@ int cmd_export(int argc, char **argv, struct err *e)
 	case EX_SUMMARY: rc = print_attrs(f, "/summary", stdout, e); break;
 	case EX_EVENTS: rc = export_events(f, names, n, stdout, e); break;
 	case EX_ATTR: rc = export_attr(f, names, n, stdout, e); break;
+	case EX_TABLE: rc = export_table(f, table, names, n, stdout, e); break;
 	case EX_STEP:
 		rc = n ? print_columns(f, "/step", NULL, names, n, stdout, e)
 		       : print_attrs(f, "/step", stdout, e);

@@ -179,31 +179,29 @@ static char *default_out_path(const char *scenario)
 
 /* The -s overrides (and --seed) as given, one KEY=VALUE per line: what
  * defines this run within a sweep (trainsim collect reads it back). */
-static char *overrides_text(const struct cli *c)
+int cli_write_overrides(struct report *rep, const char *const *ov, size_t n,
+			struct err *e)
 {
 	size_t len = 1;
 	char *s, *p;
+	int rc;
 
-	for (size_t i = 0; i < c->n_overrides; i++)
-		len += strlen(c->overrides[i]) + 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(ov[i]) + 1;
 	if ((s = p = malloc(len)) == NULL)
-		return NULL;
+		return err_set(e, ERR_RUN, "out of memory");
 	*p = '\0';
-	for (size_t i = 0; i < c->n_overrides; i++)
-		p += sprintf(p, "%s\n", c->overrides[i]);
-	return s;
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\n", ov[i]);
+	rc = rep_attr_str(rep, "overrides", s, e);
+	free(s);
+	return rc;
 }
 
 static int write_root_attrs(struct report *rep, const struct cli *c,
 			    const struct scenario *sc, struct err *e)
 {
-	char *ov = overrides_text(c);
-	int rc;
-
-	if (ov == NULL)
-		return err_set(e, ERR_RUN, "out of memory");
-	rc = rep_attr_str(rep, "overrides", ov, e);
-	free(ov);
+	int rc = cli_write_overrides(rep, c->overrides, c->n_overrides, e);
 	const char *text = rc < 0 ? NULL : sc_text(sc, e);
 	if (rc < 0 || text == NULL ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||

@@ -32,7 +32,7 @@ help2man() {
 		sub(/^usage: */, ""); print ".nf"; print ".B " rtext($0)
 		insyn = 1; next
 	}
-	insyn && /^ +\[/ { sub(/^ +/, "    "); print rtext($0); next }
+	insyn && /^      +[^ ]/ { sub(/^ +/, "    "); print rtext($0); next }
 	insyn { print ".fi"; insyn = 0 }
 	/^$/ { flush(); inopt = 0; print ".PP"; next }
 	function indent(s) { return match(s, /^ +/) ? RLENGTH : 0 }

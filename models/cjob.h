@@ -17,7 +17,10 @@
 
 #define CJOB_POOLS_MAX 8
 
-enum cjob_state { CJ_PENDING, CJ_QUEUED, CJ_RUNNING, CJ_STOPPING, CJ_DONE, CJ_COUNT };
+/* CJ_STRANDED: still waiting when nothing could ever start it (the fleet
+ * cannot grow to its size and nothing else runs); the run ends then. */
+enum cjob_state { CJ_PENDING, CJ_QUEUED, CJ_RUNNING, CJ_STOPPING, CJ_DONE, CJ_STRANDED,
+		  CJ_COUNT };
 
 struct cjob {
 	/* what it asks for */

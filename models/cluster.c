@@ -19,6 +19,7 @@
 #include "models/gpu.h"
 #include "models/jobgen.h"
 #include "models/sched.h"
+#include "topologies/net.h"
 
 static const struct cfg_setting cluster_settings[] = {
 	{ "cluster_run.seed", CFG_INT, "", 0, 9.2e18, "1", NULL,
@@ -34,7 +35,8 @@ struct cfg_schema *cluster_schema_new(void)
 {
 	static const struct cfg_setting *const tables[] = {
 		cluster_settings, fleet_settings, sched_settings, as_settings,
-		jobgen_settings, gpu_settings, node_settings, cost_settings, NULL
+		jobgen_settings, gpu_settings, node_settings, cost_settings, net_settings,
+		NULL
 	};
 	struct cfg_schema *s = cfg_schema_new();
 
@@ -68,7 +70,11 @@ struct cl {
 	double pool_cost_usd[CJOB_POOLS_MAX], pool_job_usd[CJOB_POOLS_MAX];
 	double energy_kwh, job_energy_kwh, running_gpu_s, held_gpu_s;
 	double *team_usd;
+	double (*team_class_usd)[FC_COUNT];	/* per team, per pricing class */
 	bool *team_alerted;
+	int booting, down;		/* nodes on their way up */
+	int quiet_ticks;		/* autoscaler ticks with nothing able to change */
+	size_t stranded;
 	int failures, reclaims, scale_ups, scale_downs;
 };
 
@@ -126,6 +132,7 @@ static int job_charge(struct cl *c, int job, struct err *e)
 	for (int p = 0; p < c->f.n_pools; p++) {
 		double u = j->pool_nodes[p] * c->f.pool[p].usd_per_node_s * seg;
 		c->pool_job_usd[p] += u;
+		c->team_class_usd[j->team][c->f.pool[p].klass] += u;
 		usd += u;
 	}
 	double kwh = (j->gpus * c->f.busy_gpu_w + idle * c->f.idle_gpu_w +
@@ -261,6 +268,8 @@ static int on_end(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	j->state = CJ_DONE;
 	job_release(c, job);
 	c->done++;
+	if (c->done == c->js.n)
+		ev_stop(c->sim);	/* the run ends with its last job */
 	request_pass(c);
 	return 0;
 }
@@ -279,6 +288,32 @@ static int on_stopped(struct ev_sim *sim, const struct ev *ev, void *ctx, struct
 	return sched_enqueue(&c->s, job, e);
 }
 
+/* Nothing can change by itself: every job has arrived, none runs or
+ * stops, no node boots or is in repair -- yet some wait (they do not fit
+ * what is up).  Only the autoscaler could still help. */
+static bool quiescent(const struct cl *c)
+{
+	return c->arrived == c->js.n && c->s.nq > 0 && c->s.nr == 0 &&
+	       c->stopping_nodes == 0 && c->booting == 0 && c->down == 0 &&
+	       !c->pass_pending;
+}
+
+/* The waiting jobs can never start: give them their end state and end
+ * the run now (rather than ticking to cluster_run.max_days). */
+static int strand(struct cl *c, struct err *e)
+{
+	for (size_t i = 0; i < c->s.nq; i++) {
+		int job = c->s.queue[i];
+		c->js.v[job].state = CJ_STRANDED;
+		if (rep_event(c->rep, now_s(c), "stranded", job, c->js.v[job].nodes, e) < 0)
+			return -1;
+	}
+	c->stranded += c->s.nq;
+	c->s.nq = 0;
+	ev_stop(c->sim);
+	return 0;
+}
+
 static int on_pass(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct cl *c = ctx;
@@ -286,7 +321,10 @@ static int on_pass(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 
 	(void)sim, (void)ev;
 	c->pass_pending = false;
-	return sched_pass(&c->s, &env, now_s(c), e);
+	if (sched_pass(&c->s, &env, now_s(c), e) < 0)
+		return -1;
+	/* A fixed fleet: nothing will ever grow (elastic ones: on_tick). */
+	return !c->elastic && quiescent(c) ? strand(c, e) : 0;
 }
 
 /* Failures: a Poisson process over every slot, thinned to the nodes that
@@ -320,6 +358,7 @@ static int on_fail(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 	}
 	books_advance(c);
 	fleet_set(&c->f, node, FN_DOWN);
+	c->down++;
 	ev_after(c->sim, ns_of(c->f.repair_s), c->kind[K_REPAIR], (uint64_t)node);
 	request_pass(c);
 	return rep_event(c->rep, now_s(c), "node_failure", node, job, e);
@@ -332,6 +371,7 @@ static int on_repair(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	(void)sim, (void)e;
 	if (c->f.state[ev->arg] == FN_DOWN) {
 		books_advance(c);
+		c->down--;
 		fleet_set(&c->f, (int)ev->arg, FN_FREE);
 		request_pass(c);
 	}
@@ -381,6 +421,7 @@ static int on_booted(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	(void)sim, (void)e;
 	if (c->f.state[ev->arg] == FN_BOOT) {
 		books_advance(c);
+		c->booting--;
 		fleet_set(&c->f, (int)ev->arg, FN_FREE);
 		request_pass(c);
 	}
@@ -411,6 +452,7 @@ static int scale(struct cl *c, int dir, struct err *e)
 			for (int i = 0; i < n; i++)
 				ev_after(c->sim, ns_of(c->rule.provision_s), c->kind[K_BOOTED],
 					 (uint64_t)c->place[i]);
+			c->booting += n;
 			got += n;
 		} else {
 			got += fleet_shrink(&c->f, p, want - got);
@@ -429,9 +471,13 @@ static int on_tick(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 	int d = as_sample(&c->win, &c->rule, utilisation(c), (double)c->s.nq);
 
 	(void)ev;
-	if (c->done < c->js.n)
-		ev_after(sim, ns_of(c->rule.period_s), c->kind[K_TICK], 0);
-	return d == AS_HOLD ? 0 : scale(c, d, e);
+	ev_after(sim, ns_of(c->rule.period_s), c->kind[K_TICK], 0);
+	if (d != AS_HOLD && scale(c, d, e) < 0)
+		return -1;
+	/* Two whole windows quiescent, the second decided on quiescent
+	 * samples alone, and no pool grew: it never will. */
+	c->quiet_ticks = quiescent(c) ? c->quiet_ticks + 1 : 0;
+	return c->quiet_ticks > 2 * c->win.want ? strand(c, e) : 0;
 }
 
 static int sample(struct cl *c, struct err *e)
@@ -468,9 +514,8 @@ static int on_sample(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	struct cl *c = ctx;
 
 	(void)ev;
-	if (c->done < c->js.n)
-		ev_after(sim, ns_of(sc_float(c->sc, "cluster_run.sample_interval_s")),
-			 c->kind[K_SAMPLE], 0);
+	ev_after(sim, ns_of(sc_float(c->sc, "cluster_run.sample_interval_s")),
+		 c->kind[K_SAMPLE], 0);
 	return sample(c, e);
 }
 
@@ -494,6 +539,29 @@ static int declare_series(struct cl *c)
 	rc |= rep_series(c->rep, "power_w", "W");
 	rc |= rep_series(c->rep, "cost_rate_usd_per_h", "USD/h");
 	rc |= rep_series(c->rep, "cost_usd", "USD");
+	return rc;
+}
+
+/* The /events kinds, with what their who and value mean. */
+static int declare_events(struct cl *c)
+{
+	static const char *const kinds[][2] = {
+		{ "budget_alert", "a team's cost crossed its budget; who = team index, "
+				  "value = its cost so far (USD)" },
+		{ "preempt", "a job is preempted for a higher-priority one; who = job "
+			     "index, value = its nodes" },
+		{ "node_failure", "a node failed; who = node, value = the job it ran (-1: "
+				  "none)" },
+		{ "spot_reclaim", "the provider took a spot node back; who = node, "
+				  "value = the job it ran (-1: none)" },
+		{ "scale_up", "the autoscaler requested nodes; value = how many" },
+		{ "scale_down", "the autoscaler released nodes; value = how many" },
+		{ "stranded", "a job can never start; who = job index, value = its nodes" },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		rc |= rep_event_kind(c->rep, kinds[i][0], kinds[i][1]);
 	return rc;
 }
 
@@ -532,20 +600,31 @@ static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 	sched_cfg_from_scenario(sc, &scfg);
 	sched_init(&c->s, &scfg, c->js.v);
 	as_from_scenario(sc, &c->rule);
+	if (c->rule.down_util >= c->rule.up_util)
+		return sc_error(sc, e, "autoscale.down_util", "%g is not below "
+				"autoscale.up_util (%g): every window would both grow and "
+				"shrink", c->rule.down_util, c->rule.up_util);
+	if (c->rule.window_s < c->rule.period_s)
+		return sc_error(sc, e, "autoscale.window_s", "%g s is shorter than "
+				"autoscale.period_s (%g s): no window holds a sample",
+				c->rule.window_s, c->rule.period_s);
 	as_window_init(&c->win, &c->rule);
 	c->place = malloc(((size_t)c->f.n_nodes + 1) * sizeof *c->place);
 	c->team_usd = calloc(c->js.n_teams + 1, sizeof *c->team_usd);
+	c->team_class_usd = calloc(c->js.n_teams + 1, sizeof *c->team_class_usd);
 	c->team_alerted = calloc(c->js.n_teams + 1, sizeof *c->team_alerted);
 	c->sim = ev_sim_new();
 	c->rng_fail = rng_stream(seed, "cluster.failures");
 	c->rng_spot = rng_stream(seed, "cluster.spot");
-	if (!c->place || !c->team_usd || !c->team_alerted || !c->sim || !c->rng_fail ||
+	if (!c->place || !c->team_usd || !c->team_class_usd || !c->team_alerted || !c->sim || !c->rng_fail ||
 	    !c->rng_spot)
 		return err_set(e, ERR_RUN, "out of memory");
 	for (int k = 0; k < K_COUNT; k++)
 		c->kind[k] = ev_kind(c->sim, kinds[k].name, kinds[k].fn, c);
 	if (declare_series(c) != 0)
 		return err_set(e, ERR_RUN, "time series: bad or repeated pool name");
+	if (declare_events(c) != 0)
+		return err_set(e, ERR_RUN, "event kinds: bad or repeated");
 	return 0;
 }
 
@@ -561,6 +640,7 @@ static void cl_free(struct cl *c)
 	fleet_free(&c->f);
 	free(c->place);
 	free(c->team_usd);
+	free(c->team_class_usd);
 	free(c->team_alerted);
 }
 
@@ -571,7 +651,7 @@ static int by_double(const void *a, const void *b)
 }
 
 static const char *const state_names[CJ_COUNT] = {
-	"pending", "queued", "running", "stopping", "done"
+	"pending", "queued", "running", "stopping", "done", "stranded"
 };
 
 enum { JC_ID, JC_SUBMIT, JC_START, JC_END, JC_WAIT, JC_GPUS, JC_NODES, JC_LEAVES,
@@ -638,6 +718,44 @@ static int write_jobs(struct cl *c, struct err *e)
 	return rc;
 }
 
+/* /teams: each team's cost by pricing class, then one row for the
+ * capacity held but unused (the idle lines), so the rows sum to the
+ * fleet total. */
+static int write_teams(struct cl *c, struct err *e)
+{
+	size_t n = c->js.n_teams + 1;
+	double *v = calloc(n * (FC_COUNT + 1), sizeof *v);
+	const char **lab = malloc(n * sizeof *lab);
+	char col[64];
+	int rc = 0;
+
+	if (v == NULL || lab == NULL) {
+		free(v);
+		free(lab);
+		return err_set(e, ERR_RUN, "out of memory");
+	}
+	for (size_t t = 0; t < c->js.n_teams; t++) {
+		lab[t] = c->js.teams[t];
+		for (int k = 0; k < FC_COUNT; k++)
+			v[k * n + t] = c->team_class_usd[t][k];
+		v[FC_COUNT * n + t] = c->team_usd[t];
+	}
+	lab[n - 1] = "idle capacity";
+	for (int p = 0; p < c->f.n_pools; p++) {
+		double idle = c->pool_cost_usd[p] - c->pool_job_usd[p];
+		v[c->f.pool[p].klass * n + n - 1] += idle;
+		v[FC_COUNT * n + n - 1] += idle;
+	}
+	rc = rep_table_labels(c->rep, "teams", "team", lab, n, e);
+	for (int k = 0; k <= FC_COUNT && rc == 0; k++) {
+		snprintf(col, sizeof col, "%s_usd", k < FC_COUNT ? fleet_class_names[k] : "cost");
+		rc = rep_table_vector(c->rep, "teams", col, v + (size_t)k * n, n, "USD", e);
+	}
+	free(v);
+	free(lab);
+	return rc;
+}
+
 static void write_summary(struct cl *c, double end_s)
 {
 	struct report *r = c->rep;
@@ -673,6 +791,8 @@ static void write_summary(struct cl *c, double end_s)
 	rep_summary(r, "duration_s", end_s, "s");
 	rep_summary(r, "jobs", (double)n, "");
 	rep_summary(r, "jobs_done", (double)k, "");
+	rep_summary(r, "jobs_stranded", (double)c->stranded, "");
+	rep_summary(r, "jobs_unfinished", (double)(n - k - c->stranded), "");
 	rep_summary(r, "utilisation", c->held_gpu_s > 0 ? c->running_gpu_s / c->held_gpu_s : 0,
 		    "");
 	rep_summary(r, "mean_wait_s", k ? wsum / k : NAN, "s");
@@ -720,22 +840,29 @@ int cluster_simulate(const struct scenario *sc, struct report *rep, struct err *
 	memset(&c, 0, sizeof c);
 	if (cl_setup(&c, sc, rep, e) < 0)
 		goto out;
-	for (size_t i = 0; i < c.js.n; i++)
-		ev_at(c.sim, ns_of(c.js.v[i].submit_s), c.kind[K_ARRIVE], i);
+	for (size_t i = 0; i < c.js.n; i++) {
+		/* On the clock's nanosecond grid, so a job started on arrival
+		 * waits exactly 0 s. */
+		int64_t at = ns_of(c.js.v[i].submit_s);
+		c.js.v[i].submit_s = (double)at / EV_NS_PER_S;
+		ev_at(c.sim, at, c.kind[K_ARRIVE], i);
+	}
 	ev_at(c.sim, 0, c.kind[K_SAMPLE], 0);
 	if (c.elastic)
 		ev_at(c.sim, ns_of(c.rule.period_s), c.kind[K_TICK], 0);
 	next_fail(&c);
 	for (int p = 0; p < c.f.n_pools; p++)
 		next_spot(&c, p);
-	if (ev_run(c.sim, ns_of(sc_float(sc, "cluster_run.max_days") * 86400), e) < 0)
+	/* No jobs: nothing to simulate (the run would tick to max_days). */
+	if (c.js.n > 0 &&
+	    ev_run(c.sim, ns_of(sc_float(sc, "cluster_run.max_days") * 86400), e) < 0)
 		goto out;
 	/* Jobs still holding nodes at the end are charged up to it. */
 	for (size_t i = 0; i < c.js.n; i++)
 		if ((c.js.v[i].state == CJ_RUNNING || c.js.v[i].state == CJ_STOPPING) &&
 		    job_charge(&c, (int)i, e) < 0)
 			goto out;
-	if (sample(&c, e) < 0 || write_jobs(&c, e) < 0)
+	if (sample(&c, e) < 0 || write_jobs(&c, e) < 0 || write_teams(&c, e) < 0)
 		goto out;
 	write_summary(&c, now_s(&c));
 	rc = 0;
@@ -754,9 +881,9 @@ int cluster_check(const struct scenario *sc, FILE *out, struct err *e)
 	if (rep == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
 	if (cl_setup(&c, sc, rep, e) == 0) {
-		fprintf(out, "# fleet: %d pools, %d node slots, %d leaves; %zu jobs, "
-			"%zu teams\n", c.f.n_pools, c.f.n_nodes, c.f.n_leaves, c.js.n,
-			c.js.n_teams);
+		fprintf(out, "# fleet: %d pools, %d node slots, %d leaves of %d nodes; "
+			"%zu jobs, %zu teams\n", c.f.n_pools, c.f.n_nodes, c.f.n_leaves,
+			c.f.nodes_per_leaf, c.js.n, c.js.n_teams);
 		rc = 0;
 	}
 	cl_free(&c);

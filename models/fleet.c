@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "models/fleet.h"
+#include "topologies/net.h"
 
 const struct cfg_setting fleet_settings[] = {
 	{ "fleet.gpu", CFG_REF, "", 0, 0, NULL, "gpus", "GPU type (gpus catalog)" },
@@ -12,9 +13,12 @@ const struct cfg_setting fleet_settings[] = {
 	{ "fleet.node", CFG_STRING, "", 0, 0, "", NULL,
 	  "server type, a nodes catalog entry: its host's power (empty: the first "
 	  "entry whose gpu is fleet.gpu, else \"generic\"; models/node.h)" },
-	{ "fleet.nodes_per_leaf", CFG_INT, "nodes", 1, 1e6, "32", NULL,
-	  "nodes under one leaf switch (32: one scalable unit of an NVIDIA DGX "
-	  "SuperPOD, DGX SuperPOD reference architecture)" },
+	{ "fleet.nodes_per_leaf", CFG_INT, "nodes", 0, 1e6, "0", NULL,
+	  "nodes that share leaf switches, the unit placement packs jobs into "
+	  "(0: from the fat tree the network.* settings build -- a leaf's ports "
+	  "down / NICs per node, or a rail-optimised unit's nodes; with NDR's "
+	  "64-port switches 32 nodes, one scalable unit of an NVIDIA DGX "
+	  "SuperPOD)" },
 	{ "fleet.placement", CFG_ENUM, "", 0, 0, "topology", "topology|first_fit",
 	  "pack jobs into few leaf switches, or take the first free nodes" },
 	{ "fleet.gpu_busy_fraction", CFG_FLOAT, "", 0, 1, "0.8", NULL,
@@ -45,7 +49,7 @@ const struct cfg_setting fleet_settings[] = {
 	CFG_END
 };
 
-static const char *const class_names[] = { "reserved", "on_demand", "spot" };
+const char *const fleet_class_names[FC_COUNT] = { "reserved", "on_demand", "spot" };
 
 static int pool_from_scenario(const struct scenario *sc, const char *name,
 			      struct fleet_pool *p, struct err *e)
@@ -65,11 +69,11 @@ static int pool_from_scenario(const struct scenario *sc, const char *name,
 			return sc_error(sc, e, "fleet.pools.*.instance", "%s: no such instance "
 					"in the catalog (pool %s)", inst, name);
 		usd_h = sc_float(sc, "instances.%s.%s_usd_per_hour", inst,
-				 class_names[p->klass]);
+				 fleet_class_names[p->klass]);
 		if (usd_h == 0)
 			return sc_error(sc, e, "fleet.pools.*.instance", "%s has no %s price "
 					"(pool %s: give usd_per_node_hour)", inst,
-					class_names[p->klass], name);
+					fleet_class_names[p->klass], name);
 	}
 	p->usd_per_node_s = usd_h / 3600.0;
 	p->preempt_per_node_s = sc_float(sc, "fleet.pools.%s.preemptions_per_node_per_day",
@@ -109,6 +113,10 @@ int fleet_from_scenario(const struct scenario *sc, struct fleet *f, struct err *
 	f->repair_s = sc_float(sc, "fleet.repair_s");
 	f->gpus_per_node = (int)sc_int(sc, "fleet.gpus_per_node");
 	f->nodes_per_leaf = (int)sc_int(sc, "fleet.nodes_per_leaf");
+	if (f->nodes_per_leaf == 0 &&
+	    (f->nodes_per_leaf = net_nodes_per_leaf(sc, f->gpus_per_node,
+						    "fleet.nodes_per_leaf", e)) < 0)
+		return -1;
 	f->topology = strcmp(sc_str(sc, "fleet.placement"), "topology") == 0;
 	f->n_pools = (int)n;
 	for (size_t i = 0; i < n; i++) {

@@ -4,8 +4,12 @@
  * it hangs from, and placement.
  *
  * Node slots are laid out pool after pool, each pool starting on a new
- * leaf, nodes_per_leaf slots a leaf; a pool has max_nodes slots, of which
- * the autoscaler turns some on.  A node is off, booting (billed, not
+ * leaf, nodes_per_leaf slots a leaf (fleet.nodes_per_leaf, or 0: as many
+ * as share a leaf -- or a rail-optimised unit -- of the fat tree the
+ * network.* settings build, topologies/net.h); a pool has max_nodes slots, of which
+ * the autoscaler turns some on.  Jobs hold whole nodes, never sharing one:
+ * a 1-GPU job takes a node of gpus_per_node GPUs and pays for all of it
+ * (its unused GPUs draw idle power on its books).  A node is off, booting (billed, not
  * usable), free, busy (a job holds it) or down (failed, in repair; billed).
  *
  * Placement (fleet.placement):
@@ -26,7 +30,7 @@
 #include "models/gpu.h"
 #include "models/node.h"
 
-enum fleet_class { FC_RESERVED, FC_ON_DEMAND, FC_SPOT };
+enum fleet_class { FC_RESERVED, FC_ON_DEMAND, FC_SPOT, FC_COUNT };
 enum fleet_node { FN_OFF, FN_BOOT, FN_FREE, FN_BUSY, FN_DOWN };
 
 struct fleet_pool {
@@ -55,6 +59,7 @@ struct fleet {
 };
 
 extern const struct cfg_setting fleet_settings[];
+extern const char *const fleet_class_names[FC_COUNT];	/* reserved on_demand spot */
 int fleet_from_scenario(const struct scenario *sc, struct fleet *f, struct err *e);
 void fleet_free(struct fleet *f);
 int fleet_pool_of(const struct fleet *f, int node);

@@ -2,6 +2,7 @@
  * jobgen.c -- job classes, the generator, the inline list and the trace
  * (see jobgen.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,19 +31,22 @@ const struct cfg_setting jobgen_settings[] = {
 	  "Poisson arrival rate (53.3: AcmeTrace's 470,497 GPU jobs on 2 clusters "
 	  "over Mar-Aug 2023, Hu et al. NSDI'24, github.com/InternLM/AcmeTrace)" },
 	{ "classes.*.gpus", CFG_INT_LIST, "GPUs", 1, 1e7, "[1]", NULL,
-	  "job sizes to draw from (fixed jobs)" },
+	  "job sizes to draw from (fixed jobs; [1] is an assumption)" },
 	{ "classes.*.gpus_weights", CFG_FLOAT_LIST, "", 0, 1e12, "[1.0]", NULL,
 	  "relative frequency of each size" },
 	{ "classes.*.duration_median_s", CFG_FLOAT, "s", 1e-3, 1e9, "600", NULL,
-	  "median run time of a fixed job, lognormal (an assumption: Hu et al. "
-	  "NSDI'24 report LLM-cluster jobs mostly minutes long)" },
+	  "median run time of a fixed job, lognormal (an assumption, not fitted: "
+	  "Hu et al. NSDI'24 find LLM-development jobs shorter than earlier DL "
+	  "traces'; models/jobgen.h)" },
 	{ "classes.*.duration_sigma", CFG_FLOAT, "", 0, 10, "1.5", NULL,
-	  "sigma of the lognormal run time (an assumption: heavy tailed, Philly "
-	  "Jeon et al. ATC'19 and PAI Weng et al. NSDI'22 span minutes to weeks)" },
+	  "sigma of the lognormal run time (an assumption, not fitted: Philly, "
+	  "Jeon et al. ATC'19, and PAI, Weng et al. NSDI'22, span minutes to "
+	  "days; models/jobgen.h)" },
 	{ "classes.*.limit_factor", CFG_FLOAT, "", 1, 1e3, "1", NULL,
 	  "the user's requested time / the true run time (EASY's estimate)" },
 	{ "classes.*.checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL,
-	  "checkpoint interval (0: an interrupted job restarts from scratch)" },
+	  "wall time between checkpoints (0: a training job's run scenario's; "
+	  "a fixed job restarts from scratch)" },
 	{ "classes.*.team", CFG_STRING, "", 0, 0, "default", NULL, "team tag" },
 	{ "classes.*.project", CFG_STRING, "", 0, 0, "default", NULL, "project tag" },
 	{ "classes.*.priority", CFG_INT, "", -1e6, 1e6, "0", NULL,
@@ -57,7 +61,8 @@ const struct cfg_setting jobgen_settings[] = {
 	  "requested time (0: the run time)" },
 	{ "jobs.*.scenario", CFG_STRING, "", 0, 0, "", NULL,
 	  "a run scenario: the job is that training run" },
-	{ "jobs.*.checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL, "checkpoint interval" },
+	{ "jobs.*.checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL,
+	  "wall time between checkpoints (0: as classes.*.checkpoint_s)" },
 	{ "jobs.*.team", CFG_STRING, "", 0, 0, "default", NULL, "team tag" },
 	{ "jobs.*.project", CFG_STRING, "", 0, 0, "default", NULL, "project tag" },
 	{ "jobs.*.priority", CFG_INT, "", -1e6, 1e6, "0", NULL, "priority" },
@@ -86,10 +91,12 @@ static char *beside(const struct scenario *sc, const char *key, const char *rel,
 	return out;
 }
 
-/* A training job's shape: its GPUs and undisturbed time. */
+/* A training job's shape: its GPUs, its time undisturbed by failures
+ * (iterations plus the stalls of the checkpoints it writes on the way) and
+ * the wall time between its checkpoints (0: none). */
 struct shape {
 	int gpus;
-	double work_s;
+	double work_s, ckpt_s;
 };
 
 static int training_shape(const struct scenario *sc, const char *key, const char *rel,
@@ -108,10 +115,26 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
+	FILE *probe = fopen(path, "r");	/* name the setting that points there */
+	if (probe == NULL) {
+		sc_error(sc, e, key, "%s: cannot read: %s", rel, strerror(errno));
+		goto out;
+	}
+	fclose(probe);
 	if ((run = sc_load(schema, path, NULL, 0, e)) == NULL ||
 	    (job = run_job_from_scenario(run, NULL, e)) == NULL)
 		goto out;
 	run_job_shape(job, &out->gpus, &run_gpu, &out->work_s);
+	double every_s, stall_s;
+	run_job_checkpoints(job, &every_s, &stall_s);
+	out->ckpt_s = 0;
+	if (every_s > 0) {
+		/* One checkpoint each every_s of training, none after the last
+		 * iteration (the run model's schedule). */
+		double n = ceil(out->work_s / every_s) - 1;
+		out->work_s += (n > 0 ? n : 0) * stall_s;
+		out->ckpt_s = every_s + stall_s;
+	}
 	if (strcmp(run_gpu, gpu) != 0) {
 		rc = sc_error(sc, e, key, "%s runs on %s, the fleet has %s", rel, run_gpu, gpu);
 		goto out;
@@ -161,6 +184,8 @@ static int inline_jobs(const struct scenario *sc, const char *gpu, int gpn,
 			j->training = true;
 			j->gpus = s.gpus;
 			j->work_s = s.work_s;
+			if (j->ckpt_s == 0)	/* the run scenario's checkpoints */
+				j->ckpt_s = s.ckpt_s;
 		} else {
 			j->gpus = (int)sc_int(sc, "jobs.%s.gpus", names[i]);
 			j->work_s = sc_float(sc, "jobs.%s.duration_s", names[i]);
@@ -185,7 +210,7 @@ static int class_jobs(const struct scenario *sc, const char *name, const char *g
 	double factor = sc_float(sc, "classes.%s.limit_factor", name);
 	int64_t max_jobs = sc_int(sc, "classes.%s.max_jobs", name), made = 0;
 	int klass = cjobs_class(js, name, e);
-	struct shape shape = { 0, 0 };
+	struct shape shape = { 0, 0, 0 };
 	char stream[160];
 
 	if (klass < 0)
@@ -225,6 +250,8 @@ static int class_jobs(const struct scenario *sc, const char *name, const char *g
 			j->training = true;
 			j->gpus = shape.gpus;
 			j->work_s = shape.work_s;
+			if (j->ckpt_s == 0)	/* the run scenario's checkpoints */
+				j->ckpt_s = shape.ckpt_s;
 		} else {
 			double u = gsl_rng_uniform(r) * wsum, acc = 0;
 			size_t k = 0;

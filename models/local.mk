@@ -35,8 +35,15 @@ libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autos
 noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
 	models/fleet.h models/sched.h models/cluster.h
 UNIT_TESTS += tests/cluster-autoscale-t
-SHELL_TESTS += tests/cluster-sched.sh
+SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh
 EXTRA_DIST += tests/cluster
+# The cluster benchmark: 100,000 jobs, 100,000 GPUs, 90 days (seconds;
+# never run by make check).
+EXTRA_DIST += tests/bench/cluster-100k.sh tests/bench/cluster-100k.cfg
+bench-cluster: trainsim
+	TRAINSIM='$(abs_top_builddir)/trainsim' SRCDIR='$(abs_top_srcdir)' \
+		$(SHELL) $(top_srcdir)/tests/bench/cluster-100k.sh
+.PHONY: bench-cluster
 # Model shapes and presets (issue 13).
 UNIT_TESTS += tests/models-params-t
 UNIT_TESTS += tests/models-shape-t

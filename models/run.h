@@ -84,6 +84,9 @@ int run_simulate_job(const struct run_job *j, const struct run_opts *o,
 /* What trainsim cluster needs of a training job: its GPUs, their type
  * (catalog name) and the time its iterations take on the full cluster,
  * free of failures and checkpoints (the cluster model adds those). */
+/* Its checkpoints: training time between two, and what each stalls
+ * training (both 0 when checkpointing is off). */
+void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s);
 void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 		   double *work_s);
 /* run_check() for a job read already: the network built to check it; with

@@ -153,6 +153,14 @@ void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
 }
 
+void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s)
+{
+	const struct ckpt *ck = &j->md.ck;
+
+	*interval_s = ck->enabled ? ck->interval_s : 0;
+	*stall_s = ck->enabled ? ck->stall_s : 0;
+}
+
 void run_job_free(struct run_job *j)
 {
 	if (j == NULL)

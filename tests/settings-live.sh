@@ -75,7 +75,9 @@ gpus.*.gemm_fp8_tflops|T|H100|900|gpus.h100_sxm.gemm_fp8_tflops
 gpus.*.calibration|T||"none"|
 gpus.*.hbm_gb|T||1|
 gpus.*.hbm_bw_gbyte_s|T||1000|
-gpus.*.tdp_w|T||500|
+gpus.*.tdp_w|T|FORM|500|
+cluster.node|T||"generic"|
+nodes.*.gpu|T||"h100_sxm"|nodes.dgx_a100.gpu
 gpus.*.idle_w|T||80|
 gpus.*.nvlink|T||"nvlink4"|
 gpus.*.kernels|T||"kernels/h200_sxm"|

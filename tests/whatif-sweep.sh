@@ -7,13 +7,13 @@ cd "$tmp" || exit 1
 export TRAINSIM
 sw=$SRCDIR/scenarios/sweeps
 rows() { echo $(( $(wc -l <"$1") - 1 )); }
-plan 38
+plan 41
 
 # name:runs in the small grid:pictures
 for s in checkpoint-interval:6:sweep-interval cluster-size:6:sweep-groups \
 	 gpu-type:8:sweep-groups region:3:sweep-groups \
 	 zero-vs-megatron:3:sweep-groups network-topology:2:sweep-pareto \
-	 spot-vs-ondemand:9:sweep-groups; do
+	 spot-vs-ondemand:9:sweep-groups cluster-reservation:3:sweep-tradeoff; do
 	name=${s%%:*}; rest=${s#*:}; n=${rest%%:*}; pic=${rest#*:}
 	sh "$sw/$name.sh" --small -j 2 -o "$name" >/dev/null 2>"$name.err"
 	ok $? "$name.sh --small exits 0"

@@ -46,6 +46,13 @@ static int split_ports(int k, double r, int *down, int *up)
 	return -1;
 }
 
+int ft_leaf_down_ports(const struct ft_params *p, int k)
+{
+	int d0, u0;
+
+	return k >= 4 && k % 2 == 0 && split_ports(k, p->oversub[0], &d0, &u0) == 0 ? d0 : -1;
+}
+
 static struct ft *ft_fail(struct ft *ft)
 {
 	ft_free(ft);

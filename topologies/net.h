@@ -54,6 +54,15 @@ void net_cfg_free(struct net_cfg *c);
  * (0 without a fabric). */
 double net_cfg_node_out_Bps(const struct net_cfg *c);
 
+/* Nodes of gpus_per_node GPUs under one leaf switch of the fat tree the
+ * scenario's network.* settings build (topology, scale-out link and its
+ * switch radix, leaf oversubscription, NICs per node, rail optimisation):
+ * a leaf's d0 down ports / NICs per node, whole nodes only; rail-optimised,
+ * the d0 nodes of a scalable unit, which share its nics_per_node leaves.
+ * Errors name key (the setting that asked) or the network.* key at fault. */
+int net_nodes_per_leaf(const struct scenario *sc, int gpus_per_node, const char *key,
+		       struct err *e);
+
 struct net;
 /* A network from the settings; its errors (an odd radix, a placement
  * naming a missing GPU, ...) name the key at fault at its file and line. */

@@ -288,6 +288,41 @@ fail:
 	return NULL;
 }
 
+int net_nodes_per_leaf(const struct scenario *sc, int gpus_per_node, const char *key,
+		       struct err *e)
+{
+	struct net_params p;
+	int nics = (int)sc_int(sc, "network.nics_per_node");
+
+	net_params_default(&p);
+	read_fabric(sc, &p);
+	if (p.topology != TOPO_FAT_TREE)
+		return sc_error(sc, e, key, "0 takes the leaves from a fat tree; "
+				"network.topology is %s (give the nodes per leaf)",
+				sc_str(sc, "network.topology"));
+	if (read_link(sc, sc_str(sc, "network.scale_out_link"), "network.scale_out_link",
+		      &p.scale_out, e) < 0)
+		return -1;
+	nics = nics ? nics : gpus_per_node;
+	if (nics > gpus_per_node || gpus_per_node % nics != 0)
+		return sc_error(sc, e, "network.nics_per_node", "%d NICs on nodes of %d "
+				"GPUs (expected a divisor of the node's GPUs)", nics,
+				gpus_per_node);
+	int k = p.ft.radix ? p.ft.radix : p.scale_out.switch_radix;
+	int d0 = ft_leaf_down_ports(&p.ft, k);
+	if (d0 < 0)
+		return sc_error(sc, e, "network.fat_tree.oversubscription", "no leaf of "
+				"radix %d splits its ports %g:1 (expected an even radix of "
+				"at least 4 and a ratio such as 1, 2 or 3)", k, p.ft.oversub[0]);
+	if (p.ft.rail_optimized)
+		return d0;	/* NIC i of each node of a unit on the unit's leaf i */
+	if (d0 < nics)
+		return sc_error(sc, e, key, "0 takes the leaves from the fat tree, "
+				"but a node's %d NICs span leaves of %d ports down (give "
+				"the nodes per leaf)", nics, d0);
+	return d0 / nics;	/* a node straddling two leaves counts for neither */
+}
+
 struct net *net_build(const struct net_cfg *c, struct err *e)
 {
 	const char *bad_key = NULL;

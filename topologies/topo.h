@@ -94,6 +94,9 @@ struct ft *ft_build(struct graph *g, const struct ft_params *p, int n_ep,
 		    const struct link_spec *link, const char **bad_key,
 		    struct err *e);
 void ft_free(struct ft *ft);
+/* A leaf's ports down to NICs (d0) for radix k and the leaf
+ * oversubscription of p; -1 when no whole split gives it. */
+int ft_leaf_down_ports(const struct ft_params *p, int k);
 int ft_route(const struct ft *ft, int32_t es, int32_t ed, uint64_t key,
 	     int32_t *out);
 

@@ -11,6 +11,9 @@
 #   sweep_plot() { plot_sweep --kind interval --x training.checkpoint.interval_s; }
 #   sweep_go
 #
+# A study of a shared cluster runs `trainsim cluster` instead: it says
+# `sweep_command cluster` before sweep_go (seeds: cluster_run.seed).
+#
 # An axis is a setting path and its values; "-" makes an axis of presets,
 # each LABEL:KEY=VALUE,KEY=VALUE.  The grid is every combination.  Each run
 # is `trainsim -q -s ... -o DIR/runs/NAME.h5 SCENARIO` with NAME made of its
@@ -62,7 +65,7 @@ sweep_init() {
 	[ -n "${SWEEP_ROOT:-}" ] || SWEEP_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 	SWEEP_DIR=""; SWEEP_JOBS=$(sweep_cores); SWEEP_SMALL=0; SWEEP_DRY=0
 	SWEEP_SSH=""; SWEEP_SLURM=0; SWEEP_COLLECT_ONLY=0; SWEEP_PLOT=1
-	SWEEP_FIXED=""; SWEEP_ARGS="$*"
+	SWEEP_FIXED=""; SWEEP_ARGS="$*"; SWEEP_CMD=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) [ $# -ge 2 ] || sweep_die "-o needs a directory"; SWEEP_DIR=$2; shift ;;
@@ -102,6 +105,9 @@ sweep_scenario() {
 	esac
 	[ -f "$SWEEP_SCENARIO" ] || sweep_die "no scenario $SWEEP_SCENARIO"
 }
+
+# sweep_command CMD: each run is `trainsim CMD ...` (e.g. cluster).
+sweep_command() { SWEEP_CMD=$1; }
 
 # sweep_axis KEY VALUE...  (one tab-separated line per axis)
 sweep_axis() {
@@ -149,7 +155,8 @@ sweep_expand() {
 sweep_commands() {
 	ls "$SWEEP_DIR/runs" >"$SWEEP_DIR/done.txt" 2>/dev/null
 	awk -F'\t' -v dir="$SWEEP_DIR" -v ts="$TRAINSIM" -v scen="$SWEEP_SCENARIO" \
-		-v fixed="$SWEEP_FIXED" -v donef="$SWEEP_DIR/done.txt" -v sq="'" '
+		-v fixed="$SWEEP_FIXED" -v donef="$SWEEP_DIR/done.txt" -v sq="'" \
+		-v subcmd="$SWEEP_CMD" '
 	# Quote for sh: it'\''s.
 	function q(s) { gsub(sq, sq "\\" sq sq, s); return sq s sq }
 	BEGIN {
@@ -161,7 +168,7 @@ sweep_commands() {
 		h5 = dir "/runs/" $1 ".h5"
 		print h5 > (dir "/expected.txt")
 		if (($1 ".h5") in done) { ndone++; next }
-		cmd = q(ts) " -q"
+		cmd = q(ts) (subcmd == "" ? "" : " " subcmd) " -q"
 		for (i = 2; i <= NF; i++) if ($i != "") cmd = cmd " -s " q($i)
 		print cmd extra " -o " q(h5) " " q(scen) " >" q(dir "/logs/" $1 ".log") " 2>&1" > (dir "/commands.txt")
 	}
