@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/cfg.h"
+#include "sim/outpath.h"
 #include "sim/report.h"
 #include "models/cluster.h"
 #include "cli/cmd.h"
@@ -104,7 +105,8 @@ static int cl_run(const struct cl_args *a, const struct scenario *sc, struct err
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
-	if ((text = sc_text(sc, e)) == NULL ||
+	if (outp_check_scenario(a->out ? a->out : path, sc, e) < 0 ||
+	    (text = sc_text(sc, e)) == NULL ||
 	    rep_open(rep, a->out ? a->out : path, e) < 0 || cli_write_overrides(rep, a->ov, a->n_ov, e) < 0 ||
 	    rep_attr_str(rep, "trainsim_version", PACKAGE_VERSION, e) < 0 ||
 	    rep_attr_str(rep, "scenario", text, e) < 0 ||

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sim/h5in.h"
+#include "sim/outpath.h"
 #include "sim/h5out.h"
 #include "cli/cmd.h"
 #include "cli/progress.h"
@@ -164,7 +165,8 @@ static int read_row(const char *path, struct row *r, struct err *e)
 	r->seed = NAN;
 	if (f == NULL)
 		return -1;
-	if (h5in_float_attrs(f, "/summary", &r->sum, e) < 0)
+	if (h5in_check_run(f, e) < 0 ||
+	    h5in_float_attrs(f, "/summary", &r->sum, e) < 0)
 		goto out;
 	ov = h5in_attr_str(f, "/", "overrides", e);
 	if (ov == NULL && e->status)
@@ -330,6 +332,9 @@ int cmd_collect(int argc, char **argv, struct err *e)
 	}
 	if (optind >= argc)
 		return err_set(e, ERR_USAGE, "%s", collect_usage);
+	if (h5_path && outp_check(h5_path, (const char *const *)argv + optind,
+				  (size_t)(argc - optind), e) < 0)
+		return -1;
 	rows = calloc((size_t)(argc - optind), sizeof *rows);
 	if (rows == NULL)
 		return err_set(e, ERR_RUN, "out of memory");

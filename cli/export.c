@@ -323,6 +323,10 @@ int cmd_export(int argc, char **argv, struct err *e)
 		return err_set(e, ERR_USAGE, "%s", export_usage);
 	if ((f = h5in_open(argv[optind], e)) == NULL)
 		return -1;
+	if (h5in_check_run(f, e) < 0) {
+		h5in_close(f);
+		return -1;
+	}
 	names = argv + optind + 1;
 	n = (size_t)(argc - optind - 1);
 	switch (mode) {

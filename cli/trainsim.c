@@ -11,14 +11,18 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/cfg.h"
 #include "sim/err.h"
+#include "sim/h5out.h"
+#include "sim/outpath.h"
 #include "sim/report.h"
 #include "models/pace.h"
 #include "models/replicas.h"
@@ -248,6 +252,9 @@ static int cmd_run(const struct cli *c, const struct scenario *sc, struct err *e
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
+	/* Where the output goes is checked first: a bad -o fails at once. */
+	if (outp_check_scenario(c->out_path ? c->out_path : out_path, sc, e) < 0)
+		goto out;
 	/* Validate everything the models check before creating any file
 	 * (the iteration simulated on the way is kept for the run). */
 	if ((paces = pace_cache_new()) == NULL) {
@@ -360,10 +367,31 @@ static int dispatch(int argc, char **argv, struct err *e)
 	return trainsim(argc, argv, e);
 }
 
+/* SIGINT/SIGTERM: the temporary output goes, the status says which
+ * signal (128 + N, as a shell reports it), and no file ever appears
+ * under the final name. */
+static void on_signal(int sig)
+{
+	h5o_unlink_temps();
+	_exit(128 + sig);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct err e = { 0 };
 
+	catch_signals();
 	if (dispatch(argc, argv, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return e.status ? e.status : ERR_RUN;

@@ -118,7 +118,7 @@ static int pool_price(const struct scenario *sc, const struct pool *p, int gpus_
 	if (named && inst[0]) {
 		char path[256];
 		snprintf(path, sizeof path, "pools.%s.instance", p->name);
-		if (!sc_has(sc, "instances.%s", inst))
+		if (!sc_has_child(sc, "instances", inst))
 			return sc_error(sc, e, path, "no instance type \"%s\" in the instances "
 					"catalog (expected an entry of scenarios/catalog/"
 					"prices.cfg)", inst);

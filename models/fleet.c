@@ -58,14 +58,12 @@ static int pool_from_scenario(const struct scenario *sc, const char *name,
 	const char *inst = sc_str(sc, "fleet.pools.%s.instance", name);
 	double usd_h = sc_float(sc, "fleet.pools.%s.usd_per_node_hour", name);
 	int nodes = (int)sc_int(sc, "fleet.pools.%s.nodes", name);
-	char path[160];
 
 	p->name = name;
 	p->klass = strcmp(cls, "spot") == 0 ? FC_SPOT :
 		   strcmp(cls, "on_demand") == 0 ? FC_ON_DEMAND : FC_RESERVED;
 	if (usd_h == 0 && inst[0]) {
-		snprintf(path, sizeof path, "instances.%s", inst);
-		if (!sc_has(sc, "%s", path))
+		if (!sc_has_child(sc, "instances", inst))
 			return sc_error(sc, e, "fleet.pools.*.instance", "%s: no such instance "
 					"in the catalog (pool %s)", inst, name);
 		usd_h = sc_float(sc, "instances.%s.%s_usd_per_hour", inst,

@@ -21,7 +21,8 @@ double region_float(const struct scenario *sc, const char *path, const char *key
 {
 	const char *r = sc_str(sc, "region");
 
-	if (!sc_has(sc, "%s", path) && r[0] && sc_has(sc, "regions.%s.%s", r, key))
+	if (!sc_has(sc, "%s", path) && r[0] && sc_has_child(sc, "regions", r) &&
+	    sc_has(sc, "regions.%s.%s", r, key))
 		return sc_float(sc, "regions.%s.%s", r, key);
 	return sc_float(sc, "%s", path);
 }
@@ -47,7 +48,7 @@ int region_check(const struct scenario *sc, struct err *e)
 
 	if (!r[0])
 		return 0;
-	if (!sc_has(sc, "regions.%s", r))
+	if (!sc_has_child(sc, "regions", r))
 		return sc_error(sc, e, "region", "no region \"%s\" (expected an entry of "
 				"scenarios/regions/regions.cfg, included by the scenario)", r);
 	/* No silent fallback to a default: a figure the run reads must come

@@ -48,6 +48,31 @@ static double band_rate(const char *name)
 	return 0;
 }
 
+/* Change points closer than the run model resolves: every change is an
+ * event, and ones closer than a nanosecond (gap_seconds = 1e-300) land on
+ * the same instant again and again.  A millisecond is far below any
+ * provider's capacity reporting (SkyPilot's traces: 300 s) and far above
+ * the engine's nanosecond. */
+#define SPOT_TRACE_RESOLUTION_S 1e-3
+
+static int spot_check_spacing(const struct scenario *sc, const char *n,
+			      const struct replay_cap *tr, struct err *e)
+{
+	char key[256];
+	double gap_s = tr->end_s > 0 ? tr->end_s : INFINITY;
+
+	for (size_t i = 1; i < tr->n; i++)
+		gap_s = fmin(gap_s, tr->t_s[i] - tr->t_s[i - 1]);
+	if (tr->n > 0 && tr->end_s > tr->t_s[tr->n - 1])
+		gap_s = fmin(gap_s, tr->end_s - tr->t_s[tr->n - 1]);
+	if (gap_s >= SPOT_TRACE_RESOLUTION_S)
+		return 0;
+	snprintf(key, sizeof key, "pools.%s.capacity_trace", n);
+	return sc_error(sc, e, key, "change points %g s apart (expected at least "
+			"%g s, the run model's trace resolution)", gap_s,
+			SPOT_TRACE_RESOLUTION_S);
+}
+
 static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 		     struct spot_pool *sp, struct err *e)
 {
@@ -78,6 +103,11 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 		    replay_read_capacity(path, &sp->tr, e) < 0)
 			return -1;
 		sp->has_trace = true;
+		if (spot_check_spacing(sc, n, &sp->tr, e) < 0) {
+			replay_cap_free(&sp->tr);
+			sp->has_trace = false;
+			return -1;
+		}
 	}
 	return 0;
 }

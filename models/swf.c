@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/infile.h"
 #include "sim/csv.h"
 #include "models/swf.h"
 #include "models/trace.h"
@@ -45,7 +46,7 @@ static int swf_row(char *buf, const char *path, long line, double *v, struct err
 				       "the 18 of SWF)", path, line, SWF_FIELDS);
 		errno = 0;
 		v[n] = strtod(t, &end);
-		if (errno || *end || !isfinite(v[n]))
+		if (!csv_is_decimal(t) || errno || *end || !isfinite(v[n]))
 			return err_set(e, ERR_USAGE, "%s:%ld: %s: \"%s\" is not a number",
 				       path, line, swf_names[n], t);
 		n++;
@@ -108,9 +109,11 @@ long swf_read(const char *path, int gpus_per_node, int klass, struct cjobs *js,
 	char buf[LINE_MAX_BYTES];
 	double v[SWF_FIELDS];
 	long line = 0, jobs = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_check(path, e) < 0 ? NULL : fopen(path, "r");
 	int rc;
 
+	if (f == NULL && e->status)
+		return -1;
 	if (f == NULL)
 		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
 	while ((rc = read_line(f, buf, path, ++line, e)) > 0) {
@@ -148,7 +151,7 @@ static int csv_time(const char *t, double *out)
 	}
 	errno = 0;
 	*out = strtod(t, &end);
-	return errno || end == t || *end || !isfinite(*out) ? -1 : 0;
+	return !csv_is_decimal(t) || errno || end == t || *end || !isfinite(*out) ? -1 : 0;
 }
 
 static int csv_header(const struct csv *c, int *col, struct err *e)
@@ -185,7 +188,7 @@ static int csv_job(struct csv_ctx *x, char *const *f, int n, long line, struct e
 				       "fields)", x->path, line, csv_names[c], n);
 	errno = 0;
 	gpus = strtod(f[x->col[C_GPUS]], &end);
-	if (errno || *end || end == f[x->col[C_GPUS]] || gpus < 0 || gpus > 1e7 ||
+	if (!csv_is_decimal(f[x->col[C_GPUS]]) || errno || *end || end == f[x->col[C_GPUS]] || gpus < 0 || gpus > 1e7 ||
 	    gpus != floor(gpus))
 		return err_set(e, ERR_USAGE, "%s:%ld: gpus: \"%s\" is not a whole count "
 			       "from 0 to 10^7", x->path, line, f[x->col[C_GPUS]]);

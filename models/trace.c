@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "models/trace.h"
+#include "sim/csv.h"
 #include "models/trace_int.h"
 
 /* --- UTC times ----------------------------------------------------------- */
@@ -53,6 +54,11 @@ int trace_parse_utc(const char *s, int64_t *out_s)
 			s += 1 + strspn(s + 1, "0");
 	}
 	if (*s != '\0' && offset_s(s, &off_s) < 0)
+		return -1;
+	/* Dates in 1970..2200 only: a year typo (1012 for 2012) would stretch a
+	 * trace over a millennium, and seconds over a span that long overflow
+	 * once made nanoseconds (int64 holds 292 years of them). */
+	if (tm.tm_year < TRACE_YEAR_MIN - 1900 || tm.tm_year > TRACE_YEAR_MAX - 1900)
 		return -1;
 	asked = tm;
 	t = timegm(&tm);
@@ -136,7 +142,7 @@ int trace_value(const char *where, enum trace_qty q, const char *text, double *o
 	v = strtod(text, &end);
 	while (isspace((unsigned char)*end))
 		end++;
-	if (errno || *end != '\0' || !isfinite(v))
+	if (!csv_is_decimal(text) || errno || *end != '\0' || !isfinite(v))
 		return err_set(e, ERR_USAGE, "%s: %s '%s' is not a number", where,
 			       trace_qty_name(q), text);
 	if (v < 0)

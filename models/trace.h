@@ -56,6 +56,9 @@ void trace_free(struct trace *t);
 /* "YYYY-MM-DD[ T]HH:MM[:SS[.000]][Z|+HH:MM|-HH:MM]" -> UTC seconds; -1 if bad
  * (a day or time that does not exist, like 2023-02-29 or 24:00, is bad). */
 int trace_parse_utc(const char *text, int64_t *out_s);
+/* The years a trace time may fall in (others are refused as bad times). */
+#define TRACE_YEAR_MIN 1970
+#define TRACE_YEAR_MAX 2200
 
 /* Walks a trace forward in simulated time; sim time 0 is UTC origin_s. */
 struct trace_cur {

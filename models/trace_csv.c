@@ -161,7 +161,7 @@ static int row(struct trace *t, size_t *cap, const struct csv *c, enum trace_qty
 	double v;
 
 	if (trace_parse_utc(c->f[0], &ts) < 0)
-		return csv_error(c, e, "bad time '%s' (expected YYYY-MM-DD HH:MM:SS in UTC)",
+		return csv_error(c, e, "bad time '%s' (expected YYYY-MM-DD HH:MM:SS in UTC, years 1970 to 2200)",
 				 c->f[0]);
 	if (col >= c->n)
 		return csv_error(c, e, "missing %s value (the row has %zu columns)",

@@ -71,6 +71,16 @@ void cfg_cat(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *cfg_cut(char *buf, size_t n, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len <= CFG_ECHO_MAX || n < CFG_ECHO_MAX + 4)
+		return s;
+	snprintf(buf, n, "%.*s...", CFG_ECHO_MAX, s);
+	return buf;
+}
+
 long cfg_path_push(char *path, size_t plen, const char *name, size_t len)
 {
 	int k = snprintf(path + plen, CFG_PATH_MAX - plen, "%s%.*s",

@@ -124,6 +124,11 @@ void sc_dir_of(const struct scenario *sc, char *out, size_t n, const char *fmt, 
 /* Is the setting or group present in the file (or an override)? */
 bool sc_has(const struct scenario *sc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Has the group a child of exactly this name?  For names the user gives
+ * (a region, an instance type): looked up as a member, not as a path, so
+ * a name with dots or other characters no entry can have is simply
+ * absent.  Only after a yes may the name become a path segment. */
+bool sc_has_child(const struct scenario *sc, const char *group, const char *name);
 /* Names of the children of a group ("gpus" -> "a100_80gb", ...), in file
  * order; the array is owned by the scenario.  0 if the group is absent. */
 size_t sc_children(const struct scenario *sc, const char *group,
@@ -154,6 +159,11 @@ const char *sc_file(const struct scenario *sc);
  * be NULL: "rel: not found in ..."). */
 int sc_path(const struct scenario *sc, const char *key, const char *rel,
 	    char *out, size_t cap, struct err *e);
+/* Every file the scenario was read from (the file, its @includes) and
+ * every string setting as a path beside the file that set it (so every
+ * trace it names, and words that name no file): what an output must
+ * never replace.  A malloc'd array of malloc'd paths; the count. */
+size_t sc_input_files(const struct scenario *sc, char ***paths);
 /* The full scenario text after includes and overrides (owned by sc,
  * written at the first call); NULL with e filled when it cannot be. */
 const char *sc_text(const struct scenario *sc, struct err *e);

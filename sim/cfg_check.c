@@ -29,8 +29,13 @@ static int walk(struct scenario *sc, const config_setting_t *g, char *path,
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		const char *name = config_setting_name(s);
 		long len = cfg_path_push(path, plen, name, strlen(name));
-		if (len < 0)
-			return sc_error(sc, e, path, "%s: the path is too long", name);
+		if (len < 0) {
+			char cut[CFG_ECHO_MAX + 4];
+			return sc_error(sc, e, path, "%s: the path is too long (%zu "
+					"characters; expected at most %d)",
+					cfg_cut(cut, sizeof cut, name), strlen(name),
+					CFG_PATH_MAX - 1);
+		}
 		long idx = cfg_schema_find(sc->schema, path);
 
 		if (strchr(name, '*') != NULL) {

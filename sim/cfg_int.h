@@ -90,6 +90,12 @@ _Noreturn void cfg_bug(const char *fmt, ...)
 /* Append printf output to buf (size n), never overflowing. */
 void cfg_cat(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A user's text echoed in a message (a key, an override) is cut to
+ * CFG_ECHO_MAX bytes and "...", so that a 1 MB key still leaves room for
+ * FILE:LINE and what is wrong in struct err's 1 KB.  Returns s itself when
+ * short enough, else buf (n > CFG_ECHO_MAX + 3) holding the cut text. */
+#define CFG_ECHO_MAX 120
+const char *cfg_cut(char *buf, size_t n, const char *s);
 /* Append "NAME" or ".NAME" (the first len bytes of name) to the path of
  * length plen in path[CFG_PATH_MAX]; the new length, or -1 (path cut back
  * to plen) if it does not fit. */
@@ -187,6 +193,9 @@ const char *cfg_line_src(const struct scenario *sc, unsigned line,
 /* The same for a setting (*line 0 for one made by an override). */
 const char *cfg_setting_src(const struct scenario *sc,
 			    const config_setting_t *s, unsigned *line);
+/* Every file spliced into the text (the scenario first, then each
+ * @include as found, in reading order); the count. */
+size_t cfg_src_files(const struct scenario *sc, const char *const **files);
 void cfg_lines_free(struct cfg_lines *l);
 
 /* ---- scenario.c -------------------------------------------------------- */

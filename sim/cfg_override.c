@@ -84,6 +84,9 @@ static int parse_float(const char *t, double *v)
 static void bad_number(const char *tok, bool want_int, int bad, char *why,
 		       size_t n)
 {
+	char cut[CFG_ECHO_MAX + 4];
+
+	tok = cfg_cut(cut, sizeof cut, tok);
 	if (bad == -2)
 		snprintf(why, n, "%s is out of range", tok);
 	else
@@ -310,13 +313,14 @@ static bool valid_name(const char *s, size_t n)
 static long override_key(const char *text, const char *eq, char *key,
 			 struct err *e)
 {
+	char cut[CFG_ECHO_MAX + 4];
 	size_t kl = (size_t)(eq - text);
 	const char *k = trim(text, &kl);
 
 	if (kl == 0)
-		return err_set(e, ERR_USAGE, "-s %s: expected KEY=VALUE", text);
+		return err_set(e, ERR_USAGE, "-s %s: expected KEY=VALUE", cfg_cut(cut, sizeof cut, text));
 	if (kl >= CFG_PATH_MAX)
-		return err_set(e, ERR_USAGE, "-s %s: the key is too long", text);
+		return err_set(e, ERR_USAGE, "-s %s: the key is too long", cfg_cut(cut, sizeof cut, text));
 	memcpy(key, k, kl);
 	key[kl] = '\0';
 	for (const char *p = key;;) {
@@ -324,7 +328,7 @@ static long override_key(const char *text, const char *eq, char *key,
 		if (!valid_name(p, sl))
 			return err_set(e, ERR_USAGE, "-s %s: %s: not a setting path "
 				       "(expected names of letters, digits, - and _ "
-				       "joined by dots)", text, key);
+				       "joined by dots)", cfg_cut(cut, sizeof cut, text), key);
 		if (p[sl] == '\0')
 			break;
 		p += sl + 1;
@@ -337,6 +341,7 @@ static const struct cfg_setting *override_entry(const struct scenario *sc,
 						const char *text, const char *key,
 						struct err *e)
 {
+	char cut[CFG_ECHO_MAX + 4];
 	char why[CFG_WHY_MAX];
 	long idx = cfg_schema_find(sc->schema, key);
 
@@ -344,10 +349,10 @@ static const struct cfg_setting *override_entry(const struct scenario *sc,
 		return sc->schema->ent[idx];
 	if (cfg_schema_is_group(sc->schema, key))
 		err_set(e, ERR_USAGE, "-s %s: %s: is a group, not a setting "
-			"(expected a setting inside it)", text, key);
+			"(expected a setting inside it)", cfg_cut(cut, sizeof cut, text), key);
 	else {
 		cfg_unknown_why(sc->schema, key, why, sizeof why);
-		err_set(e, ERR_USAGE, "-s %s: %s: %s", text, key, why);
+		err_set(e, ERR_USAGE, "-s %s: %s: %s", cfg_cut(cut, sizeof cut, text), key, why);
 	}
 	return NULL;
 }
@@ -358,6 +363,7 @@ static config_setting_t *override_groups(struct scenario *sc, const char *text,
 					 char *key, const char **leaf,
 					 struct err *e)
 {
+	char cut[CFG_ECHO_MAX + 4];
 	config_setting_t *g = config_root_setting(&sc->cfg);
 	char *p = key, *dot;
 
@@ -372,12 +378,12 @@ static config_setting_t *override_groups(struct scenario *sc, const char *text,
 			*dot = '.';
 			cfg_where(sc, sub, loc, sizeof loc);
 			err_set(e, ERR_USAGE, "-s %s: %s: %s is not a group "
-				"(set at %s)", text, key, sub, loc);
+				"(set at %s)", cfg_cut(cut, sizeof cut, text), key, sub, loc);
 			return NULL;
 		}
 		*dot = '.';
 		if (m == NULL) {
-			err_set(e, ERR_RUN, "-s %s: cannot add a group", text);
+			err_set(e, ERR_RUN, "-s %s: cannot add a group", cfg_cut(cut, sizeof cut, text));
 			return NULL;
 		}
 		g = m;
@@ -393,6 +399,7 @@ static int override_value(const struct scenario *sc, const struct cfg_setting *d
 			  config_setting_t *g, const char *leaf, const char *text,
 			  const char *key, const char *value, struct err *e)
 {
+	char cut[CFG_ECHO_MAX + 4];
 	char why[CFG_WHY_MAX] = "", exp[CFG_WHY_MAX];
 	config_t tmp;
 
@@ -408,17 +415,18 @@ static int override_value(const struct scenario *sc, const struct cfg_setting *d
 	if (rc == 0)
 		return 0;
 	cfg_expected_words(sc, d, exp, sizeof exp);
-	return err_set(e, ERR_USAGE, "-s %s: %s: %s (expected %s)", text, key,
+	return err_set(e, ERR_USAGE, "-s %s: %s: %s (expected %s)", cfg_cut(cut, sizeof cut, text), key,
 		       why[0] ? why : "cannot be stored", exp);
 }
 
 int cfg_override_apply(struct scenario *sc, const char *text, struct err *e)
 {
+	char cut[CFG_ECHO_MAX + 4];
 	const char *eq = strchr(text, '='), *leaf;
 	char key[CFG_PATH_MAX];
 
 	if (eq == NULL)
-		return err_set(e, ERR_USAGE, "-s %s: expected KEY=VALUE", text);
+		return err_set(e, ERR_USAGE, "-s %s: expected KEY=VALUE", cfg_cut(cut, sizeof cut, text));
 	long kl = override_key(text, eq, key, e);
 	if (kl < 0)
 		return -1;

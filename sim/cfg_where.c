@@ -47,7 +47,8 @@ static void setting_where(const struct scenario *sc, const config_setting_t *s,
 	const char *f = cfg_setting_src(sc, s, &line);
 
 	if (line == 0 && (o = override_for(sc, p, true)) != NULL) {
-		snprintf(buf, n, "-s %s", o->text);
+		char cut[CFG_ECHO_MAX + 4];
+		snprintf(buf, n, "-s %s", cfg_cut(cut, sizeof cut, o->text));
 		return;
 	}
 	if (line > 0)
@@ -63,7 +64,8 @@ void cfg_where(const struct scenario *sc, const char *path, char *buf,
 	char p[CFG_PATH_MAX];
 
 	if (o != NULL) {
-		snprintf(buf, n, "-s %s", o->text);
+		char cut[CFG_ECHO_MAX + 4];
+		snprintf(buf, n, "-s %s", cfg_cut(cut, sizeof cut, o->text));
 		return;
 	}
 	snprintf(p, sizeof p, "%s", path);

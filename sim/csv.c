@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,39 @@ int csv_error(const struct csv *c, struct err *e, const char *fmt, ...)
 	return err_set(e, ERR_USAGE, "%s:%ld: %s", c->file, c->line, what);
 }
 
+bool csv_is_decimal(const char *s)
+{
+	bool digits = false;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	return *s == '\0';
+}
+
 int csv_number(const char *field, double *v)
 {
 	char *end;
 
+	if (!csv_is_decimal(field))
+		return -1;
 	errno = 0;
 	*v = strtod(field, &end);
 	return end != field && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;

@@ -22,6 +22,7 @@
 #ifndef SIM_CSV_H
 #define SIM_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sim/err.h"
@@ -51,5 +52,10 @@ int csv_error(const struct csv *c, struct err *e, const char *fmt, ...)
 
 /* A field that is a finite number and nothing else: 0, or -1. */
 int csv_number(const char *field, double *v);
+/* Is s a plain decimal number ([+-]digits[.digits][e[+-]digits], blanks
+ * after)?  strtod alone also takes hex (0x12c read as 300), inf and nan,
+ * none of which a trace means; every number read from a trace passes
+ * this first. */
+bool csv_is_decimal(const char *s);
 
 #endif

@@ -24,6 +24,8 @@ struct ev_sim {
 	struct evq *q;
 	int64_t now_ns;
 	uint64_t handled;
+	int64_t window_s;	/* the simulated second being counted */
+	uint64_t in_window;	/* events handled in it */
 	bool stop;
 	int nkinds;
 	struct ev_kind_def kinds[EV_KINDS_MAX];
@@ -177,6 +179,16 @@ int ev_run(struct ev_sim *sim, int64_t until_ns, struct err *e)
 		evq_pop(sim->q, &ev);
 		sim->now_ns = ev.time_ns;
 		sim->handled++;
+		if (ev.time_ns / 1000000000 != sim->window_s) {
+			sim->window_s = ev.time_ns / 1000000000;
+			sim->in_window = 0;
+		}
+		if (++sim->in_window > EV_MAX_PER_SIM_S)
+			return err_set(e, ERR_RUN, "event %s at %.9f s: more than %g events "
+				       "within one simulated second (events spaced below "
+				       "the models' resolution: a livelock)",
+				       sim->kinds[ev.kind].name, ev.time_ns * 1e-9,
+				       (double)EV_MAX_PER_SIM_S);
 		const struct ev_kind_def *k = &sim->kinds[ev.kind];
 		if (k->fn(sim, &ev, k->ctx, e) != 0) {
 			if (e->status == ERR_OK)

@@ -60,7 +60,15 @@ int64_t ev_now(const struct ev_sim *sim);
 uint64_t ev_at(struct ev_sim *sim, int64_t time_ns, int kind, uint64_t arg);
 uint64_t ev_after(struct ev_sim *sim, int64_t delay_ns, int kind, uint64_t arg);
 bool ev_cancel(struct ev_sim *sim, uint64_t id);
-/* Run events with time <= until_ns; returns 0, or -1 if a handler failed. */
+/* A hard bound on events handled within one simulated second (a window
+ * [k, k+1) s): a model that schedules events closer than it can resolve
+ * (a trace change every 1e-300 s rounds to the same nanosecond, forever)
+ * stops with an error instead of spinning.  The largest step models
+ * handle a few million events per simulated second; 10^9 takes a couple
+ * of minutes to reach at the engine's rate, so no real run comes near. */
+#define EV_MAX_PER_SIM_S 1000000000ull
+/* Run events with time <= until_ns; returns 0, or -1 if a handler failed
+ * or EV_MAX_PER_SIM_S was passed (ERR_RUN). */
 int ev_run(struct ev_sim *sim, int64_t until_ns, struct err *e);
 void ev_stop(struct ev_sim *sim);		/* from a handler: end ev_run */
 uint64_t ev_count(const struct ev_sim *sim);	/* events handled so far */

@@ -21,6 +21,8 @@ static int h5in_fail(const struct h5in *f, struct err *e, const char *what,
 		       f->path, what, obj);
 }
 
+static int attr_is_single(hid_t attr);
+
 /* Layout 1 (no layout_version attribute) and 2 read alike through this
  * module; a later layout may mean what we would misread, so refuse it. */
 static int h5in_check_layout(struct h5in *f, struct err *e)
@@ -30,8 +32,9 @@ static int h5in_check_layout(struct h5in *f, struct err *e)
 
 	if (H5Aexists(f->file, "layout_version") <= 0)
 		return 0;
+	/* One integer: an array read into `version` would overrun it. */
 	if ((a = H5Aopen(f->file, "layout_version", H5P_DEFAULT)) < 0 ||
-	    H5Aread(a, H5T_NATIVE_UINT64, &version) < 0) {
+	    !attr_is_single(a) || H5Aread(a, H5T_NATIVE_UINT64, &version) < 0) {
 		if (a >= 0)
 			H5Aclose(a);
 		return h5in_fail(f, e, "read attribute", "/layout_version");
@@ -106,13 +109,26 @@ int h5in_exists(struct h5in *f, const char *path)
 	return 1;
 }
 
+/* Does the attribute hold exactly one value (a scalar, or an array of
+ * one)?  Every read below goes into room for one value: an array
+ * attribute from another program must be refused, not read past. */
+static int attr_is_single(hid_t attr)
+{
+	hid_t sp = H5Aget_space(attr);
+	hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+
+	if (sp >= 0)
+		H5Sclose(sp);
+	return n == 1;
+}
+
 /* Read a string attribute already opened. */
 static char *read_str_attr(hid_t attr)
 {
 	hid_t ftype = H5Aget_type(attr), mtype = -1;
 	char *s = NULL;
 
-	if (ftype < 0 || H5Tget_class(ftype) != H5T_STRING)
+	if (ftype < 0 || H5Tget_class(ftype) != H5T_STRING || !attr_is_single(attr))
 		goto out;
 	if (H5Tis_variable_str(ftype) > 0) {
 		char *vs = NULL;
@@ -166,12 +182,26 @@ char *h5in_attr_str(struct h5in *f, const char *obj, const char *name, struct er
 	return s;
 }
 
+int h5in_check_run(struct h5in *f, struct err *e)
+{
+	struct err ae = { 0 };
+	char *v = h5in_attr_str(f, "/", "trainsim_version", &ae);
+
+	if (v == NULL)
+		return err_set(e, ERR_USAGE, "%s: not a trainsim run file (no "
+			       "trainsim_version string attribute on /)", f->path);
+	free(v);
+	return 0;
+}
+
 /* --- float attributes of a group ---------------------------------------- */
 
 struct attr_walk {
 	struct h5in_attrs *a;
 	size_t cap;
-	int failed;
+	int failed;	/* out of memory */
+	int bad;	/* a numeric attribute that is not a single number */
+	char bad_name[64];
 };
 
 static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void *ctx)
@@ -189,10 +219,15 @@ static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void 
 	cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
 	if (type >= 0)
 		H5Tclose(type);
-	if ((cls != H5T_FLOAT && cls != H5T_INTEGER) ||
-	    H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
+	if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
 		H5Aclose(attr);
 		return 0;	/* not a figure: skip it */
+	}
+	if (!attr_is_single(attr) || H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
+		H5Aclose(attr);
+		w->bad = 1;	/* a figure that is not one number */
+		snprintf(w->bad_name, sizeof w->bad_name, "%s", name);
+		return -1;
 	}
 	H5Aclose(attr);
 	if (a->n == w->cap) {
@@ -220,7 +255,7 @@ oom:
 int h5in_float_attrs(struct h5in *f, const char *obj, struct h5in_attrs *out,
 		     struct err *e)
 {
-	struct attr_walk w = { out, 0, 0 };
+	struct attr_walk w = { out, 0, 0, 0, "" };
 	char units[512];
 	hid_t g;
 	herr_t rc;
@@ -232,9 +267,15 @@ int h5in_float_attrs(struct h5in *f, const char *obj, struct h5in_attrs *out,
 		return h5in_fail(f, e, "open", obj);
 	/* Creation order when the file tracks it (trainsim's do), else names. */
 	rc = H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, on_attr, &w);
-	if (rc < 0 && !w.failed && out->n == 0)
+	if (rc < 0 && !w.failed && !w.bad && out->n == 0)
 		rc = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, on_attr, &w);
 	H5Oclose(g);
+	if (w.bad) {
+		h5in_attrs_free(out);
+		return err_set(e, ERR_USAGE, "%s: %s/%s: not a single number (an array "
+			       "attribute; not a trainsim run file?)", f->path,
+			       strcmp(obj, "/") ? obj : "", w.bad_name);
+	}
 	if (rc < 0 || w.failed) {
 		h5in_attrs_free(out);
 		return w.failed ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
@@ -368,6 +409,17 @@ static hid_t open_vec(struct h5in *f, const char *path, size_t *n, struct err *e
 	return d;
 }
 
+/* Integer or float elements: what H5Dread converts to double. */
+static int dset_is_numeric(hid_t d)
+{
+	hid_t t = H5Dget_type(d);
+	H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+
+	if (t >= 0)
+		H5Tclose(t);
+	return cls == H5T_FLOAT || cls == H5T_INTEGER || cls == H5T_ENUM;
+}
+
 int h5in_is_strings(struct h5in *f, const char *path)
 {
 	hid_t d, t;
@@ -417,6 +469,10 @@ int h5in_read_f64(struct h5in *f, const char *path, double **v, size_t *n,
 	*v = NULL;
 	if (d < 0)
 		return -1;
+	if (!dset_is_numeric(d)) {
+		H5Dclose(d);
+		return h5in_fail(f, e, "read numbers from", path);
+	}
 	*v = malloc((*n ? *n : 1) * sizeof **v);
 	if (*v == NULL) {
 		H5Dclose(d);

@@ -35,6 +35,10 @@ struct h5in *h5in_open(const char *path, struct err *e);
 void h5in_close(struct h5in *f);
 const char *h5in_path(const struct h5in *f);
 
+/* Is it a file trainsim wrote (the layout's marker: a trainsim_version
+ * string attribute on /)?  0, or -1 with e filled (ERR_USAGE). */
+int h5in_check_run(struct h5in *f, struct err *e);
+
 /* Does the object (group or dataset) exist? */
 int h5in_exists(struct h5in *f, const char *path);
 
@@ -43,7 +47,9 @@ int h5in_exists(struct h5in *f, const char *path);
 char *h5in_attr_str(struct h5in *f, const char *obj, const char *name, struct err *e);
 
 /* The float64 attributes of a group, in creation order, with the string
- * attribute of the same name under OBJ/units as unit ("" when none). */
+ * attribute of the same name under OBJ/units as unit ("" when none).
+ * Non-numeric attributes are skipped; a numeric one that is not a single
+ * value (an array) is an error. */
 struct h5in_attrs {
 	size_t n;
 	char **names, **units;

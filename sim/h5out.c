@@ -84,6 +84,44 @@ static int h5o_fail(struct h5o *f, struct err *e, const char *what, const char *
 	return -1;
 }
 
+/* The temp files being written, for h5o_unlink_temps() in a signal
+ * handler: set once the file exists, cleared (after the rename or before
+ * the unlink) before the name is freed.  A slot is only read from the
+ * process that filled it, so a forked worker killed by its pool leaves
+ * its parent's file alone. */
+#define H5O_LIVE_MAX 8
+static const char *volatile h5o_live[H5O_LIVE_MAX];
+static volatile pid_t h5o_live_pid[H5O_LIVE_MAX];
+
+static void h5o_live_add(const char *tmp)
+{
+	for (int i = 0; i < H5O_LIVE_MAX; i++)
+		if (h5o_live[i] == NULL) {
+			h5o_live_pid[i] = getpid();
+			h5o_live[i] = tmp;
+			return;
+		}
+}
+
+static void h5o_live_drop(const char *tmp)
+{
+	for (int i = 0; i < H5O_LIVE_MAX; i++)
+		if (h5o_live[i] == tmp)
+			h5o_live[i] = NULL;
+}
+
+void h5o_unlink_temps(void)
+{
+	pid_t me = getpid();
+
+	for (int i = 0; i < H5O_LIVE_MAX; i++) {
+		const char *t = h5o_live[i];
+
+		if (t != NULL && h5o_live_pid[i] == me)
+			unlink(t);
+	}
+}
+
 /* ".BASE.tmp.XXXXXX" in the target's directory, so rename() stays atomic. */
 static char *h5o_tmpname(const char *target)
 {
@@ -144,9 +182,11 @@ struct h5o *h5o_create(const char *target, struct err *e)
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
 	close(fd);
+	h5o_live_add(f->tmp);
 	f->file = h5o_file_create(f->tmp);
 	if (f->file < 0) {
 		h5o_fail(f, e, "create", f->tmp);
+		h5o_live_drop(f->tmp);
 		unlink(f->tmp);
 		goto fail;
 	}
@@ -181,6 +221,7 @@ static void h5o_free(struct h5o *f, int remove_tmp)
 	if (f->file >= 0)
 		H5Fclose(f->file);
 	h5o_last_error[0] = '\0';
+	h5o_live_drop(f->tmp);
 	if (remove_tmp)
 		unlink(f->tmp);
 	free(f->target);

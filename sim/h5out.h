@@ -57,6 +57,10 @@ struct h5o_event {
 struct h5o *h5o_create(const char *target, struct err *e);
 int h5o_commit(struct h5o *f, struct err *e);
 void h5o_abort(struct h5o *f);
+/* Remove the temporary files of every h5o this process has open, with
+ * async-signal-safe calls only (getpid, unlink): for main's SIGINT and
+ * SIGTERM handler, which then _exit()s. */
+void h5o_unlink_temps(void);
 
 /* A group whose links and attributes keep their creation order. */
 int h5o_group(struct h5o *f, const char *path, struct err *e);

@@ -97,19 +97,75 @@ bad:
 
 /* ---- sc_load ----------------------------------------------------------- */
 
+/* libconfig's "duplicate setting name" does not say which: of the names
+ * set on the error's line (NAME = or NAME :), one set twice there, else
+ * the last (one setting a line is the usual layout), into name[n]. */
+static bool name_char(char c)
+{
+	return c == '_' || c == '-' || c == '*' || (c >= '0' && c <= '9') ||
+	       ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+static void duplicate_name(const char *file, int line, char *name, size_t n)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL, names[16][64];
+	size_t cap = 0, len, nn = 0;
+	int at = 0;
+
+	name[0] = '\0';
+	if (f == NULL)
+		return;
+	while (at < line && getline(&buf, &cap, f) >= 0)
+		at++;
+	fclose(f);
+	len = at == line && buf ? strlen(buf) : 0;
+	for (size_t i = 0; i < len && nn < 16; i++) {
+		size_t j = i, k;
+
+		if (!((buf[i] | 32) >= 'a' && (buf[i] | 32) <= 'z') ||
+		    (i > 0 && name_char(buf[i - 1])))
+			continue;
+		while (j < len && name_char(buf[j]))
+			j++;
+		for (k = j; k < len && (buf[k] == ' ' || buf[k] == '\t'); k++)
+			;
+		if (k < len && (buf[k] == '=' || buf[k] == ':'))
+			snprintf(names[nn++], sizeof names[0], "%.*s", (int)(j - i), buf + i);
+		i = j;
+	}
+	free(buf);
+	if (nn > 0)
+		snprintf(name, n, "%.63s", names[nn - 1]);
+	for (size_t i = 0; i < nn; i++)
+		for (size_t j = i + 1; j < nn; j++)
+			if (strcmp(names[i], names[j]) == 0) {
+				snprintf(name, n, "%.63s", names[i]);
+				return;
+			}
+}
+
 static int read_file(struct scenario *sc, struct err *e)
 {
 	char *text;
 	unsigned line;
 	const char *f;
 
-	if (cfg_include_read(sc, &text, e) < 0)
+	if (cfg_include_read(sc, &text, e) < 0)	/* every file checked there */
 		return -1;
 	int ok = config_read_string(&sc->cfg, text);
 	free(text);
 	if (ok)
 		return 0;
 	f = cfg_line_src(sc, (unsigned)config_error_line(&sc->cfg), &line);
+	if (strcmp(config_error_text(&sc->cfg), "duplicate setting name") == 0) {
+		char name[128];
+
+		duplicate_name(f, (int)line, name, sizeof name);
+		if (name[0])
+			return err_set(e, ERR_USAGE, "%s:%u: %s: duplicate setting name "
+				       "(set twice in one group)", f, line, name);
+	}
 	return err_set(e, ERR_USAGE, "%s:%u: %s", f, line,
 		       config_error_text(&sc->cfg));
 }
@@ -300,6 +356,67 @@ bool sc_has(const struct scenario *sc, const char *fmt, ...)
 	    !cfg_schema_is_group(sc->schema, path))
 		cfg_bug("sc_has(\"%s\"): not in the schema", path);
 	return config_lookup(&sc->cfg, path) != NULL;
+}
+
+static void input_add(char ***paths, size_t *n, const char *file)
+{
+	*paths = cfg_xrealloc(*paths, (*n + 1) * sizeof **paths);
+	(*paths)[(*n)++] = cfg_xstrndup(file, strlen(file));
+}
+
+/* Append "DIR/VALUE" (or VALUE when absolute) for every string leaf
+ * under s, DIR the directory of the file that set it, and the file
+ * sc_path() would open for VALUE if there is one. */
+static void input_strings(const struct scenario *sc, const config_setting_t *s,
+			  char ***paths, size_t *n)
+{
+	if (config_setting_is_aggregate(s)) {
+		for (int i = 0; i < config_setting_length(s); i++)
+			input_strings(sc, config_setting_get_elem(s, (unsigned)i), paths, n);
+		return;
+	}
+	const char *v = config_setting_type(s) == CONFIG_TYPE_STRING ?
+			config_setting_get_string(s) : NULL;
+	char file[CFG_PATH_MAX], dir[CFG_PATH_MAX];
+	unsigned line;
+	struct err e = { 0 };
+
+	if (v == NULL || v[0] == '\0')
+		return;
+	if (v[0] == '/' || config_setting_source_line(s) == 0) {
+		snprintf(file, sizeof file, "%s%s%s", v[0] == '/' || !sc->incdir ? "" :
+			 sc->incdir, v[0] == '/' || !sc->incdir ? "" : "/", v);
+		input_add(paths, n, file);
+	} else {
+		path_dir(cfg_setting_src(sc, s, &line), dir, sizeof dir);
+		if (snprintf(file, sizeof file, "%s/%s", dir, v) < (int)sizeof file)
+			input_add(paths, n, file);	/* else no file has so long a name */
+	}
+	/* And where a trace of that name is read from (sc_path's search). */
+	if (sc_path(sc, NULL, v, file, sizeof file, &e) == 0)
+		input_add(paths, n, file);
+}
+
+size_t sc_input_files(const struct scenario *sc, char ***paths)
+{
+	const char *const *files;
+	size_t n = 0, n_files = cfg_src_files(sc, &files);
+
+	*paths = NULL;
+	for (size_t i = 0; i < n_files; i++)
+		input_add(paths, &n, files[i]);
+	input_strings(sc, config_root_setting(&sc->cfg), paths, &n);
+	return n;
+}
+
+bool sc_has_child(const struct scenario *sc, const char *group, const char *name)
+{
+	const config_setting_t *g = config_lookup(&sc->cfg, group);
+
+	/* By member name, never by a path built from it: a user's name may
+	 * hold dots ("p4de.24xlarge"), which a path would split. */
+	return g != NULL && config_setting_is_group(g) &&
+	       config_setting_get_member(g, name) != NULL;
 }
 
 size_t sc_children(const struct scenario *sc, const char *group,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/infile.h"
 #include "sim/textfile.h"
 
 #define TEXTFILE_CHUNK_BYTES 65536
@@ -49,10 +50,12 @@ static char *read_all(FILE *f, size_t *len)
 
 char *textfile_read(const char *path, size_t *len, struct err *e)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = infile_check(path, e) < 0 ? NULL : fopen(path, "rb");
 	char *text;
 	size_t n = 0, first_nul;
 
+	if (f == NULL && e->status)
+		return NULL;
 	if (f == NULL) {
 		err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(errno));
 		return NULL;

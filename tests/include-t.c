@@ -157,9 +157,17 @@ static const struct inc_case cases[] = {
 	{ { NULL }, "/*\n@include \"none.cfg\"\n*/\nmodel = { layers = 5; };\n", NULL,
 	  "model.layers", "~/x.cfg:4: model.layers: here",
 	  "an @include inside a block comment is not one" },
+	/* A string may not span lines (libconfig would read an @include in it
+	 * as text, and leaks the string on a later error): refused at its line. */
 	{ { NULL }, "model = { name = \"a\n@include \\\"none.cfg\\\"\nb\"; layers = 6; };\n",
-	  NULL, "model.layers", "~/x.cfg:3: model.layers: here",
-	  "nor is one inside a string that spans lines" },
+	  NULL, NULL, "~/x.cfg:1: a string with no closing quote on its line "
+	  "(expected \"text\" on one line)",
+	  "nor is one inside a string that spans lines: that string is refused" },
+	{ { "cat.cfg", "gpus = {\n  a = { source = \"x; };\n};\n" },
+	  "\n@include \"cat.cfg\"\n", NULL, NULL,
+	  "~/cat.cfg:2: a string with no closing quote on its line "
+	  "(expected \"text\" on one line)",
+	  "an open string in an included file: that file's line 2" },
 	{ { "q\"x.cfg", "model = { layers = 7; };\n" }, "@include \"q\\\"x.cfg\"\n",
 	  NULL, "model.layers", "~/q\"x.cfg:1: model.layers: here",
 	  "\\\" in the name is a quote, as in libconfig" },
@@ -213,7 +221,8 @@ static void test_special(void)
 	if (mkfifo(p, 0600) < 0)
 		perror(p);
 	put("x.cfg", "@include \"fifo\"\n", 0);
-	bad("x.cfg", "~/x.cfg:1: @include \"fifo\": ~/fifo: not a regular file",
+	bad("x.cfg", "~/x.cfg:1: @include \"fifo\": ~/fifo: not a regular file "
+	    "(a directory, device or FIFO is never read)",
 	    "a FIFO is not read (libconfig would block on it)");
 	put("nul.cfg", "a = 1;\nb = 2;\nc = \0;\n", 21);
 	put("x.cfg", "@include \"nul.cfg\"\n", 0);

@@ -22,7 +22,9 @@ static int write_fixture(const char *path, struct err *e)
 	struct report *r = rep_new();
 	int rc = -1;
 
-	if (r == NULL || rep_open(r, path, e) < 0)
+	/* trainsim_version: the marker export and collect require of a run. */
+	if (r == NULL || rep_open(r, path, e) < 0 ||
+	    rep_attr_str(r, "trainsim_version", PACKAGE_VERSION, e) < 0)
 		goto out;
 	for (int k = 0; k < 4; k++)
 		if (rep_event_kind(r, kinds[k], "a fixture event") < 0)

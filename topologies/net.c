@@ -75,12 +75,32 @@ static int check_link(const struct link_spec *s, const char **bad_key,
 	return 0;
 }
 
+/* Memory for the graph, routes and flow state grows with the GPUs: the
+ * estimate is per GPU, measured (peak RSS of `trainsim --check` on
+ * scenarios/175b.cfg with 400,000 GPUs, 8 a node, fat-tree radix 512:
+ * 491 MB, 1.23 KB a GPU; rounded up).  A network whose estimate passes the
+ * budget is refused before anything is allocated, instead of running for
+ * minutes into "out of memory" (10^7 GPUs: 8 GB and more).  4 GiB is
+ * 3.3 million GPUs, an order of magnitude past the largest cluster built
+ * (xAI Colossus, 200,000 GPUs, 2025). */
+#define NET_EST_BYTES_PER_GPU 1300.0
+#define NET_MAX_EST_BYTES (4.0 * 1073741824.0)
+
 static int check_shape(struct net_params *p, const char **bad_key,
 		       struct err *e)
 {
 	if (p->gpus < 1) {
 		*bad_key = "cluster.gpus";
 		return err_set(e, ERR_USAGE, "%d GPUs (expected at least 1)", p->gpus);
+	}
+	if (p->gpus * NET_EST_BYTES_PER_GPU > NET_MAX_EST_BYTES) {
+		*bad_key = "cluster.gpus";
+		return err_set(e, ERR_USAGE, "%d GPUs: the network model would need about "
+			       "%.1f GB (expected at most %.0f GPUs, %.1f GB of network "
+			       "and flow state)", p->gpus,
+			       p->gpus * NET_EST_BYTES_PER_GPU / 1e9,
+			       floor(NET_MAX_EST_BYTES / NET_EST_BYTES_PER_GPU),
+			       NET_MAX_EST_BYTES / 1e9);
 	}
 	if (p->gpus_per_node < 1 || p->gpus % p->gpus_per_node != 0) {
 		*bad_key = "cluster.gpus_per_node";

@@ -1,0 +1,44 @@
+# tests/fuzz/fuzz.mk -- fuzzing (issue 15).  On every build, make check
+# replays tests/fuzz-regress/TARGET/* through the fuzz targets
+# (tests/fuzz-replay).  With ./configure --enable-fuzz (CC=clang, libFuzzer),
+# `make fuzz` builds one libFuzzer harness per target and runs each for
+# FUZZ_SECONDS (default 60) on a corpus seeded from scenarios/ and tests/;
+# crashes land in fuzz-out/ (copy each into tests/fuzz-regress/TARGET/).
+noinst_HEADERS += tests/fuzz/targets.h
+UNIT_TESTS += tests/fuzz-replay
+tests_fuzz_replay_SOURCES = tests/fuzz-replay.c tests/fuzz/targets.c
+EXTRA_DIST += tests/fuzz/fuzz-main.c tests/fuzz/seed.sh tests/fuzz/known tests/fuzz-regress
+
+FUZZ_SECONDS = 60
+FUZZ_TARGETS = scenario trace h5
+if FUZZ
+FUZZ_LINK = $(CC) $(AM_CFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_DEPS = $(srcdir)/tests/fuzz/fuzz-main.c $(srcdir)/tests/fuzz/targets.c libtrainsim.a
+FUZZ_BUILD = mkdir -p fuzz && $(FUZZ_LINK) $(AM_CPPFLAGS) -o $@ \
+	$(srcdir)/tests/fuzz/fuzz-main.c $(srcdir)/tests/fuzz/targets.c $(LDADD) $(LIBS)
+fuzz/fuzz-scenario: $(FUZZ_DEPS)
+	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_scenario
+fuzz/fuzz-trace: $(FUZZ_DEPS)
+	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_trace
+fuzz/fuzz-h5: $(FUZZ_DEPS)
+	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_h5
+fuzz: fuzz/fuzz-scenario fuzz/fuzz-trace fuzz/fuzz-h5
+	@st=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
+		$(SHELL) $(srcdir)/tests/fuzz/seed.sh $(srcdir) $$t fuzz-corpus/$$t || exit 1; \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+		SRCDIR=$(abs_top_srcdir) \
+		LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0 \
+		./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+			-artifact_prefix=fuzz-out/$$t/ fuzz-corpus/$$t || st=1; \
+	done; exit $$st
+else
+fuzz:
+	@echo "make fuzz needs ./configure --enable-fuzz CC=clang (libFuzzer)"; exit 1
+endif
+.PHONY: fuzz
+clean-local: clean-fuzz
+clean-fuzz:
+	rm -rf fuzz fuzz-corpus fuzz-out
+.PHONY: clean-fuzz
