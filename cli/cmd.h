@@ -21,6 +21,8 @@ int cmd_collect(int argc, char **argv, struct err *e);
 int cmd_export(int argc, char **argv, struct err *e);
 /* cli/plan.c: search layouts and policies for the best run under a deadline. */
 int cmd_plan(int argc, char **argv, struct err *e);
+/* cli/list.c: catalog entries (GPUs, links, ...) with key figures and sources. */
+int cmd_list(int argc, char **argv, struct err *e);
 
 /* cli/cluster.c: many jobs on one shared fleet (models/cluster.h). */
 int cmd_cluster(int argc, char **argv, struct err *e);

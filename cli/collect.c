@@ -43,7 +43,8 @@ struct row {
 static const char collect_usage[] =
 	"usage: trainsim collect [-o TABLE.h5] RUN.h5...\n"
 	"One row per run: seed, the -s overrides that define it, every summary figure.\n"
-	"TSV on stdout; with -o also an HDF5 table (/results/COLUMN).\n";
+	"TSV on stdout; with -o also an HDF5 table (/results/COLUMN).\n"
+	"  -o TABLE.h5   also write the table as HDF5\n";
 
 static int keys_find(const struct keys *k, const char *name)
 {

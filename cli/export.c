@@ -44,7 +44,14 @@ static const char export_usage[] =
 	"                        --table NAME] RUN.h5 [NAME...]\n"
 	"Print a run's time series (default), series list, summary, events,\n"
 	"/step data, root attributes or a table as whitespace-separated columns\n"
-	"(see doc/whatif.txt).\n";
+	"(see doc/whatif.txt).\n"
+	"  --list        the names of the series\n"
+	"  --summary     every summary figure, with its unit\n"
+	"  --events      the events: time, kind, who, value\n"
+	"  --step        the step model's iteration breakdown\n"
+	"  --step-list   the names of the /step data\n"
+	"  --attr        the root attributes (scenario, version, seed, ...)\n"
+	"  --table NAME  a cluster run's table: jobs or teams\n";
 
 static void print_word(const char *s, FILE *out)
 {

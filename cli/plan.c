@@ -46,7 +46,18 @@ static const char plan_usage[] =
 	"                     [--spot-fractions F,F,...] [--tsv FILE] [--json] [--daly]\n"
 	"                     [--jobs N]\n"
 	"Search cluster size, TP, PP, microbatch, recomputation, ZeRO stage and\n"
-	"checkpoint interval for the best run that completes by the deadline.\n";
+	"checkpoint interval for the best run that completes by the deadline.\n"
+	"  --deadline-days D        the run must finish within D days\n"
+	"  --minimize GOAL          cost (default), carbon or time\n"
+	"  --gpus N,N,...           cluster sizes to try (default: the scenario's\n"
+	"                           x 1/4 .. 4 in whole nodes)\n"
+	"  --spot-fractions F,...   also try these shares of the nodes on spot\n"
+	"  --top N                  configurations to print (default 10)\n"
+	"  --tsv FILE               every configuration evaluated, as a table\n"
+	"  --json                   the best one's summary as JSON\n"
+	"  --daly                   only Daly's interval, write time and MTBF\n"
+	"  --jobs N                 helper processes (default: the CPUs, at most 16)\n"
+	"  -s KEY=VALUE             override a scenario setting (repeatable)\n";
 
 /* --- the results ---------------------------------------------------------- */
 

@@ -38,7 +38,7 @@ struct cli {
 	const char **overrides;		/* -s KEY=VALUE, then --seed as run.seed=N */
 	size_t n_overrides;
 	char seed_override[64];
-	bool json, quiet, verbose, check, schema;
+	bool json, quiet, verbose, check, schema, schema_tsv;
 	int replicas;			/* --replicas N; 0 = one run */
 };
 
@@ -58,6 +58,7 @@ static const char usage_text[] =
 	"  -q                no human summary, no progress line\n"
 	"      --check       validate, print the resolved scenario and derived figures\n"
 	"      --schema      list every setting: path, type, unit, range, default, help\n"
+	"      --schema=tsv  the same as tab-separated columns, for programs\n"
 	"  -h, --help        this text\n"
 	"  -V, --version     version\n"
 	"\n"
@@ -68,6 +69,8 @@ static const char usage_text[] =
 	"  plan SCENARIO.cfg --deadline-days D\n"
 	"                           search for the best configuration\n"
 	"  cluster FILE.cfg         many jobs on one shared fleet (scheduler, pools)\n"
+	"  list gpus|links|nodes|storage|instances|regions|models\n"
+	"                           catalog entries: key figures and sources\n"
 	"\n"
 	"Exit status: 0 success, 2 usage or scenario error, 1 other failure.\n";
 
@@ -103,7 +106,7 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "schema", no_argument, NULL, OPT_SCHEMA },
+		{ "schema", optional_argument, NULL, OPT_SCHEMA },
 		{ "replicas", required_argument, NULL, OPT_REPLICAS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -127,7 +130,13 @@ static int parse_args(int argc, char **argv, struct cli *c, struct err *e)
 			break;
 		case OPT_JSON: c->json = true; break;
 		case OPT_CHECK: c->check = true; break;
-		case OPT_SCHEMA: c->schema = true; break;
+		case OPT_SCHEMA:
+			if (optarg != NULL && strcmp(optarg, "tsv") != 0)
+				return err_set(e, ERR_USAGE, "trainsim: --schema=%s: expected "
+					       "--schema or --schema=tsv", optarg);
+			c->schema = true;
+			c->schema_tsv = optarg != NULL;
+			break;
 		case OPT_REPLICAS:
 			if (parse_replicas(optarg, c, e) < 0)
 				return -1;
@@ -301,7 +310,7 @@ static int trainsim(int argc, char **argv, struct err *e)
 	if ((schema = args_run_schema(e)) == NULL)
 		goto out;
 	if (c.schema) {
-		cfg_schema_print(schema, stdout);
+		(c.schema_tsv ? cfg_schema_print_tsv : cfg_schema_print)(schema, stdout);
 		rc = 0;
 		goto out;
 	}
@@ -326,6 +335,7 @@ static const struct subcommand {
 	{ "export", cmd_export },
 	{ "plan", cmd_plan },
 	{ "cluster", cmd_cluster },
+	{ "list", cmd_list },
 	{ NULL, NULL },
 };
 

@@ -83,26 +83,25 @@ struct acct {
 
 /* --- traces ---------------------------------------------------------------- */
 
-/* A trace path relative to the scenario file's directory. */
-static void resolve(const struct scenario *sc, const char *rel, char *out, size_t len)
-{
-	const char *file = sc_file(sc), *slash = strrchr(file, '/');
-
-	if (rel[0] == '/' || slash == NULL)
-		snprintf(out, len, "%s", rel);
-	else
-		snprintf(out, len, "%.*s/%s", (int)(slash - file), file, rel);
-}
-
 static int load_trace(struct acct *a, const struct scenario *sc, int slot, const char *rel,
 		      enum trace_qty q, const char *column, const char *type,
 		      const char *zone, struct err *e)
 {
-	char path[4096];
+	static const char *const key_of[TR_SPOT0] = {
+		[TR_PUE] = "power.pue_trace", [TR_GRID] = "carbon.grid_trace",
+		[TR_ELEC] = "cost.electricity_trace",
+	};
+	char path[4096], key[256];
 
 	if (rel == NULL || rel[0] == '\0')
 		return 0;
-	resolve(sc, rel, path, sizeof path);
+	if (slot < TR_SPOT0)
+		snprintf(key, sizeof key, "%s", key_of[slot]);
+	else
+		snprintf(key, sizeof key, "pools.%s.spot_price_trace",
+			 a->pools.p[slot - TR_SPOT0].name);
+	if (sc_path(sc, key, rel, path, sizeof path, e) < 0)
+		return -1;
 	if (q == TRACE_SPOT ? trace_load_aws_spot(&a->tr[slot], path, type, zone, e) :
 			      trace_load_csv(&a->tr[slot], path, q, column, e))
 		return -1;

@@ -26,7 +26,7 @@ const struct cfg_setting ckpt_settings[] = {
 	  "aggregate storage read bandwidth for restores; a cap on the tier's when set" },
 	{ "training.checkpoint.snapshot_bw_gbyte_s", CFG_FLOAT, "GB/s", 1e-3, 1e6, "25", NULL,
 	  "async: per-GPU device-to-host copy bandwidth (PCIe Gen4 x16 ~25 GB/s, "
-	  "reliability.md 5.3)" },
+	  "doc/sources.md section 3)" },
 	CFG_RENAMED_TO("training.checkpoint.write_bw_gbps",
 		       "training.checkpoint.write_bw_gbyte_s"),
 	CFG_RENAMED_TO("training.checkpoint.read_bw_gbps",
@@ -53,6 +53,8 @@ const struct cfg_setting ckpt_storage_settings[] = {
 	  "aggregate read cap of the whole tier" },
 	{ "storage_types.*.latency_s", CFG_FLOAT, "s", 0, 1e6, "0", NULL,
 	  "fixed cost of one save or load (open, metadata, commit)" },
+	{ "storage_types.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (paper, URL, date; trainsim list)" },
 	CFG_RENAMED_TO("storage_types.*.write_gbps_per_node",
 		       "storage_types.*.write_bw_per_node_gbyte_s"),
 	CFG_RENAMED_TO("storage_types.*.read_gbps_per_node",

@@ -5,7 +5,7 @@
  * restartable mixed-precision Adam checkpoint holds: bf16 weights (2) +
  * fp32 master weights (4) + Adam momentum and variance (4 + 4); gradients
  * and activations are not saved.  BLOOM-176B's 2.3 TB checkpoint is 13.1
- * B/param (shared/reference/reliability.md section 5.1).  The checkpoint is
+ * B/param (BigScience 176B model card; doc/sources.md section 3).  The checkpoint is
  * sharded evenly over every GPU (distributed checkpoint format), so each
  * node writes size / nodes.
  *

@@ -16,7 +16,7 @@ const struct cfg_setting failure_settings[] = {
 	{ "failures.per_node_per_1000_days", CFG_FLOAT, "1/(1000 node-days)", 0, 1e6,
 	  "6.5", NULL, "node (host) failure rate (Meta RSC-1: 6.50)" },
 	{ "failures.gpu_per_1000_gpu_days", CFG_FLOAT, "1/(1000 GPU-days)", 0, 1e6, "0", NULL,
-	  "GPU failure rate, per GPU (Llama 3: 0.289, reliability.md 4.1)" },
+	  "GPU failure rate, per GPU (Llama 3: 0.289, arXiv:2407.21783 Table 5)" },
 	{ "failures.nic_per_1000_node_days", CFG_FLOAT, "1/(1000 node-days)", 0, 1e6, "0", NULL,
 	  "network (NIC, switch, cable) failure rate per node" },
 	{ "failures.software_per_1000_node_days", CFG_FLOAT, "1/(1000 node-days)", 0, 1e6,
@@ -40,21 +40,6 @@ const struct cfg_setting failure_settings[] = {
 	  "time until a failed node is back in the spare pool (replacement delay)" },
 	CFG_END
 };
-
-int failure_path(const struct scenario *sc, const char *rel, char *out, size_t cap,
-		 struct err *e)
-{
-	const char *file = sc_file(sc), *slash = strrchr(file, '/');
-	int n;
-
-	if (rel[0] == '/' || slash == NULL)
-		n = snprintf(out, cap, "%s", rel);
-	else
-		n = snprintf(out, cap, "%.*s/%s", (int)(slash - file), file, rel);
-	if (n < 0 || (size_t)n >= cap)
-		return err_set(e, ERR_USAGE, "%s: path too long", rel);
-	return 0;
-}
 
 static void set_proc(struct failure_proc *p, double units, double per_1000_days,
 		     double shape)
@@ -88,7 +73,7 @@ int failure_from_scenario(const struct scenario *sc, int nodes, int gpus_per_nod
 	f->enabled = sc_bool(sc, "failures.enabled") && (f->job_rate_per_s > 0 || trace[0]);
 	if (sc_bool(sc, "failures.enabled") && trace[0]) {
 		char path[4096];
-		if (failure_path(sc, trace, path, sizeof path, e) < 0 ||
+		if (sc_path(sc, "failures.trace", trace, path, sizeof path, e) < 0 ||
 		    replay_read_failures(path, nodes, &f->trace, &f->trace_n, e) < 0)
 			return -1;
 		f->job_rate_per_s = 0;	/* the trace replaces the processes */

@@ -30,8 +30,8 @@
  * and then the work since the last completed checkpoint is redone.
  *
  * Default rates: 6.50 node failures per 1000 node-days, Meta RSC-1
- * (Kokolis et al., HPCA 2025; formulas.md).  Llama 3's 54-day run on
- * 16,384 H100 (reliability.md 4.1) gives per-component rates; see
+ * (Kokolis et al., HPCA 2025, arXiv:2410.21680).  Llama 3's 54-day run on
+ * 16,384 H100 (arXiv:2407.21783, Table 5) gives per-component rates; see
  * scenarios/llama3-405b.cfg.  Restart 5-20 min on RSC: detect 60 s +
  * restart 540 s = 10 min by default.
  */
@@ -77,9 +77,5 @@ double failure_in_repair(const struct failure *f);
 /* The smallest pool that covers Poisson(in_repair) nodes in repair with
  * probability >= confidence. */
 int failure_spares_for(double in_repair, double confidence);
-
-/* A path in a setting, relative to the scenario file's directory. */
-int failure_path(const struct scenario *sc, const char *rel, char *out, size_t cap,
-		 struct err *e);
 
 #endif

@@ -4,7 +4,7 @@
  * CPython's collector stops one rank at a time, whenever that rank's
  * allocation count crosses a threshold; synchronous training then waits for
  * the slowest rank at the next collective, so a step pays the MAXIMUM over
- * ranks of the pauses that fell in it (reliability.md 6; torchtitan #696).
+ * ranks of the pauses that fell in it (github.com/pytorch/torchtitan/issues/696).
  *
  * mode auto: every rank pauses independently.  Pauses arrive as a Poisson
  * process in compute time (allocations happen while computing) with mean

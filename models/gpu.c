@@ -74,6 +74,8 @@ const struct cfg_setting gpu_settings[] = {
 	  "achieved fraction of HBM bandwidth: softmax" },
 	{ "gpus.*.stream.adam", CFG_FLOAT, "", 0.05, 2, NULL, NULL,
 	  "achieved fraction of HBM bandwidth: fused multi-tensor Adam" },
+	{ "gpus.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
 	CFG_END
 };
 

@@ -76,17 +76,18 @@ double jobgen_days_s(const struct scenario *sc)
 	return sc_float(sc, "workload.days") * 86400.0;
 }
 
-/* path relative to the scenario's directory */
-static char *beside(const struct scenario *sc, const char *path)
+/* A file the scenario names at key, found as sc_path finds it (the
+ * scenario's directory, $TRAINSIM_PATH, the installed scenarios); NULL
+ * with e filled when it is nowhere (or out of memory). */
+static char *beside(const struct scenario *sc, const char *key, const char *rel,
+		    struct err *e)
 {
-	const char *file = sc_file(sc), *slash = strrchr(file, '/');
-	size_t dir = path[0] == '/' || slash == NULL ? 0 : (size_t)(slash - file + 1);
-	char *out = malloc(dir + strlen(path) + 1);
+	char path[4096], *out;
 
-	if (out) {
-		memcpy(out, file, dir);
-		strcpy(out + dir, path);
-	}
+	if (sc_path(sc, key, rel, path, sizeof path, e) < 0)
+		return NULL;
+	if ((out = strdup(path)) == NULL)
+		err_set(e, ERR_RUN, "out of memory");
 	return out;
 }
 
@@ -112,14 +113,16 @@ static void job_train(struct cjob *j, const struct shape *s)
 static int training_shape(const struct scenario *sc, const char *key, const char *rel,
 			  const char *gpu, struct shape *out, struct err *e)
 {
-	char *path = beside(sc, rel);
-	struct cfg_schema *schema = run_schema_new();
+	char *path = beside(sc, key, rel, e);
+	struct cfg_schema *schema = path ? run_schema_new() : NULL;
 	struct scenario *run = NULL;
 	struct run_job *job = NULL;
 	const char *run_gpu;
 	int rc = -1;
 
-	if (path == NULL || schema == NULL) {
+	if (path == NULL)
+		goto out;
+	if (schema == NULL) {
 		err_set(e, ERR_RUN, "out of memory");
 		goto out;
 	}
@@ -281,8 +284,10 @@ static int trace_jobs(const struct scenario *sc, int gpn, struct cjobs *js, stru
 
 	if (!rel[0])
 		return 0;
-	char *path = beside(sc, rel);
-	if (path == NULL || (klass = cjobs_class(js, "trace", e)) < 0) {
+	char *path = beside(sc, "workload.trace", rel, e);
+	if (path == NULL)
+		return -1;
+	if ((klass = cjobs_class(js, "trace", e)) < 0) {
 		free(path);
 		return err_set(e, ERR_RUN, "out of memory");
 	}

@@ -31,6 +31,8 @@ const struct cfg_setting node_settings[] = {
 	PART("other", "BMC, board, PCIe switches and the rest"),
 	{ "nodes.*.psu_efficiency", CFG_FLOAT, "", 0.5, 1, NULL, NULL,
 	  "power supplies: DC out / AC in" },
+	{ "nodes.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (user guide, URL, date; trainsim list)" },
 	CFG_END
 };
 

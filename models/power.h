@@ -16,7 +16,7 @@
  * idle + power.gpu_busy_fraction x (TDP - idle), 0.8 by default: training
  * nodes average 76-82% of nameplate (Latif et al., "Empirical Measurements
  * of AI Training Power Demand on a GPU-Accelerated Node", 2025; Newkirk et
- * al., arXiv:2506.14551, 2025).  A GPU that is held but not training
+ * al., arXiv:2506.14551, 2025; doc/sources.md section 6).  A GPU that is held but not training
  * (checkpoint stall, restart, waiting for capacity) draws idle_w.
  *
  * Each node's host (CPUs, memory, host NICs, fans, drives, NVSwitches) is

@@ -31,7 +31,9 @@ const struct cfg_setting spot_settings[] = {
 	CFG_END
 };
 
-/* Midpoints of the AWS bands, share per month (reliability.md 2.2). */
+/* Midpoints of the AWS Spot Instance Advisor bands, share of capacity
+ * reclaimed per trailing month (<5%, 5-10%, 10-15%, 15-20%, >20%: AWS's
+ * wording as quoted by pkg.go.dev/github.com/grailbio/base/cloud/spotadvisor). */
 static const struct { const char *name; double monthly; } bands[] = {
 	{ "none", 0 }, { "lt5", 0.025 }, { "5to10", 0.075 }, { "10to15", 0.125 },
 	{ "15to20", 0.175 }, { "gt20", 0.25 },
@@ -96,7 +98,8 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 	sp->rate_per_node_s = per_h > 0 ? per_h / 3600.0 : band;
 	if (trace[0]) {
 		char path[4096];
-		if (failure_path(sc, trace, path, sizeof path, e) < 0 ||
+		snprintf(key, sizeof key, "pools.%s.capacity_trace", n);
+		if (sc_path(sc, key, trace, path, sizeof path, e) < 0 ||
 		    replay_read_capacity(path, &sp->tr, e) < 0)
 			return -1;
 		sp->has_trace = true;

@@ -12,8 +12,8 @@
  *
  * Rate model: each held node is preempted as a Poisson process; a
  * preempted node comes back after replacement_s.  An AWS interruption band
- * is the share of capacity reclaimed per trailing month (reliability.md
- * 2.2); we take its midpoint (25% for >20%) per node per 730 h month.
+ * is the share of capacity reclaimed per trailing month (AWS Spot Instance
+ * Advisor); we take its midpoint (25% for >20%) per node per 730 h month.
  * Trace model: the pool holds min(nodes, trace count x capacity_scale) nodes
  * at every instant of the trace (from capacity_offset_s, wrapping at its end
  * when capacity_loop); every drop is one preemption of the nodes lost, at the

@@ -7,8 +7,8 @@
  *   DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{pool=NAME}  mJ, summed, monotonic
  *   DCGM_FI_DEV_GPU_UTIL{pool=NAME}                  %, mean over held GPUs
  *   DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{pool=NAME}       ratio, mean over held GPUs
- * (field names and units: NVIDIA DCGM dcgm_fields.h, legacy names, as in
- * shared/reference/hardware-cost-carbon.md section 7).  Power is the value in
+ * (field names and units: NVIDIA/DCGM dcgmlib/dcgm_fields.h, 2026-07, the
+ * legacy names dcgm-exporter uses; doc/sources.md section 7).  Power is the value in
  * force at the sample; energy is its exact integral, so the two agree:
  * delta E [mJ] = integral of P dt x 1000.  Training GPUs are spread over the
  * pools in proportion to the nodes each holds.  GPU_UTIL counts a GPU busy

@@ -429,3 +429,39 @@ void cfg_schema_print(const struct cfg_schema *s, FILE *out)
 			d->help ? d->help : "");
 	}
 }
+
+/* One TSV field: tabs and newlines would split it. */
+static void print_field(const char *s, FILE *out)
+{
+	for (; s && *s; s++)
+		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, out);
+}
+
+void cfg_schema_print_tsv(const struct cfg_schema *s, FILE *out)
+{
+	fputs("path\ttype\tunit\trange\tdefault\thelp\n", out);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cfg_setting *d = s->ent[i];
+		char range[128];
+
+		print_range(d, range, sizeof range);
+		print_field(d->path, out);
+		fprintf(out, "\t%s\t", cfg_type_name(d->type));
+		print_field(d->unit, out);
+		fputc('\t', out);
+		print_field(range, out);
+		fputc('\t', out);
+		print_field(d->def ? d->def : "(required)", out);
+		fputc('\t', out);
+		print_field(d->help, out);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < s->n_ren; i++) {
+		print_field(s->ren[i]->path, out);
+		fputs("\trenamed\t\t", out);
+		print_field(s->ren[i]->choices, out);
+		fputs("\t\trenamed to ", out);
+		print_field(s->ren[i]->choices, out);
+		fputc('\n', out);
+	}
+}

@@ -5,7 +5,9 @@
  * Every model declares the settings it reads as a table of struct
  * cfg_setting (path, type, unit, range, default, help) and main() adds the
  * tables to one schema.  Loading a scenario then:
- *   1. parses the file (with @include, relative to the file's directory),
+ *   1. parses the file (with @include, looked for in the including file's
+ *      directory, the scenario's, $TRAINSIM_PATH, then the installed
+ *      scenarios: sim/path.h),
  *   2. applies overrides, each type-checked like a file value,
  *   3. checks every setting present against the schema (unknown ones are
  *      errors: a typo must never be silently ignored), and every required
@@ -81,12 +83,21 @@ void cfg_schema_free(struct cfg_schema *s);
 void cfg_schema_add(struct cfg_schema *s, const struct cfg_setting *table);
 /* Print every setting (path, type, unit, range, default, help). */
 void cfg_schema_print(const struct cfg_schema *s, FILE *out);
+/* The same as tab-separated columns with a header line (path, type, unit,
+ * range, default, help), then one "OLD renamed  NEW" row per renamed
+ * setting: for programs (the man page is made from it). */
+void cfg_schema_print_tsv(const struct cfg_schema *s, FILE *out);
 
 struct scenario;
 /* Load and validate; NULL with e filled (status ERR_USAGE) on any problem. */
 struct scenario *sc_load(const struct cfg_schema *s, const char *file,
 			 const char *const *overrides, size_t n_overrides,
 			 struct err *e);
+/* A catalog file alone (or any scenario): every setting present checked,
+ * and the required settings of its entries ("gpus.*.tdp_w"), but not the
+ * ones a whole scenario needs (model.layers ...): for `trainsim list`. */
+struct scenario *sc_load_catalog(const struct cfg_schema *s, const char *file,
+				 struct err *e);
 void sc_free(struct scenario *sc);
 
 /* Values by path (printf-style, so "gpus.%s.tdp_w" works).  The path must be
@@ -141,6 +152,13 @@ int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 const char *sc_file(const struct scenario *sc);
+/* A file a setting names (a trace): rel looked for in the scenario's
+ * directory, $TRAINSIM_PATH, then the installed scenarios (sim/path.h);
+ * out = the path to open.  Not found: -1 with e filled, "WHERE: key:
+ * "rel": not found in scenarios/, $TRAINSIM_PATH (not set), ..." (key may
+ * be NULL: "rel: not found in ..."). */
+int sc_path(const struct scenario *sc, const char *key, const char *rel,
+	    char *out, size_t cap, struct err *e);
 /* Every file the scenario was read from (the file, its @includes) and
  * every string setting as a path beside the file that set it (so every
  * trace it names, and words that name no file): what an output must

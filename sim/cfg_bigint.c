@@ -153,11 +153,9 @@ static void big_scan(const char *path, struct big_file *bf)
 
 /* ---- repairing the settings -------------------------------------------- */
 
-static struct big_file *big_file_of(const struct scenario *sc,
-				    struct big_file **files, const char *name)
+static struct big_file *big_file_of(struct big_file **files, const char *name)
 {
 	struct big_file *bf;
-	char path[CFG_PATH_MAX];
 
 	for (bf = *files; bf != NULL; bf = bf->next)
 		if (bf->name == name || strcmp(bf->name, name) == 0)
@@ -165,8 +163,7 @@ static struct big_file *big_file_of(const struct scenario *sc,
 	bf = cfg_xrealloc(NULL, sizeof *bf);
 	*bf = (struct big_file){ name, NULL, 0, 0, *files };
 	*files = bf;
-	cfg_file_words(sc, name, path, sizeof path);
-	big_scan(path, bf);
+	big_scan(name, bf);
 	return bf;
 }
 
@@ -190,24 +187,23 @@ static const struct int_lit *big_lit(struct big_file *bf, unsigned line)
 static int big_fix(struct scenario *sc, struct big_file **files,
 		   config_setting_t *s, const char *path, struct err *e)
 {
-	const char *f = config_setting_source_file(s);
-	unsigned line = config_setting_source_line(s);
+	unsigned line;
+	const char *f = cfg_setting_src(sc, s, &line);
 
-	if (f == NULL || line == 0)
+	if (line == 0)
 		return 0;
-	const struct int_lit *l = big_lit(big_file_of(sc, files, f), line);
+	const struct int_lit *l = big_lit(big_file_of(files, f), line);
 	if (l == NULL)
 		return 0;	/* not found: leave libconfig's value */
 	if ((uint32_t)s->value.ival != (uint32_t)(unsigned long long)l->v)
 		return 0;	/* not this literal after all: be safe */
 	if (l->too_big) {
-		char fw[CFG_PATH_MAX], exp[CFG_WHY_MAX] = "an integer of at most 64 bits";
+		char exp[CFG_WHY_MAX] = "an integer of at most 64 bits";
 		long idx = cfg_schema_find(sc->schema, path);
 		if (idx >= 0)
 			cfg_expected_words(sc, sc->schema->ent[idx], exp, sizeof exp);
-		cfg_file_words(sc, f, fw, sizeof fw);
 		return err_set(e, ERR_USAGE, "%s:%u: %s: %s is out of range "
-			       "(expected %s)", fw, line, path, l->text, exp);
+			       "(expected %s)", f, line, path, l->text, exp);
 	}
 	if (l->v >= INT_MIN && l->v <= INT_MAX)
 		return 0;

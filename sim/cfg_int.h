@@ -10,6 +10,7 @@
  *   cfg_override.c  text to values: -s KEY=VALUE and the schema defaults
  *   cfg_bigint.c    64-bit integer literals that libconfig 1.5 truncates
  *   cfg_check.c     the whole tree: unknown, wrong or missing settings
+ *   cfg_include.c   @include, found on the search path and checked; lines
  *   scenario.c      sc_load(), sc_free() and the accessors
  *
  * Functions here are prefixed cfg_; they report user errors through a
@@ -64,12 +65,15 @@ struct sc_override {
 };
 
 struct sc_cache;		/* what accessors fill in lazily (scenario.c) */
+struct cfg_lines;		/* the read text's lines -> FILE:LINE (cfg_include.c) */
 
 struct scenario {
 	const struct cfg_schema *schema;
 	config_t cfg;		/* the file after includes and overrides */
 	char *file;
 	char *incdir;		/* the file's directory; NULL for the cwd */
+	struct cfg_lines *lines;	/* where each line libconfig read came from */
+	bool catalog;		/* sc_load_catalog: whole-scenario settings not required */
 	struct sc_override *ovr;
 	size_t n_ovr;
 	struct sc_cache *cache;
@@ -120,9 +124,6 @@ void cfg_range_words(const struct cfg_setting *d, char *buf, size_t n);
 
 /* ---- cfg_where.c ------------------------------------------------------- */
 
-/* A file name as libconfig gives it, as the user should read it. */
-void cfg_file_words(const struct scenario *sc, const char *f, char *buf,
-		    size_t n);
 /* "FILE:LINE", "-s KEY=VALUE" or "FILE": where to point for path. */
 void cfg_where(const struct scenario *sc, const char *path, char *buf,
 	       size_t n);
@@ -180,6 +181,22 @@ int cfg_bigint_repair(struct scenario *sc, struct err *e);
 
 /* Every setting present known and good, every required one present. */
 int cfg_check_tree(struct scenario *sc, struct err *e);
+
+/* ---- cfg_include.c ---------------------------------------------------- */
+
+/* The scenario with its @includes spliced in (*text, to free), or -1 with
+ * e filled: "FILE:LINE: @include "NAME": not found in ..." and the like. */
+int cfg_include_read(struct scenario *sc, char **text, struct err *e);
+/* The file and line that line `line` of the read text came from. */
+const char *cfg_line_src(const struct scenario *sc, unsigned line,
+			 unsigned *file_line);
+/* The same for a setting (*line 0 for one made by an override). */
+const char *cfg_setting_src(const struct scenario *sc,
+			    const config_setting_t *s, unsigned *line);
+/* Every file spliced into the text (the scenario first, then each
+ * @include as found, in reading order); the count. */
+size_t cfg_src_files(const struct scenario *sc, const char *const **files);
+void cfg_lines_free(struct cfg_lines *l);
 
 /* ---- scenario.c -------------------------------------------------------- */
 

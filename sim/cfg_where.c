@@ -3,8 +3,8 @@
  *
  * Every message reads "WHERE: PATH: what is wrong", and WHERE is, in turn:
  *   - the last -s override that set PATH ("-s KEY=VALUE", as given);
- *   - the setting's own file and line; an @include'd file is named as
- *     libconfig opened it, i.e. relative to the scenario's directory;
+ *   - the setting's own file and line; an @include'd file is named by the
+ *     path it was found at (cfg_include.c), e.g. scenarios/catalog/gpus.cfg;
  *   - the nearest enclosing group present (or the override that created
  *     it, for a group made by -s, which has no line);
  *   - else just the scenario file.
@@ -37,34 +37,22 @@ static const struct sc_override *override_for(const struct scenario *sc,
 	return NULL;
 }
 
-void cfg_file_words(const struct scenario *sc, const char *f, char *buf,
-		    size_t n)
-{
-	if (f == NULL || strcmp(f, sc->file) == 0)
-		snprintf(buf, n, "%s", sc->file);
-	else if (sc->incdir != NULL && f[0] != '/')
-		snprintf(buf, n, "%s/%s", sc->incdir, f);
-	else
-		snprintf(buf, n, "%s", f);
-}
-
 /* Where setting s (at path p) came from: an override for a group -s made,
  * else its file and line. */
 static void setting_where(const struct scenario *sc, const config_setting_t *s,
 			  const char *p, char *buf, size_t n)
 {
 	const struct sc_override *o;
-	char f[CFG_PATH_MAX];
+	unsigned line;
+	const char *f = cfg_setting_src(sc, s, &line);
 
-	if (config_setting_source_line(s) == 0 &&
-	    (o = override_for(sc, p, true)) != NULL) {
+	if (line == 0 && (o = override_for(sc, p, true)) != NULL) {
 		char cut[CFG_ECHO_MAX + 4];
 		snprintf(buf, n, "-s %s", cfg_cut(cut, sizeof cut, o->text));
 		return;
 	}
-	cfg_file_words(sc, config_setting_source_file(s), f, sizeof f);
-	if (config_setting_source_line(s) > 0)
-		snprintf(buf, n, "%s:%u", f, config_setting_source_line(s));
+	if (line > 0)
+		snprintf(buf, n, "%s:%u", f, line);
 	else
 		snprintf(buf, n, "%s", f);
 }

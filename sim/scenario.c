@@ -1,8 +1,9 @@
 /*
  * scenario.c -- loading a scenario against the schema, and reading it.
  *
- * sc_load() goes: parse every schema default, read the file (libconfig,
- * @include relative to the file's directory), repair the 64-bit integers
+ * sc_load() goes: parse every schema default, read the file with its
+ * @includes spliced in (cfg_include.c: the scenario's directory, then
+ * $TRAINSIM_PATH, then the installed data) and parse it (libconfig), repair the 64-bit integers
  * libconfig truncated (cfg_bigint.c), apply the -s overrides in the order
  * given (cfg_override.c), and check the tree against the schema
  * (cfg_check.c).  The first problem found is the one reported.  The
@@ -27,7 +28,7 @@
 #include <sys/stat.h>
 
 #include "sim/cfg_int.h"
-#include "sim/textfile.h"
+#include "sim/path.h"
 
 struct sc_children {
 	char *group;
@@ -144,73 +145,30 @@ static void duplicate_name(const char *file, int line, char *name, size_t n)
 			}
 }
 
-/* The line of a string literal that runs into a newline or the end of the
- * file, else 0.  libconfig lets a string span lines, so a missing closing
- * quote swallows the settings after it; and when the parse then fails it
- * leaks the string's buffer (libconfig 1.5, found by tests/fuzz).  Refusing
- * it first gives the real place and keeps libconfig off that path. */
-static long open_string_line(const char *t)
-{
-	long line = 1, start = 0;
-
-	for (; *t; t++) {
-		if (*t == '\n')
-			line++;
-		if (*t == '#' || (t[0] == '/' && t[1] == '/')) {
-			t += strcspn(t, "\n") - 1;
-		} else if (t[0] == '/' && t[1] == '*') {
-			const char *end = strstr(t + 2, "*/");
-
-			for (const char *c = t; *c && (!end || c < end); c++)
-				line += *c == '\n';
-			if (end == NULL)
-				return 0;	/* libconfig reports that one */
-			t = end + 1;
-		} else if (*t == '"') {
-			for (start = line, t++; *t != '"'; t++) {
-				if (*t == '\0' || *t == '\n')
-					return start;
-				if (*t == '\\' && t[1] != '\0' && t[1] != '\n')
-					t++;
-			}
-		}
-	}
-	return 0;
-}
-
 static int read_file(struct scenario *sc, struct err *e)
 {
-	char *text = textfile_read(sc->file, NULL, e);	/* regular, no NUL */
-	char fw[CFG_PATH_MAX];
-	long open_line;
+	char *text;
+	unsigned line;
+	const char *f;
 
-	if (text == NULL)
+	if (cfg_include_read(sc, &text, e) < 0)	/* every file checked there */
 		return -1;
-	open_line = open_string_line(text);
+	int ok = config_read_string(&sc->cfg, text);
 	free(text);
-	if (open_line > 0)
-		return err_set(e, ERR_USAGE, "%s:%ld: a string with no closing quote on "
-			       "its line (expected \"text\" on one line)", sc->file,
-			       open_line);
-	if (config_read_file(&sc->cfg, sc->file))
+	if (ok)
 		return 0;
-	if (config_error_type(&sc->cfg) == CONFIG_ERR_FILE_IO)
-		return err_set(e, ERR_USAGE, "%s: cannot read: %s", sc->file,
-			       config_error_text(&sc->cfg));
-	cfg_file_words(sc, config_error_file(&sc->cfg), fw, sizeof fw);
+	f = cfg_line_src(sc, (unsigned)config_error_line(&sc->cfg), &line);
 	if (strcmp(config_error_text(&sc->cfg), "duplicate setting name") == 0) {
 		char name[128];
 
-		duplicate_name(fw, config_error_line(&sc->cfg), name, sizeof name);
+		duplicate_name(f, (int)line, name, sizeof name);
 		if (name[0])
-			return err_set(e, ERR_USAGE, "%s:%d: %s: duplicate setting name "
-				       "(set twice in one group)", fw,
-				       config_error_line(&sc->cfg), name);
+			return err_set(e, ERR_USAGE, "%s:%u: %s: duplicate setting name "
+				       "(set twice in one group)", f, line, name);
 	}
-	return err_set(e, ERR_USAGE, "%s:%d: %s", fw, config_error_line(&sc->cfg),
+	return err_set(e, ERR_USAGE, "%s:%u: %s", f, line,
 		       config_error_text(&sc->cfg));
 }
-
 
 static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 {
@@ -227,17 +185,17 @@ static struct scenario *sc_new(const struct cfg_schema *s, const char *file)
 	if (slash != NULL) {
 		sc->incdir = cfg_xstrndup(file, slash == file ? 1
 						: (size_t)(slash - file));
-		config_set_include_dir(&sc->cfg, sc->incdir);
 	}
 	return sc;
 }
 
-struct scenario *sc_load(const struct cfg_schema *s, const char *file,
-			 const char *const *overrides, size_t n_overrides,
-			 struct err *e)
+static struct scenario *load(const struct cfg_schema *s, const char *file,
+			     const char *const *overrides, size_t n_overrides,
+			     bool catalog, struct err *e)
 {
 	struct scenario *sc = sc_new(s, file);
 
+	sc->catalog = catalog;
 	if (load_defaults(s, e) < 0 || read_file(sc, e) < 0 ||
 	    cfg_bigint_repair(sc, e) < 0)
 		goto fail;
@@ -250,6 +208,19 @@ struct scenario *sc_load(const struct cfg_schema *s, const char *file,
 fail:
 	sc_free(sc);
 	return NULL;
+}
+
+struct scenario *sc_load(const struct cfg_schema *s, const char *file,
+			 const char *const *overrides, size_t n_overrides,
+			 struct err *e)
+{
+	return load(s, file, overrides, n_overrides, false, e);
+}
+
+struct scenario *sc_load_catalog(const struct cfg_schema *s, const char *file,
+				 struct err *e)
+{
+	return load(s, file, NULL, 0, true, e);
 }
 
 void sc_free(struct scenario *sc)
@@ -272,6 +243,7 @@ void sc_free(struct scenario *sc)
 	free(sc->cache);
 	free(sc->file);
 	free(sc->incdir);
+	cfg_lines_free(sc->lines);
 	free(sc);
 }
 
@@ -363,18 +335,13 @@ void sc_dir_of(const struct scenario *sc, char *out, size_t n, const char *fmt, 
 	accessor_path("sc_dir_of", path, fmt, ap);
 	va_end(ap);
 	const config_setting_t *s = config_lookup(&sc->cfg, path);
-	char file[CFG_PATH_MAX];
+	unsigned line;
 
 	if (s == NULL || config_setting_source_line(s) == 0) {	/* default, -s */
 		snprintf(out, n, "%s", sc->incdir ? sc->incdir : ".");
 		return;
 	}
-	cfg_file_words(sc, config_setting_source_file(s), file, sizeof file);
-	const char *slash = strrchr(file, '/');
-	if (slash)
-		snprintf(out, n, "%.*s", (int)(slash - file), file);
-	else
-		snprintf(out, n, ".");
+	path_dir(cfg_setting_src(sc, s, &line), out, n);
 }
 
 bool sc_has(const struct scenario *sc, const char *fmt, ...)
@@ -391,8 +358,15 @@ bool sc_has(const struct scenario *sc, const char *fmt, ...)
 	return config_lookup(&sc->cfg, path) != NULL;
 }
 
+static void input_add(char ***paths, size_t *n, const char *file)
+{
+	*paths = cfg_xrealloc(*paths, (*n + 1) * sizeof **paths);
+	(*paths)[(*n)++] = cfg_xstrndup(file, strlen(file));
+}
+
 /* Append "DIR/VALUE" (or VALUE when absolute) for every string leaf
- * under s, DIR the directory of the file that set it. */
+ * under s, DIR the directory of the file that set it, and the file
+ * sc_path() would open for VALUE if there is one. */
 static void input_strings(const struct scenario *sc, const config_setting_t *s,
 			  char ***paths, size_t *n)
 {
@@ -403,40 +377,34 @@ static void input_strings(const struct scenario *sc, const config_setting_t *s,
 	}
 	const char *v = config_setting_type(s) == CONFIG_TYPE_STRING ?
 			config_setting_get_string(s) : NULL;
-	char file[CFG_PATH_MAX], *p;
+	char file[CFG_PATH_MAX], dir[CFG_PATH_MAX];
+	unsigned line;
+	struct err e = { 0 };
 
 	if (v == NULL || v[0] == '\0')
 		return;
 	if (v[0] == '/' || config_setting_source_line(s) == 0) {
 		snprintf(file, sizeof file, "%s%s%s", v[0] == '/' || !sc->incdir ? "" :
 			 sc->incdir, v[0] == '/' || !sc->incdir ? "" : "/", v);
+		input_add(paths, n, file);
 	} else {
-		cfg_file_words(sc, config_setting_source_file(s), file, sizeof file);
-		char *slash = strrchr(file, '/');
-		int dir_len = slash ? (int)(slash - file) : 1;
-		char dir[CFG_PATH_MAX];
-
-		memcpy(dir, slash ? file : ".", (size_t)dir_len);
-		dir[dir_len] = '\0';
-		if (snprintf(file, sizeof file, "%s/%s", dir, v) >= (int)sizeof file)
-			return;	/* no file has so long a name */
+		path_dir(cfg_setting_src(sc, s, &line), dir, sizeof dir);
+		if (snprintf(file, sizeof file, "%s/%s", dir, v) < (int)sizeof file)
+			input_add(paths, n, file);	/* else no file has so long a name */
 	}
-	p = cfg_xstrndup(file, strlen(file));
-	*paths = cfg_xrealloc(*paths, (*n + 1) * sizeof **paths);
-	(*paths)[(*n)++] = p;
+	/* And where a trace of that name is read from (sc_path's search). */
+	if (sc_path(sc, NULL, v, file, sizeof file, &e) == 0)
+		input_add(paths, n, file);
 }
 
 size_t sc_input_files(const struct scenario *sc, char ***paths)
 {
-	char file[CFG_PATH_MAX];
-	size_t n = 0;
+	const char *const *files;
+	size_t n = 0, n_files = cfg_src_files(sc, &files);
 
 	*paths = NULL;
-	for (unsigned i = 0; i < sc->cfg.num_filenames; i++) {
-		cfg_file_words(sc, sc->cfg.filenames[i], file, sizeof file);
-		*paths = cfg_xrealloc(*paths, (n + 1) * sizeof **paths);
-		(*paths)[n++] = cfg_xstrndup(file, strlen(file));
-	}
+	for (size_t i = 0; i < n_files; i++)
+		input_add(paths, &n, files[i]);
 	input_strings(sc, config_root_setting(&sc->cfg), paths, &n);
 	return n;
 }

@@ -1,7 +1,7 @@
 /*
  * acct-trace-t.c -- reading traces: UTC times, both Electricity Maps header
- * generations (rows copied in layout from the reference's example, section
- * 6.2 of shared/reference/hardware-cost-carbon.md), unit conversion, AWS
+ * generations (rows in the layout of the Electricity Maps dataset CSVs,
+ * doc/sources.md section 5), unit conversion, AWS
  * spot JSON in either order, and walking a trace in simulated time.
  */
 #include <math.h>

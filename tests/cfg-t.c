@@ -257,8 +257,14 @@ static void test_file_errors(void)
 	bad("# one\n@include \"catalog/bad.cfg\"\n", NULL, 0,
 	    "@/catalog/bad.cfg:2: syntax error",
 	    "syntax error inside an included file names that file, line 2");
-	bad("@include \"catalog/none.cfg\"\n", NULL, 0,
-	    "@/x.cfg:1: cannot open include file", "missing include file");
+	unsetenv("TRAINSIM_PATH");
+	snprintf(want, sizeof want, "%s/x.cfg:1: @include \"catalog/none.cfg\": "
+		 "not found in %s/, $TRAINSIM_PATH (not set), %s/scenarios", dir,
+		 dir, TRAINSIM_DATADIR);
+	tap_ok(load("@include \"catalog/none.cfg\"\n", NULL, 0, &e) == NULL &&
+	       strcmp(e.msg, want) == 0,
+	       "missing include file: its name and the places looked in "
+	       "(tests/include-t has the rest)");
 }
 
 static void test_schema_rules(void)

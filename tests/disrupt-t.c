@@ -1,6 +1,7 @@
 /*
  * disrupt-t.c -- checkpoints, failures, GC and the fast path against
- * formulas (shared/reference/formulas.md and reliability.md) and against
+ * formulas (Young 1974, Daly 2006, Kokolis et al. 2025; doc/sources.md
+ * section 8) and against
  * brute force.
  *
  * The statistical tests use common random numbers (the same seeds for every
@@ -39,7 +40,7 @@ static double run1(const char *const *ov, size_t n, uint64_t seed, const char *k
 
 #define N_OV(a) (sizeof(a) / sizeof((a)[0]))
 
-/* formulas.md: Daly's worked values (R = 10 min, delta = 5 min) and Young. */
+/* doc/sources.md section 8: Daly's worked values (R = 10 min, delta = 5 min) and Young. */
 static void test_daly_formula(void)
 {
 	double d = 300;
@@ -54,7 +55,7 @@ static void test_daly_formula(void)
 		double by_hand = sqrt(2 * d * M) * (1 + sqrt(x) / 3 + x / 9) - d;
 		tap_near(ckpt_daly_s(d, M), by_hand, 1e-15, "Daly eq. 37 as written");
 		tap_near(ckpt_daly_s(d, M) / 60, w[i].daly_min, w[i].half / w[i].daly_min,
-			 "Daly's worked value (formulas.md), to its last digit");
+			 "Daly's worked value (doc/sources.md section 8), to its last digit");
 		tap_near(ckpt_young_s(d, M) / 60, w[i].young_min, 0.005 / w[i].young_min,
 			 "Young sqrt(2 delta M)");
 	}
@@ -191,7 +192,7 @@ static void test_daly_sweep(void)
 
 /* Mean lost work per failure = E[X | X < L] = M - L/(e^{L/M} - 1) for
  * exponential failures and a segment L = tau + delta, ~ L/2 - L^2/12M
- * (reliability.md 1.3); failures during restarts lose nothing more and are
+ * (Daly 2006; doc/sources.md section 8); failures during restarts lose nothing more and are
  * left out (interrupted_restarts). */
 static void test_lost_work(void)
 {

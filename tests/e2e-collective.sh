@@ -1,10 +1,11 @@
 #!/bin/sh
 # `trainsim collective`: the nccl-tests table on a scenario's cluster.
 # Expected busbw: DGX A100 all-reduce on NVLink3/NVSwitch measures about
-# 230 GB/s (NVIDIA/nccl-tests#149, in shared/reference/formulas.md); 5%.
+# 230 GB/s (NVIDIA/nccl-tests#149, github.com/NVIDIA/nccl-tests/issues/149);
+# 5%.  The closing lines follow nccl-tests' src/common.cu: "# Avg bus
+# bandwidth    : %g", the mean busbw over the sizes, then "#".
 cd "$SRCDIR" || exit 1
 . tests/tap.sh
-plan 6
 
 "$TRAINSIM" collective scenarios/1b.cfg -b 8 -e 1G -f 2 >"$tmp/t"
 ok $? "collective runs on the 1b node"
@@ -18,3 +19,40 @@ ok_near "$busbw" 230 0.05 "1 GiB all-reduce busbw $busbw GB/s within 5% of 230"
 [ $? -eq 2 ]; ok $? "zero size: exit 2"
 "$TRAINSIM" collective --ranks 99 scenarios/1b.cfg >/dev/null 2>"$tmp/e"
 [ $? -eq 2 ] && grep -q "8 GPUs" "$tmp/e"; ok $? "more ranks than GPUs: exit 2"
+
+# The footer: what auto chose, then nccl-tests' average.
+ok_eq "$(tail -3 "$tmp/t" | head -1)" "# auto chose ring for every size" \
+	"one node: auto chose ring for every size (tree and hier need two nodes)"
+avg=$(sed -n 's/^# Avg bus bandwidth    : //p' "$tmp/t")
+mean=$(grep -v '^#' "$tmp/t" | awk '{ s += $8; n++ } END { print s / n }')
+awk -v a="$avg" -v m="$mean" 'BEGIN { exit !(a - m < 0.005 && m - a < 0.005) }'
+ok $? "Avg bus bandwidth $avg is the mean of the 28 busbw values ($mean, each rounded to 0.005)"
+ok_eq "$(tail -1 "$tmp/t")" "#" "the table closes with a lone # as nccl-tests'"
+
+# Two nodes (tiny.cfg, 2 x 8 A100): auto takes the fastest, size by size.
+"$TRAINSIM" collective scenarios/tiny.cfg -b 8 -e 1G >"$tmp/a"
+line=$(grep '^# auto chose ' "$tmp/a")
+case $line in "# auto chose "*" for 8 B"*"to 1 GiB") r=0 ;; *) r=1 ;; esac
+ok $r "two nodes: the auto line covers 8 B to 1 GiB ($line)"
+t_auto() { grep -v '^#' "$tmp/a" | awk -v b="$1" '$1 == b { print $6 }'; }
+t_algo() { "$TRAINSIM" collective scenarios/tiny.cfg --algo "$1" -b "$2" -e "$2" | grep -v '^#' | awk '{ print $6 }'; }
+first=$(echo "$line" | sed 's/^# auto chose \([a-z]*\) for 8 B.*/\1/')
+ok_eq "$(t_auto 8)" "$(t_algo "$first" 8)" "8 B: auto's time is $first's"
+best=1
+for a in ring tree hier; do
+	awk -v x="$(t_algo $a 8)" -v y="$(t_auto 8)" 'BEGIN { exit !(x + 0 >= y + 0) }' || best=0
+done
+[ $best -eq 1 ]; ok $? "8 B: no algorithm is faster than auto's pick"
+last=$(echo "$line" | sed 's/.*, \([a-z]*\) for [^,]* to 1 GiB$/\1/; s/^# auto chose \([a-z]*\) for 8 B to 1 GiB$/\1/')
+ok_eq "$(t_auto 1073741824)" "$(t_algo "$last" 1073741824)" "1 GiB: auto's time is $last's"
+
+# --algo where it cannot apply says so.
+"$TRAINSIM" collective scenarios/tiny.cfg --op all_gather --algo tree -b 1M -e 1M >"$tmp/g"
+grep -q '^# all_gather has one algorithm (ring): --algo tree does not apply$' "$tmp/g"
+ok $? "--algo tree on all_gather: one algorithm (ring), --algo does not apply"
+"$TRAINSIM" collective scenarios/tiny.cfg --op all_gather -b 1M -e 1M >"$tmp/g2"
+ok_eq "$(grep -v '^#' "$tmp/g")" "$(grep -v '^#' "$tmp/g2")" "and its rows are the ring's"
+"$TRAINSIM" collective scenarios/1b.cfg --algo tree -b 1G -e 1G >"$tmp/o"
+grep -q '^# --algo tree ran as ring for every size (tree and hier need' "$tmp/o"
+ok $? "--algo tree on one node: ran as ring, and why"
+plan "$tap_n"

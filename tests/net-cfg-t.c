@@ -3,7 +3,7 @@
  * gpus catalogs, and the scenario errors of issue 3's bad-input list, each
  * reported as FILE:LINE: KEY: message.
  *
- * Expected busbw: formulas.md's measured all-reduce figures (230 GB/s on
+ * Expected busbw: doc/sources.md's (section 8) measured all-reduce figures (230 GB/s on
  * DGX A100 NVLink, nccl-tests#149; 192 GB/s over 8 x HDR, nccl#812), with
  * the catalog's sourced efficiencies; within 5%.
  */

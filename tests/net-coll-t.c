@@ -2,7 +2,7 @@
  * net-coll-t.c -- collectives against their closed forms and against
  * measured nccl-tests bandwidths.
  *
- * Closed forms (nccl-tests doc/PERFORMANCE.md; formulas.md): a ring
+ * Closed forms (nccl-tests doc/PERFORMANCE.md; doc/sources.md section 8): a ring
  * all-reduce of S bytes over n GPUs, each with bandwidth B, takes
  * 2(n-1)/n * S/B + 2(n-1)*alpha; reduce-scatter and all-gather
  * (n-1)/n * S/B + (n-1)*alpha.  alpha is the per-step latency, here
@@ -11,7 +11,7 @@
  * formula is exact (to the nanosecond: times are whole ns, hence the
  * tolerance 1e-5 on times of ~100 us and more).
  *
- * Measured (formulas.md): DGX A100 8-GPU NVLink all-reduce busbw about
+ * Measured (doc/sources.md section 8): DGX A100 8-GPU NVLink all-reduce busbw about
  * 230 GB/s (nccl-tests#149); two DGX A100 over 8 x HDR about 192 GB/s
  * (nccl#812).  The model uses the catalog's efficiencies: NVLink3 230/300
  * (nccl-tests#149), InfiniBand 0.97 (48.5 of 50 GB/s on one NDR NIC,
@@ -244,8 +244,12 @@ static void table(void)
 	int lines = 0;
 	for (size_t i = 0; i < c.len; i++)
 		lines += buf[i] == '\n';
-	/* 1 MiB, 4, 16, 64, 256 MiB, 1 GiB: 6 rows after 4 header lines. */
-	tap_ok(rc == 0 && lines == 10, "table: 6 sizes from 1 MiB to 1 GiB by 4 (%d lines)", lines);
+	/* 1 MiB, 4, 16, 64, 256 MiB, 1 GiB: 6 rows after 4 header lines, then
+	 * "# auto chose ...", "# Avg bus bandwidth ..." and "#". */
+	tap_ok(rc == 0 && lines == 13, "table: 6 sizes from 1 MiB to 1 GiB by 4 (%d lines)", lines);
+	tap_ok(strstr(buf, "\n# Avg bus bandwidth    : ") != NULL &&
+	       strstr(buf, "\n# auto chose ") != NULL,
+	       "table: closes with what auto chose and nccl-tests' average line");
 	tap_ok(strstr(buf, "1073741824") != NULL, "table lists 1073741824 bytes");
 	fputs(buf, stdout);
 	free(buf);
@@ -261,7 +265,7 @@ static void table(void)
 
 int main(void)
 {
-	tap_plan(24);
+	tap_plan(25);
 	one_node_closed_forms();
 	multi_node_closed_form();
 	measured_busbw();

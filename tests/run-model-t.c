@@ -2,7 +2,7 @@
  * run-model-t.c -- the first run model against numbers derived by hand.
  *
  * Sources: Megatron FLOPs and the 8TP/(nX) training-time estimate are from
- * Narayanan et al. SC'21 (shared/reference/formulas.md); the rest is
+ * Narayanan et al. SC'21 (doc/sources.md section 8); the rest is
  * arithmetic on the scenario's own figures, written out below.
  */
 #include <math.h>

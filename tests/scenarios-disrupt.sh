@@ -1,6 +1,6 @@
 #!/bin/sh
 # The disruption scenarios run, and llama3-405b.cfg reproduces what it was
-# built from (shared/reference/reliability.md 4.1): 419 unexpected
+# built from (Llama 3 paper, arXiv:2407.21783, Table 5): 419 unexpected
 # interruptions in 54 days on 16,384 H100, i.e. 7.76 a day -- the simulated
 # rate must lie within 4 standard errors (Poisson: sqrt(N)) -- and Meta's
 # ">90% effective training time", which our goodput (new training time /

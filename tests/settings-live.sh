@@ -174,6 +174,10 @@ regions.*.date|a label: when the preset's figures held
 regions.*.source|a label: where the preset's figures come from
 instances.*.date|a label: when the catalog's prices held
 instances.*.source|a label: where the catalog's prices come from
+gpus.*.source|a label: where the catalog's GPU figures come from (trainsim list gpus)
+links.*.source|a label: where the catalog's link figures come from (trainsim list links)
+storage_types.*.source|a label: where the catalog's storage figures come from (trainsim list storage)
+nodes.*.source|a label: where the catalog's node figures come from (trainsim list nodes)
 run.full_fidelity|checks the fast path: one event per iteration gives the same run by design (tests/disrupt-t)
 parallel.zero_prefetch_mb|ZeRO-3 gathers run one at a time on their stream; the depth allowed ahead (step_des.c gather_limit) never binds in the contexts tried (8 to 64 GPUs, HDR and OPA links, 1 KB to 1 GB): left for a context where compute and gathers alternate unevenly
 cost.commitments|DEAD today: non-spot pools hold every node until the run ends (run_nodes_held), so term and held bill the same; it matters only once a run can release reserved nodes

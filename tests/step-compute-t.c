@@ -1,6 +1,6 @@
 /* step-compute-t.c -- the kernel laws (models/kernels.h) on a made-up GPU
  * whose figures make the arithmetic easy, and the layer's FLOPs.  Expected
- * numbers by hand; FLOPs from Narayanan et al. (formulas.md): a layer's
+ * numbers by hand; FLOPs from Narayanan et al. (doc/sources.md section 8): a layer's
  * forward is 24 b s h^2 + 4 b s^2 h, backward twice that. */
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* step-mem-t.c -- memory model: ZeRO model states, Korthikanti activations,
  * the schedule's in-flight microbatches, parameters per stage.  Expected
- * numbers from shared/reference/formulas.md (cited per test). */
+ * numbers from Rajbhandari et al. SC'20 and Korthikanti et al. 2022
+ * (doc/sources.md section 8; cited per test). */
 #include <string.h>
 
 #include "tests/tap.h"
@@ -16,7 +17,7 @@ static void opts(struct par_opts *o)
 	o->recompute = PAR_RECOMPUTE_SELECTIVE;
 }
 
-/* formulas.md: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) */
+/* doc/sources.md section 8: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) */
 static double params(const struct tfm *m)
 {
 	double l = m->layers, h = m->hidden;
@@ -80,7 +81,7 @@ int main(void)
 	tap_near(mem_inflight_chunks(4, 2, 8, 0) / 8.0, 1 + 3.0 / 8, 1e-12,
 		 "= l (1 + (p-1)/(p v)) layers for l/(p v) per chunk");
 
-	/* parameters: one stage holds P (formulas.md) plus the final norm 2h */
+	/* parameters: one stage holds P (doc/sources.md section 8) plus the final norm 2h */
 	struct tfm t1;
 	tfm_gpt(&t1, 24, 2304, 24, 2048, 51200);
 	struct layout L11 = { .tp = 1, .pp = 1 }, L816 = { .tp = 8, .pp = 16 };

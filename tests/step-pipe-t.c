@@ -1,9 +1,9 @@
 /* step-pipe-t.c -- the iteration DES on explicit plans: pipeline bubbles
  * and data-parallel volumes.  Expected numbers:
  *   1F1B bubble (p-1)/m, interleaved (p-1)/(v m) of the ideal time, with
- *   uniform stages and free communication (Narayanan et al., formulas.md);
+ *   uniform stages and free communication (Narayanan et al., doc/sources.md section 8);
  *   DP volume per rank per step 2 Psi, ZeRO-1/2 2 Psi, ZeRO-3 3 Psi
- *   elements at one microbatch (Rajbhandari et al., formulas.md). */
+ *   elements at one microbatch (Rajbhandari et al., doc/sources.md section 8). */
 #include <math.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* step-scenario-t.c -- the step model's settings and memory check read from
  * scenario files: errors name the setting at fault, the memory error carries
- * the breakdown.  Expected figures by hand (formulas.md, Megatron-LM). */
+ * the breakdown.  Expected figures by hand (doc/sources.md section 8, Megatron-LM). */
 #define _XOPEN_SOURCE 700	/* realpath */
 #include <limits.h>
 #include <stdio.h>
@@ -106,7 +106,7 @@ int main(void)
 	tap_ok(fits == 0, "1.7B with full recomputation fits 80 GB (%.1f GB)",
 	       b.total_bytes / 1e9);
 	/* P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) plus the final norm 2h;
-	 * 16 bytes each (formulas.md) */
+	 * 16 bytes each (doc/sources.md section 8) */
 	double l = 24, h = 2304, P = 12 * l * h * h * (1 + 13 / (12 * h) +
 				(51200 + 2048) / (12 * l * h)) + 2 * h;
 	tap_near(b.weights_bytes + b.grads_bytes + b.optimizer_bytes, 16 * P, 1e-12,

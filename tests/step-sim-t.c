@@ -125,7 +125,7 @@ int main(void)
 	step_job_free(&k);
 	step_job_free(&j2);
 
-	/* distributed optimizer: optimizer states 12 Psi / N_d (formulas.md) */
+	/* distributed optimizer: optimizer states 12 Psi / N_d (doc/sources.md section 8) */
 	const char *dopt[] = { "parallel.distributed_optimizer=true" };
 	int dopt_rc = run(s, bench, dopt, 1, &k, &e);
 	tap_ok(dopt_rc == 0 && k.r.peak_memory_bytes < j.r.peak_memory_bytes,

@@ -659,6 +659,60 @@ double coll_busbw_factor(enum coll_op op, int n)
 	}
 }
 
+/* The one algorithm of each operation but all-reduce, in words. */
+static const char *const one_algo[] = {
+	[COLL_REDUCE_SCATTER] = "ring", [COLL_ALL_GATHER] = "ring",
+	[COLL_ALL_TO_ALL] = "direct: every rank sends to every other at once",
+	[COLL_BROADCAST] = "pipelined ring chain from the root",
+	[COLL_SENDRECV] = "one transfer from each rank to the next",
+};
+
+/* The algorithm c really runs with: --algo or auto's pick, then the
+ * plan's own fallbacks (one node: ring; hierarchical with one GPU per
+ * node: ring). */
+static int used_algo(struct net *net, const struct coll *c, enum coll_algo *out,
+		     struct err *e)
+{
+	struct coll_plan p;
+	enum coll_algo a;
+
+	memset(&p, 0, sizeof p);
+	int rc = net_coll_resolve(net, c, &a, e) < 0 ? -1 :
+		 coll_plan_build(net, c, a, &p, e);
+	*out = p.algo;
+	coll_plan_free(&p);
+	return rc;
+}
+
+/* "8 B", "64 KiB", "1 GiB": a size as nccl-tests users read it. */
+static void size_words(double bytes, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (bytes >= 1024 && u < 4 && fmod(bytes, 1024) == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%.0f %s", bytes, unit[u]);
+}
+
+/* The footer's "auto chose" line, one run of sizes at a time: the run
+ * [from, to] of algorithm a. */
+static void chose_add(char *buf, size_t n, enum coll_algo a, double from, double to)
+{
+	char f[32], t[32];
+	size_t k = strlen(buf);
+
+	size_words(from, f, sizeof f);
+	size_words(to, t, sizeof t);
+	if (from == to)
+		snprintf(buf + k, n - k, "%s%s for %s", k ? ", " : "", coll_algo_name(a), f);
+	else
+		snprintf(buf + k, n - k, "%s%s for %s to %s", k ? ", " : "",
+			 coll_algo_name(a), f, t);
+}
+
 int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		     double min_bytes, double max_bytes, double factor,
 		     int n_ranks, double skew, FILE *out, struct err *e)
@@ -676,6 +730,8 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 			       "--imbalance: only for all_to_all (alltoallv)" :
 			       "--imbalance %g: at most the %d ranks (the busiest "
 			       "takes in everything)", skew, n);
+	if (op == COLL_SENDRECV && n < 2)
+		return err_set(e, ERR_USAGE, "sendrecv needs at least 2 ranks");
 	int *gpus = malloc(sizeof *gpus * (size_t)n);
 	if (gpus == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
@@ -686,33 +742,74 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 	if (skew > 1)
 		fprintf(out, ", imbalance %g (rank 0 takes in %g x the mean)", skew, skew);
 	fputc('\n', out);
+	if (op != COLL_ALL_REDUCE)
+		fprintf(out, "# %s has one algorithm (%s)%s%s%s\n", coll_op_name(op),
+			one_algo[op], algo != COLL_AUTO ? ": --algo " : "",
+			algo != COLL_AUTO ? coll_algo_name(algo) : "",
+			algo != COLL_AUTO ? " does not apply" : "");
 	fprintf(out, "#\n#%12s %13s %9s %7s %7s %10s %8s %8s %7s\n",
 		"size", "count", "type", "redop", "root", "time", "algbw",
 		"busbw", "#wrong");
 	fprintf(out, "#%12s %13s %9s %7s %7s %10s %8s %8s %7s\n",
 		"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
-	int rc = 0;
+	int rc = 0, rows = 0;
+	double sum_busbw = 0, run_from = 0, prev = 0;
+	enum coll_algo run_algo = COLL_AUTO;
+	char chose[512] = "";
 	for (double S = min_bytes; S <= max_bytes * (1 + 1e-12); S *= factor) {
 		double bytes = floor(S / 4) * 4;	/* whole floats */
 		struct coll c = { op, algo, gpus, n, bytes, skew };
-		if (op == COLL_SENDRECV && n < 2) {
-			rc = err_set(e, ERR_USAGE, "sendrecv needs at least 2 ranks");
-			break;
-		}
 		double t = net_coll_time_s(net, &c, e);
 		if (!(t >= 0)) {
 			rc = -1;
 			break;
 		}
 		double algbw = t > 0 ? bytes / t / 1e9 : 0;
+		double busbw = algbw * coll_busbw_factor(op, n);
 		int per_rank = op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER ||
 			       op == COLL_ALL_TO_ALL;
 		fprintf(out, " %12.0f %13.0f %9s %7s %7d %10.2f %8.2f %8.2f %7s\n",
 			bytes, bytes / 4 / (per_rank ? n : 1), "float",
 			op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER ? "sum" : "none",
-			op == COLL_BROADCAST ? 0 : -1, t * 1e6, algbw,
-			algbw * coll_busbw_factor(op, n), "N/A");
+			op == COLL_BROADCAST ? 0 : -1, t * 1e6, algbw, busbw, "N/A");
+		sum_busbw += busbw;
+		rows++;
+		if (op == COLL_ALL_REDUCE) {
+			enum coll_algo a;
+			if (used_algo(net, &c, &a, e) < 0) {
+				rc = -1;
+				break;
+			}
+			if (rows > 1 && a != run_algo)
+				chose_add(chose, sizeof chose, run_algo, run_from, prev);
+			if (rows == 1 || a != run_algo) {
+				run_algo = a;
+				run_from = bytes;
+			}
+		}
+		prev = bytes;
 	}
 	free(gpus);
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* What auto chose; or what an --algo that does not fit ran as
+	 * (tree and hier need ranks on two or more nodes). */
+	if (op == COLL_ALL_REDUCE && rows > 0 &&
+	    (algo == COLL_AUTO || chose[0] || run_algo != algo)) {
+		char what[32];
+		snprintf(what, sizeof what, algo == COLL_AUTO ? "auto chose" :
+			 "--algo %s ran as", coll_algo_name(algo));
+		const char *why = algo == COLL_AUTO ? "" : " (tree and hier need ranks "
+			"on two or more nodes, hier more than one GPU on a node)";
+		if (chose[0] == '\0')
+			fprintf(out, "# %s %s for every size%s\n", what,
+				coll_algo_name(run_algo), why);
+		else {
+			chose_add(chose, sizeof chose, run_algo, run_from, prev);
+			fprintf(out, "# %s %s%s\n", what, chose, why);
+		}
+	}
+	/* nccl-tests' closing lines: the mean of busbw over the sizes. */
+	fprintf(out, "# Avg bus bandwidth    : %g\n#\n", rows ? sum_busbw / rows : 0);
+	return 0;
 }

@@ -97,8 +97,12 @@ size_t netsim_active_flows(const struct netsim *ns);
 /* The nccl-tests-style table of `trainsim collective`: sizes min_bytes,
  * min_bytes*factor, ... up to max_bytes, on ranks 0..n_ranks-1 (0: all
  * GPUs); columns size, count, type, redop, root, time (us), algbw and
- * busbw (GB/s, nccl-tests' factors), #wrong.  skew > 1 (all_to_all
- * only, at most n_ranks): the alltoallv of struct coll, sizes the mean. */
+ * busbw (GB/s, nccl-tests' factors), #wrong.  Then which algorithm auto
+ * chose for which sizes (or what an --algo that cannot run there ran as;
+ * an operation with one algorithm says so at the top), and nccl-tests'
+ * closing "# Avg bus bandwidth" line, the mean busbw over the sizes.
+ * skew > 1 (all_to_all only, at most n_ranks): the alltoallv of struct
+ * coll, sizes the mean rank's. */
 int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		     double min_bytes, double max_bytes, double factor,
 		     int n_ranks, double skew, FILE *out, struct err *e);

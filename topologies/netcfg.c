@@ -90,6 +90,8 @@ const struct cfg_setting net_settings[] = {
 	  "power of one NIC of this link (needed for a scale-out link)" },
 	{ "links.*.transceiver_w", CFG_FLOAT, "W", 0, 1e3, "0", NULL,
 	  "power of the module at each cable end (0: passive copper)" },
+	{ "links.*.source", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
 	CFG_END
 };
 

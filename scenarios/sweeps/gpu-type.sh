@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu-type.sh -- which GPU?  GPT-3 175B (scenarios/175b.cfg) on 1024 GPUs of
-# each type at its price per GPU-hour (shared/reference/hardware-cost-carbon.md
-# section 4): A100 40GB $4.10 (AWS p4d on demand), A100 80GB $5.12 (p4de on
+# each type at its price per GPU-hour (catalog/prices.cfg, sources in
+# doc/sources.md section 4): A100 40GB $4.10 (AWS p4d on demand), A100 80GB $5.12 (p4de on
 # demand), H100 $12.29 (p5 on demand before the June 2025 cut), H200 $5.408
 # (p5e capacity block, late 2024).  Works on main, where every GPU reaches
 # the scenario's training.efficiency of its peak (the first-run model); the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # region.sh -- where?  GPT-3 175B (scenarios/175b.cfg) under the grid carbon
-# intensity (gCO2e/kWh) and PUE of each region, from
-# shared/reference/hardware-cost-carbon.md sections 5.1 and 6.1: USA average
+# intensity (gCO2e/kWh) and PUE of each region, from regions/regions.cfg
+# (sources in doc/sources.md section 5): USA average
 # 369.5 (codecarbon, 2023), N. Virginia 367.8, Oregon 297.6, Iowa (GCP
 # us-central1) 566.3 at PUE 1.11 (Council Bluffs), Quebec (AWS
 # ca-central-1) 20, France 56, Sweden 40.7, Germany 381, India 713.4; PUE

@@ -9,8 +9,8 @@
 # standing for 8 nodes (all spot) or 4 (the half on spot); the job
 # continues elastically on what it holds.  Spot price: 60% below the
 # $40.97/h on-demand list price, $16.39 per node-hour (GPU spot in practice
-# runs 50-65% below on-demand: shared/reference/hardware-cost-carbon.md,
-# the pricing-classes table).
+# runs 50-65% below on-demand: digiterialabs.com, Q1 2026; doc/sources.md
+# section 4).
 . "$(dirname "$0")/lib.sh"
 sweep_init spot-vs-ondemand "$@"
 sweep_scenario scenarios/175b.cfg

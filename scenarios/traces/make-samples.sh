@@ -4,7 +4,7 @@
 # us-grid-2024-05.csv -- hourly grid intensity for May 2024, UTC, in the
 #   two-column layout (datetime_utc,g_per_kwh).  Made from one published
 #   figure and one stated assumption: the level is the USA 2023 average,
-#   369.5 gCO2e/kWh (OWID via codecarbon, shared/reference section 6.1);
+#   369.5 gCO2e/kWh (OWID via codecarbon, doc/sources.md section 5);
 #   the daily shape is ours, a +-15% cosine peaking at 01:00 UTC (evening in
 #   US central time).  Over whole days its mean is exactly 369.5, so a run
 #   of whole days at constant power gets the constant-intensity answer and
@@ -12,8 +12,8 @@
 #
 # p5-spot-2024-05.json -- AWS describe-spot-price-history output (newest
 #   first, as the CLI prints it) for p5.48xlarge in us-east-1a, May 2024.
-#   Made from published figures: on-demand $98.32/h (shared/reference
-#   section 4) and H100 spot "50-65% below on-demand" (digiterialabs.com,
+#   Made from published figures: on-demand $98.32/h (nextplatform.com
+#   2023-07-27; doc/sources.md section 4) and H100 spot "50-65% below on-demand" (digiterialabs.com,
 #   Q1 2026), so every price lies in [$34.41, $49.16].  The path inside the
 #   band is a bounded random walk of our own (Park-Miller generator, seed
 #   20240501), a change every 1-6 hours: it has the shape of spot history,
