@@ -211,7 +211,7 @@ static void rates_update(struct acct *a)
 	r->market_kg_s = a->co2.has_market ? carbon_kg(kwh_s, a->co2.market_g_per_kwh) :
 			 r->location_kg_s;
 	r->embodied_kg_s = carbon_embodied_kg_per_s(&a->co2, act->gpus_held, nodes,
-						    a->pf.switches * share);
+						    a->pf.embodied_kg * share);
 }
 
 static double cost_rate(const struct rates *r)

@@ -21,8 +21,8 @@ const struct cfg_setting carbon_settings[] = {
 	  "manufacturing footprint of one GPU (A100: 150, BLOOM study)" },
 	{ "carbon.embodied_server_kg", CFG_FLOAT, "kgCO2e", 0, 1e7, "2500", NULL,
 	  "manufacturing footprint of one server without its GPUs (BLOOM study)" },
-	{ "carbon.embodied_switch_kg", CFG_FLOAT, "kgCO2e", 0, 1e7, "0", NULL,
-	  "manufacturing footprint of one switch (no sourced figure; 0)" },
+	CFG_REMOVED_FOR("carbon.embodied_switch_kg", "the network is counted as built "
+			"(links.*.switch_embodied_kg per switch, nic_embodied_kg per NIC)"),
 	{ "carbon.service_life_years", CFG_FLOAT, "years", 0.1, 50, "6", NULL,
 	  "years over which the embodied footprint is amortised" },
 	CFG_END
@@ -38,7 +38,6 @@ void carbon_from_scenario(const struct scenario *sc, struct carbon *c)
 	c->market_g_per_kwh = sc_float(sc, "carbon.market_g_per_kwh");
 	c->embodied_gpu_kg = sc_float(sc, "carbon.embodied_gpu_kg");
 	c->embodied_server_kg = sc_float(sc, "carbon.embodied_server_kg");
-	c->embodied_switch_kg = sc_float(sc, "carbon.embodied_switch_kg");
 	c->service_life_h = sc_float(sc, "carbon.service_life_years") * 365.25 * 24;
 }
 
@@ -48,10 +47,9 @@ double carbon_kg(double kwh, double g_per_kwh)
 }
 
 double carbon_embodied_kg_per_s(const struct carbon *c, double gpus, double nodes,
-				double switches)
+				double network_kg)
 {
-	double kg = gpus * c->embodied_gpu_kg + nodes * c->embodied_server_kg +
-		    switches * c->embodied_switch_kg;
+	double kg = gpus * c->embodied_gpu_kg + nodes * c->embodied_server_kg + network_kg;
 
 	return kg / (c->service_life_h * 3600.0);
 }

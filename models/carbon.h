@@ -11,12 +11,14 @@
  * it is not set.  carbon.basis picks which one is carbon_kg; both are in
  * the summary.
  *
- * Embodied: the manufacturing footprint of GPUs, servers and switches,
- * amortised linearly over their service life by the time this run holds
- * them:  rate = (gpus x gpu_kg + nodes x server_kg + switches x switch_kg)
- * / life.  Defaults: 150 kgCO2e per A100 and 2,500 kgCO2e per server
+ * Embodied: the manufacturing footprint of GPUs, servers, switches and
+ * NICs, amortised linearly over their service life by the time this run
+ * holds them:  rate = (gpus x gpu_kg + nodes x server_kg + network_kg) /
+ * life.  Defaults: 150 kgCO2e per A100 and 2,500 kgCO2e per server
  * without GPUs (BLOOM, Luccioni et al. 2022, as used by Boavizta
- * e-footprint), six years; no sourced switch figure was found (default 0).
+ * e-footprint), six years.  network_kg is the platform as built
+ * (topologies/platform.h): its switches and NICs at the links catalog's
+ * switch_embodied_kg and nic_embodied_kg, the held nodes' share of it.
  */
 #ifndef MODELS_CARBON_H
 #define MODELS_CARBON_H
@@ -33,7 +35,6 @@ struct carbon {
 	double market_g_per_kwh;
 	double embodied_gpu_kg;
 	double embodied_server_kg;
-	double embodied_switch_kg;
 	double service_life_h;
 };
 
@@ -41,8 +42,9 @@ extern const struct cfg_setting carbon_settings[];
 void carbon_from_scenario(const struct scenario *sc, struct carbon *c);
 /* kgCO2e of `kwh` facility energy at `g_per_kwh`. */
 double carbon_kg(double kwh, double g_per_kwh);
-/* Embodied kgCO2e per second of holding gpus, nodes and switches. */
+/* Embodied kgCO2e per second of holding gpus, nodes and network_kg of
+ * switches and NICs (the platform's embodied_kg, or the share held). */
 double carbon_embodied_kg_per_s(const struct carbon *c, double gpus, double nodes,
-				double switches);
+				double network_kg);
 
 #endif

@@ -20,12 +20,13 @@ static void shares_and_traffic(void)
 {
 	static const char *const ov[] = { "carbon.embodied_gpu_kg=0",
 					   "carbon.embodied_server_kg=0",
-					   "carbon.embodied_switch_kg=1000" };
+					   "links.ib_hdr.switch_embodied_kg=1000",
+					   "links.ib_hdr.nic_embodied_kg=100" };
 	struct fixture f;
 	const struct acct_totals *t;
 	double life_s = 6 * 365.25 * 86400;	/* carbon.service_life_years */
 
-	if (fixture_open(&f, "power.cfg", ov, 3) < 0)
+	if (fixture_open(&f, "power.cfg", ov, 4) < 0)
 		return;
 	/* Hour 1: all 4 nodes, 2 GB/s on leaf links, 1 GB/s on spine links
 	 * and 50 GB/s on NVLink (free: in the GPU's power).  Hour 2: 2 nodes
@@ -42,8 +43,9 @@ static void shares_and_traffic(void)
 	tap_near(t->network_energy_j,
 		 (3516 + 3e9 * 8 * HDR_J_PER_BIT) * 3600 + 3516 / 2.0 * 3600, 1e-12,
 		 "network: 3,516 W + 3 GB/s x 8 x 1.58 pJ for an hour, then half the fabric");
-	tap_near(t->embodied_kg, (12 + 6) * 1000.0 * 3600 / life_s, 1e-12,
-		 "embodied: 12 switches x 1 t for an hour, then their half, over 6 years");
+	tap_near(t->embodied_kg, (12 * 1000.0 + 32 * 100.0) * 1.5 * 3600 / life_s, 1e-12,
+		 "embodied: 12 switches x 1 t + 32 NICs x 100 kg for an hour, then their "
+		 "half, over 6 years");
 	fixture_close(&f);
 }
 

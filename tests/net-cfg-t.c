@@ -160,7 +160,9 @@ static bool same_link(const struct link_spec *a, const struct link_spec *b)
 	       a->efficiency == b->efficiency && a->latency_ns == b->latency_ns &&
 	       a->pj_per_bit == b->pj_per_bit && a->switch_radix == b->switch_radix &&
 	       a->switch_w == b->switch_w && a->nic_w == b->nic_w &&
-	       a->transceiver_w == b->transceiver_w;
+	       a->transceiver_w == b->transceiver_w &&
+	       a->switch_embodied_kg == b->switch_embodied_kg &&
+	       a->nic_embodied_kg == b->nic_embodied_kg;
 }
 
 static void defaults_match(void)

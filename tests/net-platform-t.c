@@ -2,7 +2,9 @@
  * net-platform-t.c -- the platform as built, counted by hand: switches per
  * tier, NICs and cables of the fat trees and the dragonfly of the 175B
  * scenarios, and their idle power from the links catalog (HDR: Quantum
- * QM8700 of 40 ports at 253 W typical, ConnectX-6 at 15 W).
+ * QM8700 of 40 ports at 253 W typical, ConnectX-6 at 15 W) and embodied
+ * carbon (280 kgCO2e per switch, ARCHER2's Slingshot figure; 17 per NIC,
+ * 280 x 15 / 253; catalog/links.cfg).
  */
 #include <string.h>
 
@@ -13,6 +15,8 @@
 
 #define QM8700_W 253.0
 #define CX6_W 15.0
+#define SWITCH_KG 280.0
+#define NIC_KG 17.0
 
 static int count(struct net_params *p, struct platform *pf)
 {
@@ -51,6 +55,8 @@ static void fat_tree_175b(void)
 	tap_int(pf.nics, 1024, "... 1,024 NICs");
 	tap_near(pf.idle_w, 146 * QM8700_W + 1024 * CX6_W, 1e-12,
 		 "... idle 146 x 253 W + 1,024 x 15 W = 52,298 W");
+	tap_near(pf.embodied_kg, 146 * SWITCH_KG + 1024 * NIC_KG, 1e-12,
+		 "... embodied 146 x 280 + 1,024 x 17 = 58,288 kgCO2e");
 
 	/* 175b-fattree-oversub.cfg: 2:1 at aggregation, 40 ports as 26 down
 	 * and 13 up.  Pods of 26 leaves: 3 still; cores 20 x 13 = 260 of 3
@@ -61,6 +67,8 @@ static void fat_tree_175b(void)
 	tap_int(pf.switches, 56 + 60 + 20, "oversubscribed 2:1: 136 switches (20 cores)");
 	tap_near(pf.idle_w, 136 * QM8700_W + 1024 * CX6_W, 1e-12,
 		 "... idle 136 x 253 W + 1,024 x 15 W = 49,768 W");
+	tap_near(pf.embodied_kg, 136 * SWITCH_KG + 1024 * NIC_KG, 1e-12,
+		 "... embodied 136 x 280 + 1,024 x 17 = 55,488 kgCO2e");
 
 	/* Patterson et al.'s 10,000 V100 (what the catalog's HDR would add to
 	 * scenarios/validation/gpt3-patterson.cfg): 1,250 nodes fill 62 units
@@ -95,6 +103,8 @@ static void dragonfly_175b(void)
 	tap_int(pf.tier[TIER_GLOBAL].cables, 496, "... 496 global cables");
 	tap_near(pf.idle_w, 256 * QM8700_W + 1024 * CX6_W, 1e-12,
 		 "... idle 256 x 253 W + 1,024 x 15 W = 80,128 W");
+	tap_near(pf.embodied_kg, 256 * SWITCH_KG + 1024 * NIC_KG, 1e-12,
+		 "... embodied 256 x 280 + 1,024 x 17 = 89,088 kgCO2e");
 }
 
 /* Two tiers, and what is not counted. */
@@ -139,22 +149,29 @@ static void small(void)
 	       "no fabric: no NICs, no switches, 0 W");
 }
 
-/* The scenario itself, through net_build and the catalog. */
-static void scenario_175b(void)
+/* The scenarios themselves, through net_build and the catalog: the
+ * switch counts above at the catalog's watts and kilograms. */
+static void scenario_175b(const char *file, int switches)
 {
 	char path[4096];
 	struct err e = { 0 };
 	struct cfg_schema *schema = run_schema_new();
 	struct platform pf;
 
-	snprintf(path, sizeof path, "%s/scenarios/175b.cfg", tap_srcdir());
+	snprintf(path, sizeof path, "%s/scenarios/%s", tap_srcdir(), file);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
 	struct net_cfg *net = sc ? net_cfg_from_scenario(sc, &e) : NULL;
 	if (net == NULL || platform_from_cfg(net, &pf, &e) < 0) {
-		tap_ok(0, "175b.cfg's platform: %s", e.msg);
+		tap_ok(0, "%s's platform: %s", file, e.msg);
+		tap_ok(0, "%s's platform: %s", file, e.msg);
 	} else {
-		tap_near(pf.idle_w, 146 * QM8700_W + 1024 * CX6_W, 1e-12,
-			 "scenarios/175b.cfg: 52,298 W of network idle power");
+		char name[160];
+		snprintf(name, sizeof name, "scenarios/%s: %d x 253 W + 1,024 x 15 W "
+			 "of network idle power", file, switches);
+		tap_near(pf.idle_w, switches * QM8700_W + 1024 * CX6_W, 1e-12, name);
+		snprintf(name, sizeof name, "... and %d x 280 + 1,024 x 17 kgCO2e "
+			 "embodied", switches);
+		tap_near(pf.embodied_kg, switches * SWITCH_KG + 1024 * NIC_KG, 1e-12, name);
 	}
 	net_cfg_free(net);
 	sc_free(sc);
@@ -163,10 +180,13 @@ static void scenario_175b(void)
 
 int main(void)
 {
-	tap_plan(21);
+	tap_plan(31);
 	fat_tree_175b();
 	dragonfly_175b();
 	small();
-	scenario_175b();
+	scenario_175b("175b.cfg", 146);
+	scenario_175b("175b-fattree-oversub.cfg", 136);
+	scenario_175b("175b-dragonfly.cfg", 256);
+	scenario_175b("175b-spot.cfg", 146);
 	return tap_done();
 }

@@ -92,6 +92,10 @@ const struct cfg_setting net_settings[] = {
 	  "power of the module at each cable end (0: passive copper)" },
 	{ "links.*.source", CFG_STRING, "", 0, 0, "", NULL,
 	  "where the figures come from (datasheet, paper, URL, date; trainsim list)" },
+	{ "links.*.switch_embodied_kg", CFG_FLOAT, "kgCO2e", 0, 1e7, "0", NULL,
+	  "manufacturing footprint of that switch (embodied carbon)" },
+	{ "links.*.nic_embodied_kg", CFG_FLOAT, "kgCO2e", 0, 1e6, "0", NULL,
+	  "manufacturing footprint of one NIC of this link (embodied carbon)" },
 	CFG_END
 };
 
@@ -131,22 +135,28 @@ static int read_link(const struct scenario *sc, const char *name,
 	s->switch_w = sc_float(sc, "links.%s.switch_w", name);
 	s->nic_w = sc_float(sc, "links.%s.nic_w", name);
 	s->transceiver_w = sc_float(sc, "links.%s.transceiver_w", name);
+	s->switch_embodied_kg = sc_float(sc, "links.%s.switch_embodied_kg", name);
+	s->nic_embodied_kg = sc_float(sc, "links.%s.nic_embodied_kg", name);
 	return 0;
 }
 
-/* A fabric's switches and NICs draw power: no silent 0 W for them. */
+/* A fabric's switches and NICs draw power and were manufactured: no
+ * silent 0 W or 0 kgCO2e for them. */
 static int check_fabric_power(const struct scenario *sc, const char *name,
 			      struct err *e)
 {
-	static const char *const need[] = { "switch_w", "nic_w" };
+	static const char *const need[] = { "switch_w", "nic_w", "switch_embodied_kg",
+					    "nic_embodied_kg" };
+	static const char *const unit[] = { "W", "W", "kgCO2e", "kgCO2e" };
 	char path[160];
 
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
 		if (!sc_has(sc, "links.%s.%s", name, need[i])) {
 			snprintf(path, sizeof path, "links.%s", name);
 			return sc_error(sc, e, path, "the scale-out link has no %s "
-					"(expected links.%s.%s in W, as in "
-					"catalog/links.cfg)", need[i], name, need[i]);
+					"(expected links.%s.%s in %s, as in "
+					"catalog/links.cfg)", need[i], name, need[i],
+					unit[i]);
 		}
 	return 0;
 }

@@ -86,16 +86,18 @@ void platform_of_net(const struct net *net, struct platform *pf)
 	} else if (net->ft) {
 		/* A fat tree of another radix than the catalog's switch: that
 		 * switch's power per port times the ports built. */
-		double w = p->scale_out.switch_w;
-		if (p->scale_out.switch_radix > 0)
-			w *= (double)net->ft->radix / p->scale_out.switch_radix;
-		count_fat_tree(net->ft, w, pf);
+		double ports = p->scale_out.switch_radix > 0 ?
+			       (double)net->ft->radix / p->scale_out.switch_radix : 1;
+		count_fat_tree(net->ft, p->scale_out.switch_w * ports, pf);
+		pf->switch_embodied_kg = p->scale_out.switch_embodied_kg * ports;
 	} else if (net->df) {
 		count_dragonfly(net->df, &p->scale_out, pf);
+		pf->switch_embodied_kg = p->scale_out.switch_embodied_kg;
 	}
 	if (p->topology != TOPO_NONE) {
 		pf->nics = net->n_ep;
 		pf->nic_w = p->scale_out.nic_w;
+		pf->nic_embodied_kg = p->scale_out.nic_embodied_kg;
 	}
 	pf->idle_w = pf->nics * pf->nic_w;
 	for (int t = 0; t < TIER_COUNT; t++) {
@@ -106,6 +108,8 @@ void platform_of_net(const struct net *net, struct platform *pf)
 		if (t != TIER_NVLINK)
 			pf->switches += pt->switches;
 	}
+	pf->embodied_kg = (double)pf->switches * pf->switch_embodied_kg +
+			  pf->nics * pf->nic_embodied_kg;
 }
 
 int platform_from_cfg(const struct net_cfg *c, struct platform *pf, struct err *e)

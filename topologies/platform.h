@@ -29,6 +29,10 @@
  * Idle power = switches x switch_w + NICs x nic_w + cable ends x
  * transceiver_w (0 with passive copper); traffic power = bytes/s crossing
  * each tier's links x 8 x pj_per_bit of that tier's link.
+ *
+ * Embodied carbon = switches x switch_embodied_kg + NICs x nic_embodied_kg
+ * of the scale-out link (a fat tree of another radix than the catalog's
+ * switch: per port, as its power); NVSwitch fabrics are in the node's.
  */
 #ifndef TOPOLOGIES_PLATFORM_H
 #define TOPOLOGIES_PLATFORM_H
@@ -60,6 +64,9 @@ struct platform {
 	int64_t switches;	/* all tiers, NVSwitch fabrics not included */
 	struct platform_tier tier[TIER_COUNT];
 	double idle_w;		/* switches + NICs + transceivers */
+	double switch_embodied_kg;	/* per physical switch (links.*.switch_embodied_kg) */
+	double nic_embodied_kg;		/* per NIC (links.*.nic_embodied_kg) */
+	double embodied_kg;	/* switches x switch_embodied_kg + NICs x nic_embodied_kg */
 };
 
 /* Count what net holds. */

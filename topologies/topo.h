@@ -35,6 +35,8 @@ struct link_spec {
 	double switch_w;	/* power of that switch (0: not switched) */
 	double nic_w;		/* power of one NIC of this link (0: none) */
 	double transceiver_w;	/* per cable end (0: passive copper) */
+	double switch_embodied_kg;	/* manufacturing footprint of that switch */
+	double nic_embodied_kg;		/* of one NIC of this link */
 };
 
 enum net_topology { TOPO_NONE, TOPO_FAT_TREE, TOPO_DRAGONFLY };
