@@ -4,7 +4,8 @@
  * network model against their own nccl-tests runs.
  *
  *   trainsim collective SCENARIO.cfg [--op OP] [-b MIN] [-e MAX] [-f FACTOR]
- *                       [--ranks N] [--algo ring|tree|hier] [-s KEY=VALUE]...
+ *                       [--ranks N] [--algo ring|tree|hier] [--imbalance F]
+ *                       [-s KEY=VALUE]...
  *
  * Sizes take nccl-tests' suffixes K, M, G (powers of 1024).
  */
@@ -24,13 +25,21 @@
 static const char collective_usage[] =
 	"usage: trainsim collective SCENARIO.cfg [options]\n"
 	"  --op OP        all_reduce (default), reduce_scatter, all_gather,\n"
-	"                 all_to_all (or alltoall), broadcast, sendrecv\n"
+	"                 all_to_all (or alltoall, alltoallv), broadcast, sendrecv\n"
+	"  --imbalance F  all_to_all as an alltoallv: rank 0 takes in F times the\n"
+	"                 mean (as the busiest expert's rank of an MoE dispatch),\n"
+	"                 the others share the rest evenly; 1 to the ranks\n"
+	"                 (default 1: balanced)\n"
 	"  -b MIN         smallest size in bytes (default 8; K, M, G suffixes)\n"
 	"  -e MAX         largest size (default 1G)\n"
 	"  -f FACTOR      size multiplier between rows (default 2)\n"
 	"  --ranks N      ranks taking part (default: every GPU)\n"
 	"  --algo A       auto (default), ring, tree, hier\n"
-	"  -s KEY=VALUE   override a scenario setting (repeatable)\n";
+	"  -s KEY=VALUE   override a scenario setting (repeatable)\n"
+	"Sizes are nccl-tests' S: all_reduce's buffer, all_gather's output,\n"
+	"reduce_scatter's input, all_to_all's send buffer per rank (S/n to each\n"
+	"peer; alltoallv: the mean rank's); algbw = S / time, busbw = algbw x\n"
+	"nccl-tests' factor (all_to_all: (n-1)/n).\n";
 
 static int parse_size(const char *text, double *bytes, struct err *e)
 {
@@ -53,7 +62,7 @@ static int parse_size(const char *text, double *bytes, struct err *e)
 struct coll_args {
 	enum coll_op op;
 	enum coll_algo algo;
-	double min_bytes, max_bytes, factor;
+	double min_bytes, max_bytes, factor, skew;
 	int ranks;
 	const char **overrides;
 	size_t n_overrides;
@@ -62,11 +71,12 @@ struct coll_args {
 
 static int parse_collective(int argc, char **argv, struct coll_args *a, struct err *e)
 {
-	enum { OPT_OP = 256, OPT_RANKS, OPT_ALGO };
+	enum { OPT_OP = 256, OPT_RANKS, OPT_ALGO, OPT_IMBALANCE };
 	static const struct option longs[] = {
 		{ "op", required_argument, NULL, OPT_OP },
 		{ "ranks", required_argument, NULL, OPT_RANKS },
 		{ "algo", required_argument, NULL, OPT_ALGO },
+		{ "imbalance", required_argument, NULL, OPT_IMBALANCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -86,6 +96,12 @@ static int parse_collective(int argc, char **argv, struct coll_args *a, struct e
 			if (coll_algo_parse(optarg, &a->algo) < 0)
 				return err_set(e, ERR_USAGE, "collective: --algo %s: expected "
 					       "auto, ring, tree or hier", optarg);
+			break;
+		case OPT_IMBALANCE:
+			if (args_double("collective: --imbalance", optarg, nextafter(1, 0), HUGE_VAL,
+					"a load of at least 1 (the busiest over the mean)",
+					&a->skew, e) < 0)
+				return -1;
 			break;
 		case OPT_RANKS:
 			if (args_long("collective: --ranks", optarg, 1, INT_MAX,
@@ -119,7 +135,7 @@ static int parse_collective(int argc, char **argv, struct coll_args *a, struct e
 
 int cmd_collective(int argc, char **argv, struct err *e)
 {
-	struct coll_args a = { COLL_ALL_REDUCE, COLL_AUTO, 8, 1 << 30, 2, 0, NULL, 0, NULL };
+	struct coll_args a = { COLL_ALL_REDUCE, COLL_AUTO, 8, 1 << 30, 2, 1, 0, NULL, 0, NULL };
 	struct cfg_schema *schema = NULL;
 	struct scenario *sc = NULL;
 	struct net_cfg *cfg = NULL;
@@ -140,7 +156,7 @@ int cmd_collective(int argc, char **argv, struct err *e)
 	    (net = net_build(cfg, e)) == NULL)
 		goto out;
 	rc = coll_table_print(net, a.op, a.algo, a.min_bytes, a.max_bytes, a.factor,
-			      a.ranks, stdout, e);
+			      a.ranks, a.skew, stdout, e);
 out:
 	net_free(net);
 	net_cfg_free(cfg);

@@ -19,6 +19,11 @@ const struct cfg_setting layout_settings[] = {
 	{ "parallel.ep", CFG_INT, "", 1, 1e6, "1", NULL,
 	  "expert-parallel degree: each MoE layer's experts split over ep "
 	  "data-parallel ranks, tokens dispatched and combined by all-to-all" },
+	{ "parallel.ep_overlap", CFG_ENUM, "", 0, 0, "none", "none|shared_expert|dualpipe",
+	  "what hides the EP all-to-alls: nothing (Megatron-Core's default), the "
+	  "shared experts' compute (Megatron-Core --moe-shared-expert-overlap) or "
+	  "another microbatch's compute (DeepSeek-V3's DualPipe, arXiv 2412.19437 "
+	  "sec. 3.2.1); only what that compute cannot cover is exposed" },
 	{ "parallel.cp", CFG_INT, "", 1, 1e5, "1", NULL,
 	  "context-parallel degree: each sequence split over cp data-parallel ranks" },
 	{ "parallel.cp_comm", CFG_ENUM, "", 0, 0, "ring", "ring|all_gather|all_to_all",
@@ -152,6 +157,10 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 	L->micro_batch = (int)sc_int(sc, "parallel.micro_batch");
 	L->ep = (int)sc_int(sc, "parallel.ep");
 	L->cp = (int)sc_int(sc, "parallel.cp");
+	const char *ov = sc_str(sc, "parallel.ep_overlap");
+	L->ep_overlap = strcmp(ov, "shared_expert") == 0 ? LAYOUT_EP_OVERLAP_SHARED :
+			strcmp(ov, "dualpipe") == 0 ? LAYOUT_EP_OVERLAP_DUALPIPE :
+			LAYOUT_EP_OVERLAP_NONE;
 	L->cp_ulysses = strcmp(sc_str(sc, "parallel.cp_comm"), "all_to_all") == 0;
 	L->cp_all_gather = strcmp(sc_str(sc, "parallel.cp_comm"), "all_gather") == 0;
 	L->first_stage_layers = (int)sc_int(sc, "parallel.first_stage_layers");
@@ -208,5 +217,13 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 		return sc_error(sc, e, "parallel.ep", "dp = %d is not divisible by "
 				"ep = %d (expected a divisor of the data-parallel "
 				"degree)", L->dp, L->ep);
+	if (L->ep_overlap == LAYOUT_EP_OVERLAP_SHARED && m->moe.shared_experts == 0)
+		return sc_error(sc, e, "parallel.ep_overlap", "shared_expert without "
+				"shared experts (expected model.moe.shared_experts > 0, "
+				"or none)");
+	if (L->ep_overlap == LAYOUT_EP_OVERLAP_DUALPIPE && L->microbatches < 2)
+		return sc_error(sc, e, "parallel.ep_overlap", "dualpipe with %d "
+				"microbatch (expected at least 2: one's all-to-alls "
+				"hide under another's compute)", L->microbatches);
 	return 0;
 }

@@ -17,7 +17,9 @@
 struct layer_costs {
 	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
 	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
-	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls */
+	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls,
+					 * exposed */
+	double shared_fwd_s, shared_bwd_s;	/* its shared experts' compute */
 	double ep_bytes;		/* one all-to-all's, per GPU */
 	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
 	double cp_bytes;		/* sent per GPU per layer, forward and backward */
@@ -30,7 +32,7 @@ struct layer_costs {
 static int tp_coll_s(struct net *net, const int *tp_gpus, int tp, enum coll_op op,
 		     double bytes, double *t, struct err *e)
 {
-	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes };
+	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes, 0 };
 
 	*t = 0;
 	if (tp <= 1)
@@ -129,18 +131,57 @@ static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
  * two backward (and two more when full recomputation repeats the forward)
  * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
  * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
- * (sequence-parallel split), k copies of h bf16 elements, times the
- * busiest expert's load.  Timed alone on the fabric, one group (as the TP
- * collectives are), on the compute stream's critical path: Megatron-Core's
- * all-to-all dispatcher does not overlap it with compute.
+ * (sequence-parallel split), k copies of h bf16 elements.  Dropless
+ * routing (Megatron-Core's default) sends them where the router says:
+ * the busiest expert's rank takes in model.moe.imbalance times the mean
+ * (an alltoallv, the same as `trainsim collective --imbalance`), the total
+ * stays the mean's.  A capacity factor pads every expert's buffer to
+ * capacity_factor times the mean: a balanced all-to-all that much larger.
+ * Timed alone on the fabric, one group (as the TP collectives are), on
+ * the compute stream's critical path: Megatron-Core's all-to-all
+ * dispatcher does not overlap it with compute.
  */
 double step_ep_bytes(const struct tfm *m, const struct layout *L)
 {
-	double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
-		      m->moe.imbalance;
+	double pad = m->moe.capacity_factor > 0 ? m->moe.capacity_factor : 1;
 
 	return (double)L->micro_batch * m->seq_len / L->tp * m->moe.top_k *
-	       m->hidden * 2.0 * load;
+	       m->hidden * 2.0 * pad;
+}
+
+double step_ep_skew(const struct tfm *m, int ep)
+{
+	/* the busiest rank takes at most all of it: an expert's imbalance
+	 * beyond ep ranks' worth is one rank receiving everything */
+	double f = m->moe.capacity_factor > 0 ? 1 : m->moe.imbalance;
+	return f < ep ? f : ep;
+}
+
+/*
+ * What hides the all-to-alls (parallel.ep_overlap), an upper bound on the
+ * overlap as TP's is (SMs the transfers take are not counted):
+ *   shared_expert (Megatron-Core --moe-shared-expert-overlap): the shared
+ *     experts' GEMMs run beside the dispatch and combine of each pass;
+ *   dualpipe (DeepSeek-V3, arXiv 2412.19437 sec. 3.2.1): a forward chunk
+ *     of one microbatch runs beside a backward chunk of another, each one's
+ *     all-to-alls under the other's compute: the pair exposes what its
+ *     all-to-alls exceed its MoE layer's compute by, shared in proportion.
+ *     Only that overlap is modelled, not DualPipe's bidirectional schedule.
+ */
+void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
+		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+		     double *ep_fwd_s, double *ep_bwd_s)
+{
+	double f = *ep_fwd_s, b = *ep_bwd_s;
+
+	if (ov == LAYOUT_EP_OVERLAP_SHARED) {
+		*ep_fwd_s = fmax(0, f - shared_fwd_s);
+		*ep_bwd_s = fmax(0, b - shared_bwd_s);
+	} else if (ov == LAYOUT_EP_OVERLAP_DUALPIPE && f + b > 0) {
+		double left = fmax(0, f + b - moe_fwd_s - moe_bwd_s);
+		*ep_fwd_s = left * f / (f + b);
+		*ep_bwd_s = left * b / (f + b);
+	}
 }
 
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
@@ -156,12 +197,15 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
 		return -1;
 	c->ep_bytes = step_ep_bytes(m, L);
-	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes };
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
+			  step_ep_skew(m, ep) };
 	double t = net_coll_time_s(net, &x, e);
 	if (t < 0)
 		return -1;
 	c->ep_fwd_s = 2 * t;
 	c->ep_bwd_s = (o->recompute == PAR_RECOMPUTE_FULL ? 4 : 2) * t;
+	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
+			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
 	return 0;
 }
 
@@ -211,8 +255,8 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 		int group[GROUP_MAX];
 		if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
 			return -1;
-		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block };
-		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block };
+		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block, 0 };
+		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block, 0 };
 		double t_ag = net_coll_time_s(net, &ag, e);
 		double t_rs = t_ag < 0 ? -1 : net_coll_time_s(net, &rs, e);
 		if (t_rs < 0)
@@ -225,7 +269,7 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 	if (!L->cp_ulysses) {
 		double block = step_cp_block_bytes(m, L);
 		int pair[2] = { rank_gpu[0], rank_gpu[L->tp] };
-		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block, 0 };
 		double t = net_coll_time_s(net, &x, e);
 		if (t < 0)
 			return -1;
@@ -243,7 +287,7 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
 	double t = 0;
 	for (int i = 0; i < 4; i++) {
-		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i] };
+		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i], 0 };
 		double ti = net_coll_time_s(net, &x, e);
 		if (ti < 0)
 			return -1;
@@ -303,7 +347,15 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		xs.fp8 = sh.fp8;
 		xs.cp = L->cp;
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
+		/* the shared experts' part: the layer's time less its time
+		 * without them */
+		struct cmp_cost nf, nb;
+		xs.shared = 0;
+		layer_pass(g, &xs, o->recompute, &nf, &nb);
+		c->shared_fwd_s = c->moe_fwd.time_s - nf.time_s;
+		c->shared_bwd_s = c->moe_bwd.time_s - nb.time_s;
 	} else {
+		c->shared_fwd_s = c->shared_bwd_s = 0;
 		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}
@@ -697,7 +749,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
 		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
 				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split /
-				  (L->cp > 1 ? L->cp : 1) };
+				  (L->cp > 1 ? L->cp : 1), 0 };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;
@@ -708,7 +760,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (L->pp > 1) {
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp * (L->pp - 1)] };
 		struct coll x = { COLL_ALL_REDUCE, COLL_AUTO, pair, 2,
-				  2.0 * (double)m->vocab * m->hidden / L->tp };
+				  2.0 * (double)m->vocab * m->hidden / L->tp, 0 };
 		embed_sync_s = net_coll_time_s(net, &x, e);
 		if (embed_sync_s < 0)
 			goto done;

@@ -142,10 +142,21 @@ struct cmp_shape;
 void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh);
 
-/* One EP all-to-all's bytes per GPU (nccl-tests' size): the GPU's 1/t of
- * a microbatch's tokens, top_k copies of h bf16 elements each, times the
- * busiest expert's load (step.c). */
+/* One EP all-to-all's mean bytes per GPU (nccl-tests' size): the GPU's
+ * 1/t of a microbatch's tokens, top_k copies of h bf16 elements each,
+ * times the capacity factor when one pads the buffers; and its skew over
+ * ep ranks (struct coll): the busiest expert's load when dropless, at
+ * most ep; 1 with a capacity factor (step.c). */
 double step_ep_bytes(const struct tfm *m, const struct layout *L);
+double step_ep_skew(const struct tfm *m, int ep);
+/* An MoE layer's all-to-alls per pass (ep_fwd_s, ep_bwd_s) cut to what
+ * parallel.ep_overlap leaves exposed: less the shared experts' compute of
+ * the same pass (shared_expert), or the forward and backward together
+ * less the MoE layer's forward and backward compute, shared in proportion
+ * (dualpipe: another microbatch's pass runs beside) (step.c). */
+void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
+		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+		     double *ep_fwd_s, double *ep_bwd_s);
 
 /* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
  * rank's key/value heads, keys and values in bf16; a layer's forward

@@ -183,7 +183,7 @@ static int alone_s(struct des *d, int k, enum coll_op op, double bytes,
 			*t = d->cache[i].t;
 			return 0;
 		}
-	struct coll c = { op, COLL_AUTO, d->groups[k * d->p->tp], d->p->dp, bytes };
+	struct coll c = { op, COLL_AUTO, d->groups[k * d->p->tp], d->p->dp, bytes, 0 };
 	*t = d->p->net->alone_s(d->p->net->ctx, &c, e);
 	if (*t < 0)
 		return -1;
@@ -229,7 +229,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		s->in_flight = groups;
 		for (int i = 0; i < groups; i++) {
 			struct coll c = { b->op, COLL_AUTO, d->groups[k * d->p->tp + i],
-					  d->p->dp, b->bytes };
+					  d->p->dp, b->bytes, 0 };
 			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
 				return -1;
 		}

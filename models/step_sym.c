@@ -85,7 +85,7 @@ static int group_routes(struct net *net, const int *gpus, int n, bool rings_only
 	r->n_link = 0;
 	r->n_xfer = 0;
 	for (size_t a = 0; a < n_algos; a++) {
-		struct coll c = { COLL_ALL_REDUCE, algos[a], gpus, n, 1.0 };
+		struct coll c = { COLL_ALL_REDUCE, algos[a], gpus, n, 1.0, 0 };
 		struct coll_plan p;
 		struct err scratch = { 0 };
 

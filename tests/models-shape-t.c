@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(26);
+	tap_plan(33);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -162,17 +162,42 @@ int main(void)
 		 "load 1.5: the busiest rank's expert FLOPs x 1.5");
 
 	/* EP all-to-all bytes per GPU: DeepSeek-V3's 4096-token sequence,
-	 * top 8 of h = 7168 in bf16, load 1.2, TP 1: 563,714,457.6 bytes */
+	 * top 8 of h = 7168 in bf16, TP 1: 469,762,048 bytes on the mean
+	 * rank; dropless, the busiest takes in 1.2 x that (the skew), at most
+	 * ep; a capacity factor of 1.2 pads every buffer: 563,714,457.6 */
 	tfm_gpt(&m, 61, 7168, 128, 4096, 129280);
 	m.moe.experts = 256;
 	m.moe.top_k = 8;
 	m.moe.imbalance = 1.2;
 	struct layout D = { .tp = 1, .pp = 16, .dp = 128, .ep = 64, .micro_batch = 1 };
-	tap_near(step_ep_bytes(&m, &D), 563714457.6, 1e-12,
-		 "EP all-to-all: b s / t x k x h x 2 bytes x load");
+	tap_near(step_ep_bytes(&m, &D), 469762048, 1e-12,
+		 "EP all-to-all: b s / t x k x h x 2 bytes, the mean");
+	tap_near(step_ep_skew(&m, 64), 1.2, 1e-12, "dropless: skewed by the imbalance");
+	tap_near(step_ep_skew(&m, 1), 1, 1e-12, "the skew at most ep");
 	D.tp = 2;
-	tap_near(step_ep_bytes(&m, &D), 563714457.6 / 2, 1e-12,
+	tap_near(step_ep_bytes(&m, &D), 469762048 / 2, 1e-12,
 		 "with TP 2 each rank sends its half of the tokens");
+	m.moe.capacity_factor = 1.2;
+	D.tp = 1;
+	tap_near(step_ep_bytes(&m, &D), 563714457.6, 1e-12,
+		 "capacity factor 1.2: every buffer padded to 1.2 x the mean");
+	tap_near(step_ep_skew(&m, 64), 1, 1e-12, "padded: balanced");
+	m.moe.capacity_factor = 0;
+
+	/* What hides the all-to-alls, by hand: forward 2 ms of them, backward
+	 * 4 ms; shared experts 1.5 ms forward, 5 ms backward; the MoE layer
+	 * 3 ms forward, 6 ms backward */
+	double af = 2e-3, ab = 4e-3;
+	step_ep_overlap(LAYOUT_EP_OVERLAP_NONE, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	tap_ok(af == 2e-3 && ab == 4e-3, "ep_overlap none: all exposed");
+	step_ep_overlap(LAYOUT_EP_OVERLAP_SHARED, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	tap_ok(fabs(af - 0.5e-3) < 1e-15 && ab == 0,
+	       "shared_expert: 2 - 1.5 = 0.5 ms forward, backward hidden (4 < 5)");
+	af = 8e-3;
+	ab = 4e-3;	/* 12 ms against 9 ms: 3 ms exposed, 2:1 */
+	step_ep_overlap(LAYOUT_EP_OVERLAP_DUALPIPE, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	tap_ok(fabs(af - 2e-3) < 1e-15 && fabs(ab - 1e-3) < 1e-15,
+	       "dualpipe: (8 + 4) - (3 + 6) = 3 ms exposed, 2 forward, 1 backward");
 
 	/* Ring attention's K/V block: Llama 3 405B's 128K stage (the paper,
 	 * Table 4: TP 8, CP 16, 131,072 tokens): 8192 tokens per rank, 8 kv

@@ -41,7 +41,7 @@ static double busbw(struct net *net, int n, double S)
 
 	for (int i = 0; i < n; i++)
 		gpus[i] = net_rank_gpu(net, i);
-	struct coll c = { COLL_ALL_REDUCE, COLL_AUTO, gpus, n, S };
+	struct coll c = { COLL_ALL_REDUCE, COLL_AUTO, gpus, n, S, 0 };
 	return S / net_coll_time_s(net, &c, &e) * coll_busbw_factor(COLL_ALL_REDUCE, n) / 1e9;
 }
 

@@ -51,7 +51,7 @@ static double coll_time(struct net *net, enum coll_op op, enum coll_algo algo,
 
 	for (int i = 0; i < n; i++)
 		gpus[i] = first + i;
-	struct coll c = { op, algo, gpus, n, S };
+	struct coll c = { op, algo, gpus, n, S, 0 };
 	double t = net_coll_time_s(net, &c, &e);
 	if (t < 0)
 		tap_diag("net_coll_time_s: %s", e.msg);
@@ -90,9 +90,25 @@ static void one_node_closed_forms(void)
 	tap_near(coll_time(net, COLL_ALL_TO_ALL, COLL_RING, 0, n, S),
 		 (double)(n - 1) / n * S / B + a, 1e-5,
 		 "all-to-all: (n-1)/n S/B + alpha");
+	/* alltoallv (an MoE dispatch whose busiest expert's rank takes in F
+	 * times the mean): GPU 0 receives F S/n from each of the other n-1
+	 * through its one NVLink port, the rest finish sooner:
+	 * (n-1)/n F S/B + alpha; F = 2: 7/4 S/B. */
+	int all8[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct coll v = { COLL_ALL_TO_ALL, COLL_AUTO, all8, 8, S, 2 };
+	struct err ev = { 0 };
+	tap_near(net_coll_time_s(net, &v, &ev), 7.0 / 8 * 2 * S / B + a, 1e-5,
+		 "alltoallv, imbalance 2: (n-1)/n F S/B + alpha");
+	v.skew = 8;	/* every token to GPU 0: 7 S/B */
+	tap_near(net_coll_time_s(net, &v, &ev), 7 * S / B + a, 1e-5,
+		 "alltoallv, imbalance n: all to one, (n-1) S/B + alpha");
+	v.skew = 9;
+	tap_ok(net_coll_time_s(net, &v, &ev) < 0 && ev.status == ERR_USAGE &&
+	       strstr(ev.msg, "imbalance 9") != NULL,
+	       "alltoallv: an imbalance above n refused (%s)", ev.msg);
 	/* Sendrecv between two GPUs: S/B + alpha. */
 	int pair[2] = { 3, 6 };
-	struct coll sr = { COLL_SENDRECV, COLL_AUTO, pair, 2, S };
+	struct coll sr = { COLL_SENDRECV, COLL_AUTO, pair, 2, S, 0 };
 	struct err e = { 0 };
 	tap_near(net_coll_time_s(net, &sr, &e), S / B + a, 1e-5, "sendrecv: S/B + alpha");
 	net_free(net);
@@ -161,7 +177,7 @@ static void tree_ceiling(void)
 		 "tree on 2 nodes: 8 channels x 22.5 GB/s busbw");
 	for (int i = 0; i < 16; i++)
 		gpus[i] = i;
-	struct coll c = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 16, S };
+	struct coll c = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 16, S, 0 };
 	net_coll_resolve(net, &c, &algo, &e);
 	tap_ok(algo == COLL_RING, "AUTO on 2 nodes, 1 GiB: ring (got %s)", coll_algo_name(algo));
 	net_free(net);
@@ -202,8 +218,8 @@ static void auto_choice(void)
 	struct net *net = make(&p);
 	for (int i = 0; i < 64; i++)
 		gpus[i] = i;
-	struct coll small = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 64, 1024 };
-	struct coll big = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 64, 1 << 30 };
+	struct coll small = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 64, 1024, 0 };
+	struct coll big = { COLL_ALL_REDUCE, COLL_AUTO, gpus, 64, 1 << 30, 0 };
 	net_coll_resolve(net, &small, &algo, &e);
 	tap_ok(algo == COLL_TREE, "AUTO picks the tree for 1 KiB over 64 nodes (got %s)",
 	       coll_algo_name(algo));
@@ -223,7 +239,7 @@ static void table(void)
 
 	struct net *net = dgx_a100(8);
 	int rc = coll_table_print(net, COLL_ALL_REDUCE, COLL_AUTO, 1 << 20,
-				  1 << 30, 4, 8, tap_capture_start(&c), &e);
+				  1 << 30, 4, 8, 0, tap_capture_start(&c), &e);
 	char *buf = tap_capture_end(&c);
 	int lines = 0;
 	for (size_t i = 0; i < c.len; i++)
@@ -238,10 +254,10 @@ static void table(void)
 	fputs(buf, stdout);
 	free(buf);
 	FILE *out = tap_capture_start(&c);
-	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 2, 9, out, &e) < 0 &&
+	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 2, 9, 0, out, &e) < 0 &&
 	       e.status == ERR_USAGE, "table: 9 ranks on 8 GPUs is a usage error");
 	e.status = 0;
-	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 1, 8, out, &e) < 0 &&
+	tap_ok(coll_table_print(net, COLL_ALL_REDUCE, COLL_RING, 1024, 4096, 1, 8, 0, out, &e) < 0 &&
 	       e.status == ERR_USAGE, "table: a factor of 1 is a usage error");
 	free(tap_capture_end(&c));
 	net_free(net);
@@ -249,7 +265,7 @@ static void table(void)
 
 int main(void)
 {
-	tap_plan(22);
+	tap_plan(25);
 	one_node_closed_forms();
 	multi_node_closed_form();
 	measured_busbw();

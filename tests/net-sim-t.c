@@ -72,7 +72,7 @@ static void alone_and_shared(void)
 	struct err e = { 0 };
 	struct net *net = dgx(8);
 	double S = 1e8;
-	struct coll ar = { COLL_ALL_REDUCE, COLL_RING, gpus8, 8, S };
+	struct coll ar = { COLL_ALL_REDUCE, COLL_RING, gpus8, 8, S, 0 };
 	double alone = net_coll_time_s(net, &ar, &e);
 
 	setup(net);
@@ -148,8 +148,8 @@ static void disjoint_and_tiers(void)
 	}
 	for (int i = 0; i < 16; i++)
 		all[i] = i;
-	struct coll ca = { COLL_ALL_REDUCE, COLL_RING, a, 8, S };
-	struct coll cb = { COLL_ALL_REDUCE, COLL_RING, b, 8, S };
+	struct coll ca = { COLL_ALL_REDUCE, COLL_RING, a, 8, S, 0 };
+	struct coll cb = { COLL_ALL_REDUCE, COLL_RING, b, 8, S, 0 };
 	double alone = net_coll_time_s(net, &ca, &e);
 	setup(net);
 	netsim_start(ns, &ca, on_done, NULL, 0, &e);
@@ -159,7 +159,7 @@ static void disjoint_and_tiers(void)
 	tap_near(done_ns[1] * 1e-9, alone, 1e-9, "node 1's all-reduce unaffected by node 0's");
 	teardown();
 
-	struct coll c16 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S };
+	struct coll c16 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S, 0 };
 	setup(net);
 	netsim_start(ns, &c16, on_done, NULL, 2, &e);
 	ev_run(sim, INT64_MAX, &e);
@@ -192,7 +192,7 @@ static void disjoint_and_tiers(void)
 
 	/* A one-GPU "collective" completes after its latency alone. */
 	int one[1] = { 3 };
-	struct coll c1 = { COLL_ALL_REDUCE, COLL_RING, one, 1, S };
+	struct coll c1 = { COLL_ALL_REDUCE, COLL_RING, one, 1, S, 0 };
 	setup(net);
 	netsim_start(ns, &c1, on_done, NULL, 3, &e);
 	ev_run(sim, INT64_MAX, &e);
@@ -213,7 +213,7 @@ static void kept_plans(void)
 
 	for (int i = 0; i < 16; i++)
 		all[i] = i;
-	struct coll c16 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S };
+	struct coll c16 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S, 0 };
 	struct coll half = c16;
 	half.bytes = S / 2;
 	struct coll_cache *cc = coll_cache_new(&e);
@@ -246,7 +246,7 @@ static void kept_plans(void)
 	struct net *df = net_new(&dp, NULL, &e);
 	cc = coll_cache_new(&e);
 	bool own = false;
-	struct coll c64 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S };
+	struct coll c64 = { COLL_ALL_REDUCE, COLL_RING, all, 16, S, 0 };
 	struct coll_plan *pd = df ? coll_cache_plan(cc, df, &c64, COLL_RING, &own, &e) : NULL;
 	tap_ok(pd && own && !pd->keep, "UGAL routes by load: the plan is the caller's, not kept");
 	if (pd && own) {

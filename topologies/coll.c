@@ -345,12 +345,23 @@ static int plan_all_to_all(const struct net *net, const struct coll *c,
 	if ((int64_t)n * (n - 1) > (1 << 24))
 		return err_set(e, ERR_RUN, "all-to-all over %d GPUs is %lld flows "
 			       "(at most 2^24)", n, (long long)n * (n - 1));
+	/* alltoallv: gpus[0] (the busiest) gets F/n of each buffer, the others
+	 * (n-F)/(n(n-1)) each; balanced, 1/n.  The combine is this pattern's
+	 * mirror (the busiest sends F times the mean): the same time on
+	 * full-duplex links. */
+	double F = c->skew > 1 ? c->skew : 1;
+	if (F > n)
+		return err_set(e, ERR_USAGE, "all-to-all imbalance %g over %d ranks: "
+			       "expected 1 to %d (the busiest takes at most all)", F, n, n);
+	int hot = c->gpus[0];
+	double to_hot = c->bytes * F / n;
+	double to_rest = n > 1 ? c->bytes * (n - F) / ((double)n * (n - 1)) : 0;
 	p->n_phases = 1;
 	p->ph[0].latency_ns = net->p.base_latency_ns + step_ns(net, g->multi_domain);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++)
 			if (i != j && add_xfer(&p->ph[0], g->gpu[i], g->gpu[j], 0,
-					       c->bytes / n, e) < 0)
+					       g->gpu[j] == hot ? to_hot : to_rest, e) < 0)
 				return -1;
 	return 0;
 }
@@ -615,8 +626,9 @@ int coll_op_parse(const char *s, enum coll_op *op)
 			*op = (enum coll_op)i;
 			return 0;
 		}
-	/* nccl-tests' name (alltoall_perf) */
-	if (strcmp(s, "alltoall") == 0) {
+	/* nccl-tests' name (alltoall_perf); alltoallv: the same with
+	 * --imbalance */
+	if (strcmp(s, "alltoall") == 0 || strcmp(s, "alltoallv") == 0) {
 		*op = COLL_ALL_TO_ALL;
 		return 0;
 	}
@@ -703,7 +715,7 @@ static void chose_add(char *buf, size_t n, enum coll_algo a, double from, double
 
 int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		     double min_bytes, double max_bytes, double factor,
-		     int n_ranks, FILE *out, struct err *e)
+		     int n_ranks, double skew, FILE *out, struct err *e)
 {
 	int n = n_ranks > 0 ? n_ranks : net_gpu_count(net);
 
@@ -713,6 +725,11 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 	if (!(min_bytes > 0) || !(max_bytes >= min_bytes) || !(factor > 1))
 		return err_set(e, ERR_USAGE, "sizes: expected 0 < MIN <= MAX and "
 			       "FACTOR > 1 (got %g, %g, %g)", min_bytes, max_bytes, factor);
+	if (skew > 1 && (op != COLL_ALL_TO_ALL || skew > n))
+		return err_set(e, ERR_USAGE, op != COLL_ALL_TO_ALL ?
+			       "--imbalance: only for all_to_all (alltoallv)" :
+			       "--imbalance %g: at most the %d ranks (the busiest "
+			       "takes in everything)", skew, n);
 	if (op == COLL_SENDRECV && n < 2)
 		return err_set(e, ERR_USAGE, "sendrecv needs at least 2 ranks");
 	int *gpus = malloc(sizeof *gpus * (size_t)n);
@@ -720,8 +737,11 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		return err_set(e, ERR_RUN, "out of memory");
 	for (int r = 0; r < n; r++)
 		gpus[r] = net_rank_gpu(net, r);
-	fprintf(out, "# trainsim collective: %s, %d ranks, algorithm %s\n",
+	fprintf(out, "# trainsim collective: %s, %d ranks, algorithm %s",
 		coll_op_name(op), n, coll_algo_name(algo));
+	if (skew > 1)
+		fprintf(out, ", imbalance %g (rank 0 takes in %g x the mean)", skew, skew);
+	fputc('\n', out);
 	if (op != COLL_ALL_REDUCE)
 		fprintf(out, "# %s has one algorithm (%s)%s%s%s\n", coll_op_name(op),
 			one_algo[op], algo != COLL_AUTO ? ": --algo " : "",
@@ -738,7 +758,7 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 	char chose[512] = "";
 	for (double S = min_bytes; S <= max_bytes * (1 + 1e-12); S *= factor) {
 		double bytes = floor(S / 4) * 4;	/* whole floats */
-		struct coll c = { op, algo, gpus, n, bytes };
+		struct coll c = { op, algo, gpus, n, bytes, skew };
 		double t = net_coll_time_s(net, &c, e);
 		if (!(t >= 0)) {
 			rc = -1;

@@ -29,7 +29,7 @@ struct cc_ent {
 	uint64_t key;
 	enum coll_op op;
 	enum coll_algo algo;
-	double bytes;
+	double bytes, skew;	/* skew: 1 when balanced */
 	int *gpus;		/* NULL: a free slot */
 	int n_gpus;
 	struct coll_plan *plan;	/* apart: runs in flight point to it */
@@ -76,6 +76,11 @@ static uint64_t cc_key(const struct coll *c, enum coll_algo algo)
 	memcpy(&bits, &c->bytes, sizeof bits);
 	for (int i = 0; i < c->n_gpus; i++)
 		h = route_mix(h ^ (uint64_t)(uint32_t)c->gpus[i]);
+	if (c->skew > 1) {	/* balanced keys as before */
+		uint64_t f;
+		memcpy(&f, &c->skew, sizeof f);
+		h = route_mix(h ^ f);
+	}
 	return route_mix(h ^ bits);
 }
 
@@ -84,6 +89,7 @@ static bool cc_same(const struct cc_ent *x, uint64_t key, const struct coll *c,
 {
 	return x->key == key && x->op == c->op && x->algo == algo &&
 	       x->n_gpus == c->n_gpus && memcmp(&x->bytes, &c->bytes, sizeof x->bytes) == 0 &&
+	       x->skew == (c->skew > 1 ? c->skew : 1) &&
 	       memcmp(x->gpus, c->gpus, (size_t)c->n_gpus * sizeof *c->gpus) == 0;
 }
 
@@ -170,7 +176,8 @@ struct coll_plan *coll_cache_plan(struct coll_cache *cc, const struct net *net,
 		return p;
 	}
 	memcpy(gpus, c->gpus, (size_t)c->n_gpus * sizeof *gpus);
-	cc->ent[i] = (struct cc_ent){ key, c->op, algo, c->bytes, gpus, c->n_gpus, p };
+	cc->ent[i] = (struct cc_ent){ key, c->op, algo, c->bytes, c->skew > 1 ? c->skew : 1,
+				     gpus, c->n_gpus, p };
 	cc->xfers += n;
 	if (++cc->used * 2 > cc->mask + 1 && cc_grow(cc) < 0) {
 		err_set(e, ERR_RUN, "out of memory for the collective cache");

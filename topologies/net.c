@@ -403,6 +403,11 @@ static uint64_t time_key(const struct coll *c, enum coll_algo algo)
 	memcpy(&bits, &c->bytes, sizeof bits);
 	for (int i = 0; i < c->n_gpus; i++)
 		h = route_mix(h ^ (uint64_t)c->gpus[i]);
+	if (c->skew > 1) {	/* balanced keys as before */
+		uint64_t f;
+		memcpy(&f, &c->skew, sizeof f);
+		h = route_mix(h ^ f);
+	}
 	return route_mix(h ^ bits);
 }
 

@@ -42,6 +42,11 @@ struct coll {
 	const int *gpus;	/* participants (global GPU indices); SENDRECV: [src, dst] */
 	int n_gpus;
 	double bytes;		/* S, nccl-tests convention */
+	/* ALL_TO_ALL only (alltoallv): the busiest participant's share over
+	 * the mean.  gpus[0] receives skew/n of every rank's S and the other
+	 * n-1 share the rest evenly, so it takes in skew times the mean and
+	 * the total stays n S.  0 or 1: balanced; at most n. */
+	double skew;
 };
 
 /* The network's settings, read from the scenario once per load (a missing
@@ -95,10 +100,12 @@ size_t netsim_active_flows(const struct netsim *ns);
  * busbw (GB/s, nccl-tests' factors), #wrong.  Then which algorithm auto
  * chose for which sizes (or what an --algo that cannot run there ran as;
  * an operation with one algorithm says so at the top), and nccl-tests'
- * closing "# Avg bus bandwidth" line, the mean busbw over the sizes. */
+ * closing "# Avg bus bandwidth" line, the mean busbw over the sizes.
+ * skew > 1 (all_to_all only, at most n_ranks): the alltoallv of struct
+ * coll, sizes the mean rank's. */
 int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		     double min_bytes, double max_bytes, double factor,
-		     int n_ranks, FILE *out, struct err *e);
+		     int n_ranks, double skew, FILE *out, struct err *e);
 /* Names as the CLI takes them ("all_reduce", ..., "ring", "tree", "hier",
  * "auto"): 0, or -1 if unknown. */
 int coll_op_parse(const char *s, enum coll_op *op);

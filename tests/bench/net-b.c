@@ -119,7 +119,7 @@ static void whole_collective(struct net *net)
 	for (int i = 0; i < n; i++)
 		gpus[i] = i;
 	net->p.channels = 1;
-	struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, 1 << 30 };
+	struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, 1 << 30, 0 };
 	double t0 = bench_now_s();
 	double t = net_coll_time_s(net, &c, &e);
 	double t1 = bench_now_s();

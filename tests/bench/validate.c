@@ -200,7 +200,7 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 	if (net) {
 		for (int i = 0; i < n; i++)
 			gpus[i] = i;
-		struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, S };
+		struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, S, 0 };
 		t = net_coll_time_s(net, &c, &e);
 	}
 	net_free(net);
