@@ -114,7 +114,7 @@ static void staggered(void)
 	double S = 1e8, T = S / B_NVL, lat = 8400e-9 + 3400e-9 + 600e-9;
 
 	setup(net);
-	later_coll = (struct coll){ COLL_SENDRECV, COLL_AUTO, pair01, 2, S };
+	later_coll = (struct coll){ COLL_SENDRECV, COLL_AUTO, pair01, 2, S, 0 };
 	int kind = ev_kind(sim, "later", start_later, NULL);
 	netsim_start(ns, &later_coll, on_done, NULL, 0, &e);
 	ev_at(sim, llround(T / 2 * 1e9), kind, 1);
