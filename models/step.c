@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "models/compute.h"
+#include "models/eager.h"
+#include "models/host.h"
 #include "models/megatron.h"
 #include "models/step.h"
 #include "topologies/topo.h"
@@ -321,6 +323,40 @@ static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *
 	*tp_s = fmax(0, *tp_s - pass->gemm_s);
 }
 
+/* Weight gradients into their accumulator, every backward pass: Megatron's
+ * fp32 main_grad (compute.h), or under torch.autocast the cast back to the
+ * fp32 parameter's .grad and the in-place add (eager.h; the casts only
+ * where whole weights were cast, not under ZeRO/FSDP sharding).  tensors:
+ * the weight matrices holding params. */
+static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
+		       const struct layout *L, double params, double tensors,
+		       bool cast, struct cmp_cost *out)
+{
+	if (o->amp_fp32_weights)
+		eager_grad_accum(g, params, tensors, cast && o->zero_stage == 0,
+				 L->microbatches, out);
+	else
+		cmp_grad_accum(g, params, o->grad_accum_fusion, out);
+}
+
+/* Autocast's per-microbatch cast of the fp32 weights a pass's GEMMs use
+ * (eager.h), added to the pass; not with ZeRO/FSDP, whose mixed precision
+ * casts the shard. */
+static void weight_cast(const struct gpu_spec *g, const struct par_opts *o,
+			double params, double tensors, struct cmp_cost *pass)
+{
+	struct cmp_cost c;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_weight_cast(g, params, tensors, &c);
+	cmp_add(pass, &c, 1);
+}
+
+/* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
+ * shapes are counted as GPT's for the launches, by their bytes). */
+#define LAYER_WEIGHTS 4.0
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -365,19 +401,30 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	cmp_grad_accum(g, layer_rank_params(m, L, false, 1), o->grad_accum_fusion, &extra);
+	double dense_p = layer_rank_params(m, L, false, 1), moe_p = layer_rank_params(m, L, true, 1);
+	weight_cast(g, o, dense_p, LAYER_WEIGHTS, &c->fwd);
+	grad_accum(g, o, L, dense_p, LAYER_WEIGHTS, true, &extra);
 	cmp_add(&c->bwd, &extra, 1);
 	if (m->moe.experts > 0) {
-		cmp_grad_accum(g, layer_rank_params(m, L, true, 1), o->grad_accum_fusion, &extra);
+		weight_cast(g, o, moe_p, LAYER_WEIGHTS, &c->moe_fwd);
+		grad_accum(g, o, L, moe_p, LAYER_WEIGHTS, true, &extra);
 		cmp_add(&c->moe_bwd, &extra, 1);
 	} else {
+		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}
-	cmp_grad_accum(g, vocab_params + (m->learned_positions ?
-		       (double)m->seq_len * h : 0), o->grad_accum_fusion, &extra);
+	/* the embedding's lookup is not autocast: its gradient is fp32 */
+	grad_accum(g, o, L, vocab_params + (m->learned_positions ?
+		   (double)m->seq_len * h : 0), 1, false, &extra);
 	cmp_add(&c->emb_b, &extra, 1);
-	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
+	weight_cast(g, o, vocab_params, 1, &c->log_f);
+	grad_accum(g, o, L, vocab_params, 1, true, &extra);
 	cmp_add(&c->log_b, &extra, 1);
+	/* every pass waits for the host to launch its kernels (host.h) */
+	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
+				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		host_bound(passes[i], o->host_s_per_kernel);
 
 	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
@@ -790,7 +837,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
-		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		.optimizer_s = o->amp_fp32_weights ?
+			       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
+						 o->adam_foreach, o->clip_grad_norm) :
+			       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */

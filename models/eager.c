@@ -1,0 +1,60 @@
+/* eager.c -- see eager.h. */
+#include "models/eager.h"
+
+#define CAST_BYTES 6.0		/* fp32 -> bf16 or back: 4 + 2 */
+#define ACCUM_BYTES 12.0	/* .grad += g in fp32: 4 + 4 in, 4 out */
+#define CLIP_BYTES 12.0		/* _foreach_norm 4, _foreach_mul_ 4 + 4 */
+#define ADAMW_FOREACH_BYTES 80.0
+#define ADAMW_FUSED_BYTES 28.0
+#define CLIP_PASSES 2.0
+#define ADAMW_FOREACH_PASSES 8.0
+
+void eager_weight_cast(const struct gpu_spec *g, double params, double tensors,
+		       struct cmp_cost *out)
+{
+	cmp_zero(out);
+	if (params <= 0 || tensors <= 0)
+		return;
+	/* one kernel per tensor: the launch is paid per tensor, the bytes once */
+	out->time_s = kern_stream_s(&g->k, KS_COPY, params * CAST_BYTES) +
+		      (tensors - 1) * g->k.launch_s;
+	out->kernels = tensors;
+}
+
+void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
+		      bool cast, int microbatches, struct cmp_cost *out)
+{
+	double m = microbatches > 0 ? microbatches : 1, later = (m - 1) / m;
+
+	cmp_zero(out);
+	if (params <= 0 || tensors <= 0)
+		return;
+	if (cast) {
+		out->time_s += kern_stream_s(&g->k, KS_COPY, params * CAST_BYTES) +
+			       (tensors - 1) * g->k.launch_s;
+		out->kernels += tensors;
+	}
+	if (later > 0) {
+		out->time_s += later * (kern_stream_s(&g->k, KS_COPY, params * ACCUM_BYTES) +
+					(tensors - 1) * g->k.launch_s);
+		out->kernels += later * tensors;
+	}
+}
+
+double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
+			 bool clip)
+{
+	double t;
+
+	if (params <= 0)
+		return 0;
+	/* multi-tensor kernels: a launch per pass (per chunk of tensors in
+	 * fact; a pass over a model's parameters is bandwidth-bound) */
+	t = foreach ? kern_stream_s(&g->k, KS_ADAM, params * ADAMW_FOREACH_BYTES) +
+		      (ADAMW_FOREACH_PASSES - 1) * g->k.launch_s :
+		      kern_stream_s(&g->k, KS_ADAM, params * ADAMW_FUSED_BYTES);
+	if (clip)
+		t += kern_stream_s(&g->k, KS_ADAM, params * CLIP_BYTES) +
+		     (CLIP_PASSES - 1) * g->k.launch_s;
+	return t;
+}

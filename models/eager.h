@@ -1,0 +1,62 @@
+/*
+ * eager.h -- the passes an eager PyTorch training loop under automatic
+ * mixed precision makes beyond the model's own kernels (compute.h), each a
+ * memory-bound pass priced at the GPU's measured stream rate:
+ *
+ *   weight cast   torch.autocast keeps the parameters in fp32 and casts
+ *                 each weight a GEMM uses to bf16 on first use inside the
+ *                 autocast region, caching the copy until the region exits
+ *                 (PyTorch AMP docs, "Autocasting"; torch.autocast's
+ *                 cache_enabled=True): a training loop enters the region
+ *                 once per microbatch, so every microbatch's forward reads
+ *                 4 and writes 2 bytes per GEMM weight;
+ *   grad cast     autograd records that cast (ToCopyBackward0), so every
+ *                 weight gradient the bf16 GEMM produces is cast back to the
+ *                 fp32 parameter's dtype: 2 bytes in, 4 out;
+ *   accumulate    AccumulateGrad adds it into the fp32 .grad in place
+ *                 (4 + 4 in, 4 out) except on the first microbatch after
+ *                 zero_grad(), which steals the tensor; zero_grad() sets
+ *                 the gradients to None (set_to_none=True, the default
+ *                 since PyTorch 2.0), so it runs no kernel;
+ *   clip          torch.nn.utils.clip_grad_norm_ (foreach path on CUDA,
+ *                 PyTorch 2.x torch/nn/utils/clip_grad.py): _foreach_norm
+ *                 reads every fp32 gradient (4 bytes), then _foreach_mul_
+ *                 scales them all by the clamped coefficient, with no
+ *                 branch on the host (4 + 4): 12 bytes per parameter;
+ *   AdamW         torch.optim.AdamW's default on CUDA is its foreach
+ *                 implementation (torch/optim/adam.py _multi_tensor_adam,
+ *                 PyTorch 2.x, non-capturable path): _foreach_mul_(params)
+ *                 8 bytes, _foreach_lerp_(exp_avgs, grads) 12,
+ *                 _foreach_mul_(exp_avg_sqs) 8, _foreach_addcmul_(exp_avg_sqs,
+ *                 grads, grads) 12, _foreach_sqrt 8, _foreach_div_ 8,
+ *                 _foreach_add_(eps) 8, _foreach_addcdiv_(params, exp_avgs,
+ *                 denom) 16: 80 bytes per fp32 parameter in eight passes;
+ *                 fused=True reads parameter, gradient and both moments and
+ *                 writes three of them once: 28 bytes.
+ *
+ * FSDP's mixed precision (param_dtype = bf16) casts the local shard before
+ * its all-gather instead of autocast casting whole weights; step.c charges
+ * the weight and gradient casts only without ZeRO/FSDP sharding.
+ */
+#ifndef MODELS_EAGER_H
+#define MODELS_EAGER_H
+
+#include <stdbool.h>
+
+#include "models/compute.h"
+
+/* Autocast's cast of `params` fp32 weights in `tensors` tensors to bf16,
+ * once per microbatch's forward. */
+void eager_weight_cast(const struct gpu_spec *g, double params, double tensors,
+		       struct cmp_cost *out);
+/* One microbatch's backward into fp32 .grad: the cast back (cast: the
+ * weight was autocast) and the in-place accumulation, the latter on all
+ * but the first of `microbatches` (charged as its mean per microbatch). */
+void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
+		      bool cast, int microbatches, struct cmp_cost *out);
+/* torch.optim.AdamW over `params` fp32 parameters (foreach or fused),
+ * after clip_grad_norm_ when clip. */
+double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
+			 bool clip);
+
+#endif

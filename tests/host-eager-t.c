@@ -1,0 +1,80 @@
+/* host-eager-t.c -- the host's launch bound (models/host.h) and the eager
+ * AMP loop's passes (models/eager.h) on the made-up GPU of toy-gpu.h
+ * (1 TB/s, copies at half of it, 5 us per elementwise launch).  Expected
+ * numbers by hand from the byte counts eager.h derives from PyTorch's
+ * sources (torch/optim/adam.py _multi_tensor_adam, torch/nn/utils/
+ * clip_grad.py, autocast's weight cache) and the kernel lists of
+ * compute.h. */
+#include "tests/tap.h"
+#include "models/compute.h"
+#include "models/eager.h"
+#include "models/host.h"
+#include "tests/toy-gpu.h"
+
+#define US 1e-6
+
+int main(void)
+{
+	struct gpu_spec g;
+	struct cmp_cost c;
+
+	toy(&g);
+	tap_plan(14);
+
+	/* a pass of 100 us in 10 kernels: launched at 15.5 us each the host
+	 * needs 155 us, so the GPU idles 55 us; at 5 kernels it is hidden */
+	cmp_zero(&c);
+	c.time_s = 100 * US;
+	c.gemm_s = 60 * US;
+	c.kernels = 10;
+	host_bound(&c, 15.5 * US);
+	tap_near(c.time_s, 155 * US, 1e-15, "host-bound pass: 10 kernels x 15.5 us");
+	tap_near(c.gemm_s, 60 * US, 1e-15, "the GEMMs' own time is kept");
+	c.time_s = 100 * US;
+	c.kernels = 5;
+	host_bound(&c, 15.5 * US);
+	tap_near(c.time_s, 100 * US, 1e-15, "GPU-bound pass: 5 x 15.5 us hide under 100 us");
+	host_bound(&c, 0);
+	tap_near(c.time_s, 100 * US, 1e-15, "host time 0: never host-bound");
+
+	/* the kernels compute.h launches for one eager GPT layer forward:
+	 * LN, QKV, flash, projection, dropout + add (two), LN, h->4h, GeLU,
+	 * 4h->h, dropout + add (two) = 12; without flash Q K^T, scale, mask,
+	 * softmax, dropout and x V replace the flash call: 17 */
+	struct cmp_shape sh = { .b = 1, .s = 128, .h = 64, .a = 1, .V = 256, .tp = 1,
+				.flash = true, .fused = false, .fp32_logits = true,
+				.peak_flops = 312e12 };
+	cmp_layer_fwd(&g, &sh, &c);
+	tap_near(c.kernels, 12, 1e-12, "eager layer forward with flash: 12 launches");
+	/* its kernels take ~70 us on the toy GPU; the host needs 12 x 15.5 */
+	host_bound(&c, 15.5 * US);
+	tap_near(c.time_s, 12 * 15.5 * US, 1e-15, "a small layer is host-bound: 186 us");
+	sh.flash = false;
+	cmp_layer_fwd(&g, &sh, &c);
+	tap_near(c.kernels, 17, 1e-12, "eager layer forward without flash: 17 launches");
+	/* the AMP loss backward: zero-fill 4, log_softmax backward 12, cast
+	 * back 4 + 2 bytes per logit; with the logits GEMM twice and the final
+	 * LN: 3 + 2 + 1 launches */
+	cmp_logits_bwd(&g, &sh, &c);
+	tap_near(c.kernels, 6, 1e-12, "AMP loss backward: three kernels, then GEMMs and LN");
+
+	/* autocast's weight cast, 1M parameters in 4 tensors: 6 bytes each at
+	 * 0.5 TB/s = 12 us, plus a launch per tensor */
+	eager_weight_cast(&g, 1e6, 4, &c);
+	tap_near(c.time_s, 12 * US + 4 * 5 * US, 1e-15, "weight cast: 6 B/param + 4 launches");
+	tap_near(c.kernels, 4, 1e-12, "weight cast: one kernel per tensor");
+	/* the gradient's cast back (32 us) and, on 3 of 4 microbatches, the
+	 * in-place fp32 add: 12 B/param = 24 us + 4 launches = 44 us */
+	eager_grad_accum(&g, 1e6, 4, true, 4, &c);
+	tap_near(c.time_s, 32 * US + 0.75 * 44 * US, 1e-15,
+		 "grad: cast back + accumulate on all but the first microbatch");
+	eager_grad_accum(&g, 1e6, 4, true, 1, &c);
+	tap_near(c.time_s, 32 * US, 1e-15, "one microbatch: .grad steals the cast, no add");
+	/* AdamW foreach: 80 B/param = 160 us in eight passes (eight launches);
+	 * clip_grad_norm_: 12 B/param = 24 us in two */
+	tap_near(eager_optimizer_s(&g, 1e6, true, true), 160 * US + 8 * 5 * US + 24 * US +
+		 2 * 5 * US, 1e-15, "AdamW foreach + clip_grad_norm_: 92 bytes per parameter");
+	tap_near(eager_optimizer_s(&g, 1e6, false, false), 56 * US + 5 * US, 1e-15,
+		 "AdamW fused=True: 28 bytes per parameter, one launch");
+	return tap_done();
+}
