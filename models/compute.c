@@ -372,8 +372,8 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	if (!sh->fused) {
 		if (sh->fp32_logits)	/* the cast, then log_softmax in fp32 */
 			add_stream(g, out, KS_COPY, logits * (ACT_BYTES + F32_BYTES));
-		add_stream(g, out, KS_SOFTMAX, logits * ((sh->fp32_logits ? F32_BYTES :
-							  ACT_BYTES) + F32_BYTES));
+		add_stream(g, out, KS_SOFTMAX, logits * (sh->fp32_logits ? 2 * F32_BYTES :
+							 ACT_BYTES + 2 * F32_BYTES));
 		return;
 	}
 	for (size_t i = 0; i < sizeof mg_loss_fwd_bytes / sizeof mg_loss_fwd_bytes[0]; i++)
