@@ -332,9 +332,9 @@ static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
 		       const struct layout *L, double params, double tensors,
 		       bool cast, struct cmp_cost *out)
 {
-	if (o->amp_fp32_weights)
-		eager_grad_accum(g, params, tensors, cast && o->zero_stage == 0,
-				 L->microbatches, out);
+	if (o->amp_fp32_weights)	/* ZeRO-2/3 (FSDP) add into the shard */
+		eager_grad_accum(g, o->zero_stage >= 2 ? params / L->dp : params, tensors,
+				 cast && o->zero_stage == 0, L->microbatches, out);
 	else
 		cmp_grad_accum(g, params, o->grad_accum_fusion, out);
 }
