@@ -41,6 +41,35 @@ void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
 	}
 }
 
+/* Add bytes of kind to c as traffic of kernels already counted. */
+static void more_bytes(const struct gpu_spec *g, enum kern_stream kind, double bytes,
+		       struct cmp_cost *c)
+{
+	c->time_s += kern_stream_s(&g->k, kind, bytes) - g->k.launch_s;
+}
+
+/* Add n kernels moving bytes each to c. */
+static void add_kernels(const struct gpu_spec *g, double n, double bytes, struct cmp_cost *c)
+{
+	c->time_s += n * kern_stream_s(&g->k, KS_COPY, bytes);
+	c->kernels += n;
+}
+
+void eager_fp32_stream(const struct gpu_spec *g, double elems, struct cmp_cost *fwd,
+		       struct cmp_cost *bwd)
+{
+	cmp_zero(fwd);
+	cmp_zero(bwd);
+	if (elems <= 0)
+		return;
+	more_bytes(g, KS_LAYERNORM, 2 * 4 * elems, fwd);	/* two norms in fp32 */
+	more_bytes(g, KS_DROPOUT_ADD, 2 * 4 * elems, fwd);	/* two fp32 residual adds */
+	add_kernels(g, 2, CAST_BYTES * elems, fwd);		/* GEMM inputs to bf16 */
+	more_bytes(g, KS_LAYERNORM, 2 * 6 * elems, bwd);
+	more_bytes(g, KS_DROPOUT_ADD, 2 * 4 * elems, bwd);
+	add_kernels(g, 2, CAST_BYTES * elems, bwd);		/* their gradients back */
+}
+
 double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
 			 bool clip)
 {

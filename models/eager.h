@@ -34,6 +34,20 @@
  *                 fused=True reads parameter, gradient and both moments and
  *                 writes three of them once: 28 bytes.
  *
+ *   fp32 stream   the embedding lookup is not autocast, so with fp32
+ *                 parameters the residual stream starts in fp32 and stays
+ *                 there (bf16 + fp32 promotes to fp32); layer_norm is on
+ *                 autocast's list of ops that run in fp32 (PyTorch AMP docs,
+ *                 "CUDA Ops that can autocast to float32"), so each norm
+ *                 reads and writes 4-byte elements, and the GEMM after it
+ *                 casts its input to bf16 (4 + 2 bytes, a kernel).  Per
+ *                 layer, against compute.h's 2-byte activations: two norms
+ *                 +4 bytes per element each forward (+6 backward: x, dy,
+ *                 dx in fp32), two input casts (and their backward casts),
+ *                 two residual adds +4 bytes each way (fp32 sum and
+ *                 gradient).  As nanoGPT's and Hugging Face's GPT-2 run
+ *                 under autocast.
+ *
  * FSDP's mixed precision (param_dtype = bf16) casts the local shard before
  * its all-gather instead of autocast casting whole weights; step.c charges
  * the weight and gradient casts only without ZeRO/FSDP sharding.
@@ -54,6 +68,10 @@ void eager_weight_cast(const struct gpu_spec *g, double params, double tensors,
  * but the first of `microbatches` (charged as its mean per microbatch). */
 void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
 		      bool cast, int microbatches, struct cmp_cost *out);
+/* The fp32 residual stream's extra traffic over one layer of `elems`
+ * activation elements (b s h on this rank), forward and backward. */
+void eager_fp32_stream(const struct gpu_spec *g, double elems, struct cmp_cost *fwd,
+		       struct cmp_cost *bwd);
 /* torch.optim.AdamW over `params` fp32 parameters (foreach or fused),
  * after clip_grad_norm_ when clip. */
 double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,

@@ -357,6 +357,27 @@ static void weight_cast(const struct gpu_spec *g, const struct par_opts *o,
  * shapes are counted as GPT's for the launches, by their bytes). */
 #define LAYER_WEIGHTS 4.0
 
+/* A layer's autocast passes over fp32 parameters (eager.h), without
+ * ZeRO/FSDP (whose mixed precision holds bf16 weights, so the stream is
+ * bf16): the weight casts and the fp32 residual stream, again in backward
+ * when full recomputation reruns the forward. */
+static void amp_layer(const struct gpu_spec *g, const struct par_opts *o,
+		      const struct cmp_shape *sh, double params, struct cmp_cost *fwd,
+		      struct cmp_cost *bwd)
+{
+	struct cmp_cost xf, xb;
+	double cp = sh->cp > 0 ? sh->cp : 1;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_fp32_stream(g, sh->b * sh->s / cp * sh->h / (sh->sp ? sh->tp : 1), &xf, &xb);
+	weight_cast(g, o, params, LAYER_WEIGHTS, &xf);
+	cmp_add(fwd, &xf, 1);
+	cmp_add(bwd, &xb, 1);
+	if (o->recompute == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, &xf, 1);
+}
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -402,11 +423,11 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
 	double dense_p = layer_rank_params(m, L, false, 1), moe_p = layer_rank_params(m, L, true, 1);
-	weight_cast(g, o, dense_p, LAYER_WEIGHTS, &c->fwd);
+	amp_layer(g, o, &sh, dense_p, &c->fwd, &c->bwd);
 	grad_accum(g, o, L, dense_p, LAYER_WEIGHTS, true, &extra);
 	cmp_add(&c->bwd, &extra, 1);
 	if (m->moe.experts > 0) {
-		weight_cast(g, o, moe_p, LAYER_WEIGHTS, &c->moe_fwd);
+		amp_layer(g, o, &sh, moe_p, &c->moe_fwd, &c->moe_bwd);
 		grad_accum(g, o, L, moe_p, LAYER_WEIGHTS, true, &extra);
 		cmp_add(&c->moe_bwd, &extra, 1);
 	} else {

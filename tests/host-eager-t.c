@@ -19,7 +19,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(14);
+	tap_plan(17);
 
 	/* a pass of 100 us in 10 kernels: launched at 15.5 us each the host
 	 * needs 155 us, so the GPU idles 55 us; at 5 kernels it is hidden */
@@ -70,6 +70,16 @@ int main(void)
 		 "grad: cast back + accumulate on all but the first microbatch");
 	eager_grad_accum(&g, 1e6, 4, true, 1, &c);
 	tap_near(c.time_s, 32 * US, 1e-15, "one microbatch: .grad steals the cast, no add");
+	/* the fp32 residual stream over 1M elements: forward two norms at 4
+	 * more bytes each (8 MB at the toy's 0.25 TB/s LayerNorm rate: 32 us),
+	 * two fp32 adds at 4 more (8 MB at 0.5: 16 us), two input casts of
+	 * 6 B (12 us + a launch each: 34 us); backward the norms at 6 more
+	 * (48 us), the adds (16 us) and the casts back (34 us) */
+	struct cmp_cost xb;
+	eager_fp32_stream(&g, 1e6, &c, &xb);
+	tap_near(c.time_s, 32 * US + 16 * US + 34 * US, 1e-12, "fp32 stream forward: 82 us");
+	tap_near(c.kernels, 2, 1e-12, "fp32 stream: two casts are new kernels");
+	tap_near(xb.time_s, 48 * US + 16 * US + 34 * US, 1e-12, "fp32 stream backward: 98 us");
 	/* AdamW foreach: 80 B/param = 160 us in eight passes (eight launches);
 	 * clip_grad_norm_: 12 B/param = 24 us in two */
 	tap_near(eager_optimizer_s(&g, 1e6, true, true), 160 * US + 8 * 5 * US + 24 * US +
