@@ -14,7 +14,9 @@ const struct cfg_setting par_settings[] = {
 	{ "training.host_us_per_kernel", CFG_FLOAT, "us", 0, 1e4, "15.5", NULL,
 	  "CPU time the framework spends launching one kernel (Python, dispatch, "
 	  "cudaLaunchKernel); a layer pass takes at least its kernels times this "
-	  "(models/host.h); 0: never host-bound; default: the stack's" },
+	  "(models/host.h); 0: never host-bound, as when the step replays CUDA "
+	  "graphs (one launch per graph: Megatron-Core --enable-cuda-graph, "
+	  "torch.compile mode=\"reduce-overhead\"); default: the stack's" },
 	{ "training.adam_foreach", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "PyTorch AMP loop (training.stack = \"pytorch_eager\"): torch.optim.AdamW's "
 	  "default foreach implementation, eight passes over the fp32 state "

@@ -31,10 +31,11 @@
  * graphs by default.  15.5 us: the floor of the H200 kernel table
  * (scenarios/catalog/kernels/h200_sxm/gemm-bf16.tsv, measured 2026-12-01
  * with PyTorch 2.11): back-to-back torch.matmul calls from a Python loop
- * whose kernels are shorter than their launch come out at 15.5-16.6 us
- * each however small the GEMM (the TP-8 projection's weight gradient
- * 2048x256x4096 in 15.5 us, 1024^3 in 16.5 us, where the same GPU runs
- * large GEMMs at 700+ TFLOP/s), so the host issued one every ~15.5 us.
+ * whose kernels are shorter than their launch come out at 15.5-17.0 us
+ * each however small the GEMM (2048x256x4096 in 15.5 us, twice its FLOPs
+ * at 2048x512x4096 in 16.0 us, a quarter of them at 1024^3 in 16.5 us,
+ * where the same GPU runs large GEMMs at 700+ TFLOP/s): the time does not
+ * follow the work, so the host issued one every ~15.5 us.
  * The same order as the CPU time of one torch.nn.Linear forward measured
  * on a DGX H100's Xeon Platinum 8480C, 13.5 us (NVIDIA/TransformerEngine
  * issue #2053, 2025-08-11; Transformer Engine's own modules cost several
