@@ -4,6 +4,7 @@
 #define CAST_BYTES 6.0		/* fp32 -> bf16 or back: 4 + 2 */
 #define ACCUM_BYTES 12.0	/* .grad += g in fp32: 4 + 4 in, 4 out */
 #define CLIP_BYTES 12.0		/* _foreach_norm 4, _foreach_mul_ 4 + 4 */
+#define DDP_COPY_BYTES 16.0	/* into the bucket 4 + 4, back 4 + 4 */
 #define ADAMW_FOREACH_BYTES 80.0
 #define ADAMW_FUSED_BYTES 28.0
 #define CLIP_PASSES 2.0
@@ -71,7 +72,7 @@ void eager_fp32_stream(const struct gpu_spec *g, double elems, struct cmp_cost *
 }
 
 double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
-			 bool clip)
+			 bool clip, bool ddp)
 {
 	double t;
 
@@ -85,5 +86,7 @@ double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
 	if (clip)
 		t += kern_stream_s(&g->k, KS_ADAM, params * CLIP_BYTES) +
 		     (CLIP_PASSES - 1) * g->k.launch_s;
+	if (ddp)	/* a bucket's worth per copy: the launches are few */
+		t += kern_stream_s(&g->k, KS_COPY, params * DDP_COPY_BYTES);
 	return t;
 }

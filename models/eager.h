@@ -34,6 +34,14 @@
  *                 fused=True reads parameter, gradient and both moments and
  *                 writes three of them once: 28 bytes.
  *
+ *   DDP copies    torch.nn.parallel.DistributedDataParallel copies each
+ *                 gradient into its all-reduce bucket and the reduced bucket
+ *                 back, unless gradient_as_bucket_view=True (default False;
+ *                 its docs: True "avoids the overhead of copying between
+ *                 gradients and allreduce communication buckets"): 4 + 4
+ *                 bytes each way, 16 per fp32 parameter per step, charged
+ *                 with the optimizer (the copy-in runs on the compute stream
+ *                 during the last backward, serially either way);
  *   fp32 stream   the embedding lookup is not autocast, so with fp32
  *                 parameters the residual stream starts in fp32 and stays
  *                 there (bf16 + fp32 promotes to fp32); layer_norm is on
@@ -73,8 +81,8 @@ void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
 void eager_fp32_stream(const struct gpu_spec *g, double elems, struct cmp_cost *fwd,
 		       struct cmp_cost *bwd);
 /* torch.optim.AdamW over `params` fp32 parameters (foreach or fused),
- * after clip_grad_norm_ when clip. */
+ * after clip_grad_norm_ when clip, after DDP's bucket copies when ddp. */
 double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
-			 bool clip);
+			 bool clip, bool ddp);
 
 #endif

@@ -860,7 +860,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 				       a.hide : NULL,
 		.optimizer_s = o->amp_fp32_weights ?
 			       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
-						 o->adam_foreach, o->clip_grad_norm) :
+						 o->adam_foreach, o->clip_grad_norm,
+						 o->zero_stage == 0 && L->dp > 1) :
 			       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
