@@ -19,6 +19,14 @@
  * launch a layer's kernels with one call; none of the stacks here does by
  * default.
  *
+ * An upper bound on the host's effect: the lead the host builds during a
+ * GPU-bound pass (the logits' GEMM and loss, a long attention kernel) is not
+ * carried into the host-bound passes after it, which a queue would allow
+ * (exactly: max over k of the host's time to pass k plus the GPU's from
+ * pass k on); with a host sync once per step (loss.item()) that lead is
+ * lost once per iteration anyway.  Idle GPU time inside a host-bound pass
+ * counts as compute in the breakdown and in power (busy_frac).
+ *
  * Not modelled: views and other ops that launch no kernel (their CPU time
  * is folded into the per-kernel figure, as the measurements behind it
  * include them), the optimizer's and the data loader's host time, host
