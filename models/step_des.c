@@ -437,31 +437,30 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	return check_finished(d, k, e);
 }
 
-static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+/* Stage k is free again after a blocking send (sent) or an exchange
+ * (xfer, which also completes its command). */
+static int resume(struct des *d, int k, bool next_op, struct err *e)
 {
-	struct des *d = ctx;
-	int k = (int)ev->arg;
 	struct stage *st = &d->stages[k];
 
-	(void)sim;
 	st->busy = false;
+	if (next_op)
+		st->next++;
 	if (try_start(d, k, e) < 0)
 		return -1;
 	return check_finished(d, k, e);
 }
 
+static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	(void)sim;
+	return resume(ctx, (int)ev->arg, false, e);
+}
+
 static int on_xfer(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
-	struct des *d = ctx;
-	int k = (int)ev->arg;
-	struct stage *st = &d->stages[k];
-
 	(void)sim;
-	st->busy = false;
-	st->next++;
-	if (try_start(d, k, e) < 0)
-		return -1;
-	return check_finished(d, k, e);
+	return resume(ctx, (int)ev->arg, true, e);
 }
 
 static int on_arrive(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
