@@ -6,13 +6,16 @@
  * SC'22 (arXiv:2208.11035, 2022): on Summit, Vortex, Longhorn and Frontera
  * (V100) and Corona (MI60), GPUs of one SKU differ by 8% on average in
  * performance (max 22%), the same for compute-bound SGEMM and the ML
- * workloads, outliers up to 1.5x slower than the median set apart.  Read
- * here as the whisker-to-whisker span of the paper's box plots (Tukey's,
- * Q1 - 1.5 IQR to Q3 + 1.5 IQR), which for a normal spread is 2 x 2.698
- * sigma: sigma = 0.08 / 5.396 = 0.0148 of the kernel time (an
- * interpretation of one published figure, stated; the outliers are left
- * out, as operators evict them: MegaScale, arXiv:2402.15627, sec. 4).
- * Not fitted to any training result.
+ * workloads, outliers up to 1.5x slower than the median set apart.  The
+ * variation is the span of Tukey's fences over the median, (Q3 + 1.5 IQR)
+ * - (Q1 - 1.5 IQR) = 4 IQR (the paper's artifact computes it so:
+ * github.com/hal-uw/gpu_variability_sc22_artifact,
+ * plot_script/plot_aggregated.py), which for a normal spread is 4 x 1.349
+ * sigma = 5.396 sigma: sigma = 0.08 / 5.396 = 0.0148 of the kernel time.
+ * V100 and MI60 figures carried to A100 and H100 (stated: no per-GPU
+ * spread of those has been published that we found); the outliers are
+ * left out, as operators evict them (MegaScale, arXiv:2402.15627, sec.
+ * 4).  Not fitted to any training result.
  */
 #include <math.h>
 
