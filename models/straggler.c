@@ -27,8 +27,9 @@
 const struct cfg_setting strag_settings[] = {
 	{ "cluster.gpu_speed_sigma", CFG_FLOAT, "", 0, 0.5, "0.0148", NULL,
 	  "relative standard deviation of per-GPU compute speed within one SKU; "
-	  "a synchronous step runs at the slowest of its GPUs, 1 + sigma "
-	  "E[max of N normals] (default: Sinha et al. SC'22, 8% whisker span)" },
+	  "the step model runs every rank's kernels at the slowest of its N GPUs' "
+	  "speed, 1 + sigma E[max of N normals] (default: Sinha et al. SC'22, "
+	  "an 8% fence span)" },
 	CFG_END
 };
 
