@@ -419,6 +419,26 @@ double cmp_adam_s(const struct gpu_spec *g, double params)
 	return kern_stream_s(&g->k, KS_ADAM, params * ADAM_BYTES_PER_PARAM);
 }
 
+/* Bytes per parameter of Megatron's contiguous gradient buffer: fp32
+ * main_grad, as cmp_grad_accum accumulates into. */
+#define MAIN_GRAD_BYTES 4.0
+
+double cmp_grad_buffer_s(const struct gpu_spec *g, double local_params,
+			 double opt_params, int dp, bool megatron_buffer)
+{
+	/* the norm: one multi-tensor pass reading the fp32 gradients */
+	double t = kern_stream_s(&g->k, KS_COPY, opt_params * F32_BYTES);
+
+	if (megatron_buffer) {
+		/* grad_data.zero_(): written once */
+		t += kern_stream_s(&g->k, KS_COPY, local_params * MAIN_GRAD_BYTES);
+		/* grad_data *= 1/dp: read and written */
+		if (dp > 1)
+			t += kern_stream_s(&g->k, KS_COPY, local_params * 2 * MAIN_GRAD_BYTES);
+	}
+	return t;
+}
+
 double cmp_best_eff(const struct gpu_spec *g, bool fp8, double peak_flops)
 {
 	return kern_best_eff(&g->k, fp8, peak_flops);

@@ -116,6 +116,22 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
  * parameter (fp32 master, momentum, variance and gradient read; master,
  * momentum, variance written and the fp16 copy). */
 double cmp_adam_s(const struct gpu_spec *g, double params);
+/* The gradient kernels each iteration runs once, outside the passes.
+ * Every stack clips the gradient norm (Megatron-LM --clip-grad 1.0 by
+ * default, arguments.py; DeepSpeed gradient_clipping and PyTorch
+ * clip_grad_norm_ in the GPT recipes): one pass reading the fp32 gradients
+ * of the `opt_params` parameters the optimizer steps (its shard).  With
+ * Megatron's DDP (megatron_buffer) the gradients live in one contiguous
+ * fp32 main_grad buffer of `local_params`, which it zeroes at the start of
+ * every iteration (DistributedDataParallel.zero_grad_buffer ->
+ * ParamAndGradBuffer.reset: grad_data.zero_(), Megatron-Core core_r0.8.0;
+ * Megatron-LM 2021's local DDP zero_grad_buffer) and, with dp replicas,
+ * scales by 1/dp before the collective (start_grad_sync:
+ * grad_data *= gradient_scaling_factor; 2021: buffer_.data /= dp): 4 bytes
+ * written, then 4 read and 4 written per parameter, at the copy rate.
+ * (PyTorch's zero_grad sets gradients to None; ZeRO reduces unscaled.) */
+double cmp_grad_buffer_s(const struct gpu_spec *g, double local_params,
+			 double opt_params, int dp, bool megatron_buffer);
 /* The model's FLOPs per second the kernels can reach at best, as a
  * fraction of the datatype's peak (for lower bounds). */
 double cmp_best_eff(const struct gpu_spec *g, bool fp8, double peak_flops);

@@ -790,7 +790,12 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
-		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		/* Adam, and the per-iteration gradient kernels: Megatron's
+		 * contiguous buffer where the stack keeps one (its fused
+		 * stacks without ZeRO) */
+		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
+			       cmp_grad_buffer_s(g, mem.params, mem.params / (sharded ? L->dp : 1),
+						 L->dp, o->fused_kernels && o->zero_stage == 0),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */

@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(15);
+	tap_plan(17);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -105,5 +105,17 @@ int main(void)
 	cmp_logits_bwd(&g, &sh, &mg);
 	tap_near(mg.time_s - eager.time_s, logits * 8 / (1e12 * 0.5) + 5e-6, 1e-12,
 		 "Megatron's cross-entropy backward: 14 bytes per logit in two kernels");
+	/* the per-iteration gradient kernels on 1e9 local parameters, 1e8 of
+	 * them stepped (the distributed optimizer's shard): the norm reads their 4-byte
+	 * gradients: 0.4 GB; Megatron's buffer is zeroed (4 GB written) and
+	 * scaled by 1/dp (8 GB read and written), each at the toy's copy rate
+	 * of 0.5 TB/s with a 5 us launch: 0.8 + 8 + 16 ms + 15 us */
+	tap_near(cmp_grad_buffer_s(&g, 1e9, 1e8, 8, true), 24.8e-3 + 15e-6, 1e-12,
+		 "Megatron's grad buffer: norm, zero_(), *= 1/dp");
+	/* without Megatron's buffer (ZeRO, eager) or one replica (no
+	 * scaling): the norm alone; the zeroing alone */
+	tap_near(cmp_grad_buffer_s(&g, 1e9, 1e8, 8, false) +
+		 cmp_grad_buffer_s(&g, 1e9, 1e9, 1, true), 0.8e-3 + 5e-6 + 8e-3 + 8e-3 + 10e-6,
+		 1e-12, "the norm alone without the buffer; no scaling with one replica");
 	return tap_done();
 }
