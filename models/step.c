@@ -619,6 +619,32 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	}
 }
 
+/*
+ * The SMs a DP collective holds while it runs beside the compute: NCCL
+ * runs a collective as one thread block per channel (src/enqueue.cc: the
+ * kernel's grid is the channel count), and its ring search (NCCL 2.21,
+ * src/graph/search.cc) builds one ring per NIC or NVLink path the group
+ * has on a node, each at up to one NIC's speed (sm90SpeedArrayInter
+ * starts at 48 GB/s, one 400 Gb/s port), then doubles them
+ * (ncclTopoDupChannels) up to MAXCHANNELS (32): two channels per GPU the
+ * group has on a node -- 2 for a group with one GPU per node (TP 8), 16
+ * for a node's 8 GPUs, as NCCL logs 16 rings on a DGX H100
+ * (NVIDIA/nccl#1519).  The group is stage 0's first (rank_gpu as
+ * net.h places ranks; node = gpu / gpus_per_node).
+ */
+static double dp_comm_sm_frac(const struct net *net, const int *rank_gpu,
+			      const struct layout *L, int sms)
+{
+	int per_node = net_gpus_per_node(net), k = 0;
+
+	if (L->dp <= 1 || sms <= 0 || per_node <= 0)
+		return 0;
+	for (int j = 0; j < L->dp; j++)
+		k += rank_gpu[L->tp * j] / per_node == rank_gpu[0] / per_node;
+	double channels = fmin(32, 2.0 * k);
+	return channels < sms ? channels / sms : 0;
+}
+
 /* The transport over topologies/net.h: collectives as netsim flows. */
 #define ALGO_MEMO 64
 
@@ -802,6 +828,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.net = &tr, .contention = !sym.all_disjoint || o->zero_stage == 3,
 		.one_group_per_stage = sym.rails_symmetric,
 		.rank_gpu = a.rank_gpu,
+		.comm_sm_frac = dp_comm_sm_frac(net, a.rank_gpu, L, g->k.sms),
 	};
 	if (step_run(&p, out, e) < 0)
 		goto done;

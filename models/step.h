@@ -235,6 +235,9 @@ struct step_plan {
 	bool one_group_per_stage;	/* the tp groups of a stage share no link:
 					 * launch TP rank 0's only (step_sym.c) */
 	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries) */
+	/* fraction of the GPU's SMs a DP collective's kernel holds while it
+	 * runs beside the compute (step.c: its NCCL channels); 0 = none */
+	double comm_sm_frac;
 };
 
 int step_run(const struct step_plan *p, struct step_result *out, struct err *e);
