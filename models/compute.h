@@ -52,6 +52,7 @@ struct cmp_shape {
 	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
 	bool fp8;		/* GEMMs in FP8 */
+	bool dropout;		/* attention dropout (inside the flash kernel) */
 	double peak_flops;	/* tensor peak of the datatype in use */
 	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
 	double kv;		/* key/value heads (0: a) */
@@ -116,6 +117,19 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
  * parameter (fp32 master, momentum, variance and gradient read; master,
  * momentum, variance written and the fp16 copy). */
 double cmp_adam_s(const struct gpu_spec *g, double params);
+/* Transformer Engine's TP-communication overlap (userbuffers, TE v1.8
+ * module/base.py initialize_ub defaults, as Megatron-Core --tp-comm-overlap
+ * runs it with sequence parallelism) cuts the GEMMs it overlaps into
+ * chunks of the tokens: "ring_exchange" (qkv_fprop, fc1_fprop,
+ * proj_dgrad, fc2_dgrad) into tp GEMMs of T/tp rows, "pipeline"
+ * (proj_fprop, fc2_fprop) into num_splits = 4; the "bulk" overlaps (the
+ * column-parallel GEMMs' dgrad and wgrad) run whole GEMMs.  The extra time
+ * the chunks take over the whole GEMMs of one layer (forward, or backward),
+ * at most three chunks at once (the userbuffers' compute streams): smaller
+ * GEMMs fill fewer waves and pay more launches.  Dense MLPs and plain QKV
+ * projections only (MoE and latent attention run theirs unsplit here). */
+void cmp_ub_splits(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
+		   struct cmp_cost *out);
 /* The gradient kernels each iteration runs once, outside the passes.
  * Every stack clips the gradient norm (Megatron-LM --clip-grad 1.0 by
  * default, arguments.py; DeepSpeed gradient_clipping and PyTorch

@@ -63,6 +63,7 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		.sp = sp, .flash = flash, .peak_flops = peak,
 		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
 		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
+		.dropout = m->dropout,
 	};
 
 	if (m->mla.kv_lora_rank > 0) {
@@ -390,15 +391,32 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	 * --tp-comm-overlap, with sequence parallelism): the all-gathers and
 	 * reduce-scatters are cut into chunks pipelined with the GEMMs they
 	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
-	 * (an upper bound on the overlap: chunking costs are not counted) */
+	 * (an upper bound on the overlap: the chunks' waits for their data are
+	 * not counted); the GEMMs run as chunks (cmp_ub_splits) */
 	if (o->tp_comm_overlap && o->sequence_parallel) {
 		/* MoE layers lose the same SMs while overlapped; their exposed
 		 * TP time is taken as the dense layers' (their GEMMs, longer,
 		 * would hide at least as much) */
 		double tf = c->tp_fwd_s, tb = c->tp_bwd_s;
+		struct cmp_cost uf, ub;
+		cmp_ub_splits(g, &sh, false, &uf);
+		cmp_ub_splits(g, &sh, true, &ub);
+		cmp_add(&c->fwd, &uf, 1);
+		cmp_add(&c->bwd, &ub, 1);
+		if (o->recompute == PAR_RECOMPUTE_FULL)
+			cmp_add(&c->bwd, &uf, 1);	/* the forward again */
 		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
 		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
 		if (m->moe.experts > 0) {
+			/* an MoE layer's attention is split alike */
+			struct cmp_shape xs = sh;
+			xs.experts = m->moe.experts;
+			cmp_ub_splits(g, &xs, false, &uf);
+			cmp_ub_splits(g, &xs, true, &ub);
+			cmp_add(&c->moe_fwd, &uf, 1);
+			cmp_add(&c->moe_bwd, &ub, 1);
+			if (o->recompute == PAR_RECOMPUTE_FULL)
+				cmp_add(&c->moe_bwd, &uf, 1);
 			tp_overlap(g, &c->moe_fwd, &tf);
 			tp_overlap(g, &c->moe_bwd, &tb);
 		} else {
