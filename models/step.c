@@ -310,6 +310,8 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
  * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
  * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms. */
 #define TE_UB_SMS 8.5
+/* TE's num_splits default for its "pipeline" overlaps (base.py) */
+#define UB_RS_SPLITS 4.0
 
 static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
 {
@@ -407,6 +409,18 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 			cmp_add(&c->bwd, &uf, 1);	/* the forward again */
 		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
 		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
+		/* The pipelined reduce-scatters (proj_fprop, fc2_fprop) send
+		 * each chunk's partial sums while the next chunk's GEMM runs;
+		 * the last chunk's goes after the last GEMM, with nothing to
+		 * hide it, and the layer waits for it (TE v1.8
+		 * split_overlap_rs: stream_main waits on _stop_comm): 1/4 of
+		 * each reduce-scatter exposed, forward (and its recomputation) */
+		double rs, tail;
+		if (tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, x.bytes, &rs, e) < 0)
+			return -1;
+		tail = rs / UB_RS_SPLITS;
+		c->tp_fwd_s += 2 * tail;
+		c->tp_bwd_s += full ? 2 * tail : 0;
 		if (m->moe.experts > 0) {
 			/* an MoE layer's attention is split alike */
 			struct cmp_shape xs = sh;
