@@ -46,15 +46,21 @@
  * layer's GEMMs cannot cover.
  *
  * TP overlap also slows the GEMMs it runs beside (the SMs Transformer
- * Engine's userbuffer kernels hold, step.c).  The distributed optimizer's
- * weight all-gather runs under the next iteration's first forward passes
- * with overlap_param_gather (Megatron-Core --overlap-param-gather).
+ * Engine's userbuffer kernels hold, step.c), runs them as chunks
+ * (cmp_ub_splits) and leaves the last chunk of each pipelined
+ * reduce-scatter exposed.  A DP collective running beside the compute
+ * slows the GEMM share of the stage's pass by the SMs its NCCL channels
+ * hold, for exactly the time it is in flight (step_des.c).  The
+ * distributed optimizer's weight all-gather runs under the next
+ * iteration's first forward passes with overlap_param_gather
+ * (Megatron-Core --overlap-param-gather).
  *
  * Not modelled: the gradient-norm all-reduce (a few scalars),
  * host-side (Python, launch queue) stalls, data loading, SMs taken by
- * NCCL's DP kernels during overlapped compute, DeepSpeed's step-coupled
- * pipeline schedule, ZeRO-3's prefetch buffers in memory, stragglers and
- * clock throttling.
+ * pipeline p2p kernels (two channels per peer, a few per cent of the time:
+ * under 0.2%), HBM bandwidth the collectives take from memory-bound
+ * kernels, DeepSpeed's step-coupled pipeline schedule, ZeRO-3's prefetch
+ * buffers in memory, stragglers and clock throttling.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
@@ -65,7 +71,9 @@
  *   dp_exposed_s  after the pipeline's last compute: gradient collectives
  *                 not hidden, the tied-embedding all-reduce, the weight
  *                 all-gather; ZeRO-3's gather stalls
- *   optimizer_s   Adam
+ *   optimizer_s   Adam and the once-an-iteration gradient kernels
+ *                 (cmp_grad_buffer_s: Megatron's buffer zeroed and scaled,
+ *                 the clip-grad norm)
  */
 #ifndef MODELS_STEP_H
 #define MODELS_STEP_H
