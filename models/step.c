@@ -664,17 +664,23 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
  * (NVIDIA/nccl#1519).  The group is stage 0's first (rank_gpu as
  * net.h places ranks; node = gpu / gpus_per_node).
  */
-static double dp_comm_sm_frac(const struct net *net, const int *rank_gpu,
-			      const struct layout *L, int sms)
+int step_dp_channels(const struct net *net, const int *rank_gpu, const struct layout *L)
 {
 	int per_node = net_gpus_per_node(net), k = 0;
 
-	if (L->dp <= 1 || sms <= 0 || per_node <= 0)
+	if (L->dp <= 1 || per_node <= 0)
 		return 0;
 	for (int j = 0; j < L->dp; j++)
 		k += rank_gpu[L->tp * j] / per_node == rank_gpu[0] / per_node;
-	double channels = fmin(32, 2.0 * k);
-	return channels < sms ? channels / sms : 0;
+	return 2 * k < 32 ? 2 * k : 32;
+}
+
+static double dp_comm_sm_frac(const struct net *net, const int *rank_gpu,
+			      const struct layout *L, int sms)
+{
+	double channels = step_dp_channels(net, rank_gpu, L);
+
+	return sms > 0 && channels < sms ? channels / sms : 0;
 }
 
 /* The transport over topologies/net.h: collectives as netsim flows. */

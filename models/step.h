@@ -249,6 +249,10 @@ struct step_plan {
 };
 
 int step_run(const struct step_plan *p, struct step_result *out, struct err *e);
+/* The NCCL channels (thread blocks, so SMs) a DP collective of stage 0's
+ * first group runs on: two per GPU of the group on its first node, at most
+ * 32 (step.c); 0 without data parallelism. */
+int step_dp_channels(const struct net *net, const int *rank_gpu, const struct layout *L);
 /* The static string for a tier name (unknown names: "other"). */
 const char *step_tier_name(const char *name);
 

@@ -40,7 +40,7 @@ int main(void)
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	tap_plan(39);
+	tap_plan(40);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -282,6 +282,40 @@ int main(void)
 			 "TP overlap: 1/4 of each pipelined reduce-scatter exposed");
 		net_free(net);
 		step_job_free(&k);
+	}
+	/* NCCL's channels for a DP collective (2 per GPU the group has on a
+	 * node, NCCL 2.21's ring search doubled): the Megatron-Core rows on
+	 * 8-GPU nodes, TP 1 (8 per node: 16), TP 2 (4: 8), TP 4 (2: 4),
+	 * TP 8 (1: 2) */
+	{
+		const char *rows[4] = { "1.7b", "7.1b", "16b", "32b" };
+		int got[4] = { -1, -1, -1, -1 };
+		for (int i = 0; i < 4; i++) {
+			char rel[128];
+			snprintf(rel, sizeof rel, "scenarios/validation/mcore-weak-%s.cfg", rows[i]);
+			char file[4096];
+			snprintf(file, sizeof file, "%s/%s", tap_srcdir(), rel);
+			struct scenario *sc = sc_load(s, file, NULL, 0, &e);
+			struct tfm m;
+			struct layout L;
+			if (!sc)
+				continue;
+			tfm_from_scenario(sc, &m);
+			struct net_cfg *cfg = layout_from_scenario(sc, &m, &L, &e) == 0 ?
+					      net_cfg_from_scenario(sc, &e) : NULL;
+			struct net *net = cfg ? net_build(cfg, &e) : NULL;
+			int *rg = net ? malloc(sizeof *rg * (size_t)L.gpus) : NULL;
+			for (int r = 0; rg && r < L.gpus; r++)
+				rg[r] = net_rank_gpu(net, r);
+			if (rg)
+				got[i] = step_dp_channels(net, rg, &L);
+			free(rg);
+			net_free(net);
+			net_cfg_free(cfg);
+			sc_free(sc);
+		}
+		tap_ok(got[0] == 16 && got[1] == 8 && got[2] == 4 && got[3] == 2,
+		       "DP collectives' NCCL channels: 16, 8, 4, 2 at TP 1, 2, 4, 8");
 	}
 	cfg_schema_free(s);
 	return tap_done();
