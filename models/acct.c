@@ -24,7 +24,7 @@ static const struct cfg_setting acct_settings[] = {
 const struct cfg_setting *const acct_setting_tables[] = {
 	acct_settings, region_settings, power_settings, node_settings, cost_settings,
 	carbon_settings,
-	storage_settings, budget_settings, NULL
+	storage_settings, storage_price_settings, budget_settings, NULL
 };
 
 /* Traces: fixed slots, then one spot trace per pool. */
@@ -345,11 +345,23 @@ static void billing_update(struct acct *a, int64_t now_ns, const double *pool_no
 
 /* --- activity ----------------------------------------------------------------- */
 
+/* Checkpoints written since the last activity: the tiers' price per GB
+ * written, paid when they are written. */
+static void charge_writes(struct acct *a, const struct activity *act)
+{
+	int64_t fresh = act->checkpoints_written - a->act.checkpoints_written;
+
+	for (int t = 0; fresh > 0 && t < a->st.n; t++)
+		a->tot.storage_usd += (double)fresh * act->checkpoint_bytes / 1e9 *
+				      a->st.t[t].usd_per_gb_written;
+}
+
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act)
 {
 	int sum = 0;
 
 	acct_advance(a, now_ns);
+	charge_writes(a, act);
 	a->act = *act;
 	a->act_ns = now_ns;
 	for (int i = 0; i < a->pools.n; i++)
@@ -399,6 +411,27 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct platform *pf, struct err *e)
 {
 	return acct_build(sc, g, L, pools, pf, e);
+}
+
+double acct_training_usd_per_s(const struct acct *a)
+{
+	struct acct t = *a;	/* rates on a copy: the books stay as they are */
+
+	memset(&t.act, 0, sizeof t.act);
+	t.act.nodes_held = a->nodes;
+	t.act.gpus_held = a->gpus;
+	t.act.gpus_training = a->gpus;
+	for (int i = 0; i < a->pools.n; i++) {
+		t.pool_nodes[i] = a->pools.p[i].nodes;
+		t.bill[i].billed = a->pools.p[i].nodes;
+	}
+	rates_update(&t);
+	return cost_rate(&t.r);
+}
+
+double acct_checkpoint_usd(const struct acct *a, double bytes, double run_s)
+{
+	return storage_usd_per_checkpoint(&a->st, bytes, run_s);
 }
 
 struct acct *acct_new_like(const struct acct *proto, struct err *e)

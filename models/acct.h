@@ -89,6 +89,13 @@ struct acct *acct_new_like(const struct acct *proto, struct err *e);
 void acct_describe(const struct acct *a, FILE *out);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
+/* What the job spends a second while all its nodes train (instances or
+ * capital, operation and electricity at the training power without a
+ * step breakdown), and what one more checkpoint of `bytes` costs in
+ * storage over a run of run_s (models/storage.h): the two prices a cost-
+ * minimising checkpoint interval weighs (models/checkpoint.h). */
+double acct_training_usd_per_s(const struct acct *a);
+double acct_checkpoint_usd(const struct acct *a, double bytes, double run_s);
 /* Bring the books up to now with the rates in force. */
 void acct_advance(struct acct *a, int64_t now_ns);
 

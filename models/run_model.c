@@ -142,6 +142,11 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 		run_job_free(j);
 		return NULL;
 	}
+	/* the checkpoint's money, now that accounting knows the prices */
+	ckpt_minimize_cost(&j->md.ck,
+			   acct_checkpoint_usd(j->acct, j->md.ck.size_bytes,
+					       pace_time_s(&j->md.full, 0, j->md.total_iters)),
+			   acct_training_usd_per_s(j->acct), j->md.iteration_s, j->md.mtti_s);
 	return j;
 }
 
