@@ -174,7 +174,9 @@ static void rates_update(struct acct *a)
 	const struct activity *act = &a->act;
 	struct rates *r = &a->r;
 	double train_w = power_train_gpu_w(&a->pw, act->busy_frac, act->tensor_active_frac);
-	double idle = act->gpus_held - act->gpus_training;
+	/* owned hot spares: powered and idle beside the job's nodes */
+	double spares = a->cost.mode == COST_OWNED && act->nodes_held > 0 ? act->spare_nodes : 0;
+	double idle = act->gpus_held - act->gpus_training + spares * a->gpus_per_node;
 	double nodes = act->nodes_held, kwh_s, host_w;
 	/* nodes whose GPUs train run their hosts busy */
 	double busy_nodes = act->gpus_held > 0 ?
@@ -186,7 +188,8 @@ static void rates_update(struct acct *a)
 	r->gpu_w = act->gpus_training * train_w + idle * a->pw.gpu_idle_w;
 	for (int i = 0; i < a->pools.n; i++)
 		r->pool_gpu_w[i] = nodes > 0 ? r->gpu_w * a->pool_nodes[i] / nodes : 0;
-	host_w = busy_nodes * a->pw.host_busy_w + (nodes - busy_nodes) * a->pw.host_idle_w;
+	host_w = busy_nodes * a->pw.host_busy_w +
+		 (nodes - busy_nodes + spares) * a->pw.host_idle_w;
 	r->node_w = host_w + node_psu_loss_w(&a->pw.node, r->gpu_w, host_w);
 	r->network_w = a->pf.idle_w * share +
 		       platform_traffic_w(&a->pf, act->tier_bytes_per_s);
@@ -202,16 +205,18 @@ static void rates_update(struct acct *a)
 		for (int i = 0; i < a->pools.n; i++)
 			r->compute_usd_s += a->bill[i].billed * a->node_usd_per_h[i] / 3600.0;
 	} else {
-		r->capex_usd_s = nodes * (a->cost.server_usd + a->cost.network_usd_per_node) /
+		r->capex_usd_s = (nodes + spares) *
+				 (a->cost.server_usd + a->cost.network_usd_per_node) /
 				 a->cost.life_s;
-		r->opex_usd_s = nodes * a->cost.opex_usd_per_node_s;
+		r->opex_usd_s = (nodes + spares) * a->cost.opex_usd_per_node_s;
 		r->electricity_usd_s = kwh_s * a->electricity_usd_per_kwh;
 	}
 	r->location_kg_s = carbon_kg(kwh_s, a->grid_g_per_kwh);
 	r->market_kg_s = a->co2.has_market ? carbon_kg(kwh_s, a->co2.market_g_per_kwh) :
 			 r->location_kg_s;
-	r->embodied_kg_s = carbon_embodied_kg_per_s(&a->co2, act->gpus_held, nodes,
-						    a->pf.embodied_kg * share);
+	r->embodied_kg_s = carbon_embodied_kg_per_s(&a->co2,
+						    act->gpus_held + spares * a->gpus_per_node,
+						    nodes + spares, a->pf.embodied_kg * share);
 }
 
 static double cost_rate(const struct rates *r)

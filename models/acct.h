@@ -50,6 +50,11 @@ struct activity {
 	int gpus_held;
 	int gpus_training;	/* running iterations; the other held GPUs idle */
 	int pool_nodes_held[POOLS_MAX];	/* per pool of struct pools, same order */
+	/* Hot spares ready to replace a failed node (failures.spares): an
+	 * owned cluster's own nodes, powered and idle (a spare that takes over
+	 * at once is running), with their capital, operation and embodied
+	 * carbon; a cloud provider's pool is not the job's to pay or power. */
+	int spare_nodes;
 	/* From the step model, per training GPU and iteration (0: unknown,
 	 * power uses power.gpu_busy_fraction).  With struct step_result:
 	 * busy_frac and tensor_active_frac as they are, comm_frac =
