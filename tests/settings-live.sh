@@ -162,6 +162,7 @@ pools.*.spot_zone|F||"us-east-1b"|
 instances.*.gpu|F||"a100_80gb"|
 instances.*.gpus|F||4|
 instances.*.regions|F||"us_oregon"|
+instances.*.capacity_block_regions|F|-s 'pools.base.class="capacity_block"'|"us_oregon"|
 regions.*.grid_g_per_kwh|F|-s 'carbon.grid_trace=""'|500|
 regions.*.pue|F||1.3|
 regions.*.electricity_usd_per_kwh|F|-s 'cost.mode="owned"' -s 'cost.electricity_trace=""'|0.2|
