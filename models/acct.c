@@ -418,6 +418,11 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 	return acct_build(sc, g, L, pools, pf, e);
 }
 
+bool acct_powers_spares(const struct acct *a)
+{
+	return a->cost.mode == COST_OWNED;
+}
+
 double acct_training_usd_per_s(const struct acct *a)
 {
 	struct acct t = *a;	/* rates on a copy: the books stay as they are */

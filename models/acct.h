@@ -100,6 +100,9 @@ void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *ac
  * storage over a run of run_s (models/storage.h): the two prices a cost-
  * minimising checkpoint interval weighs (models/checkpoint.h). */
 double acct_training_usd_per_s(const struct acct *a);
+/* Whether spares are the job's to power (owned), so a change in their
+ * number must reach the books. */
+bool acct_powers_spares(const struct acct *a);
 double acct_checkpoint_usd(const struct acct *a, double bytes, double run_s);
 /* Bring the books up to now with the rates in force. */
 void acct_advance(struct acct *a, int64_t now_ns);
