@@ -31,9 +31,9 @@ libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c 
 noinst_HEADERS += models/plan.h models/plan_int.h
 # Shared clusters (issue 17): trainsim cluster's models.
 libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autoscale.c \
-	models/fleet.c models/sched.c models/cluster.c
+	models/fleet.c models/sched.c models/cluster.c models/cfabric.c
 noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
-	models/fleet.h models/sched.h models/cluster.h
+	models/fleet.h models/sched.h models/cluster.h models/cfabric.h
 UNIT_TESTS += tests/cluster-autoscale-t
 SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh
 EXTRA_DIST += tests/cluster

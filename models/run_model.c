@@ -153,6 +153,12 @@ void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
 }
 
+double run_job_dp_exposed_s(const struct run_job *j, double *iteration_s)
+{
+	*iteration_s = j->md.full.iter_s;
+	return j->md.full.step.dp_exposed_s;
+}
+
 void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s)
 {
 	const struct ckpt *ck = &j->md.ck;

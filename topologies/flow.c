@@ -726,6 +726,25 @@ void flow_grow(struct flow_sys *fs, int32_t id, double bytes)
 	}
 }
 
+void flow_cancel(struct flow_sys *fs, int32_t id)
+{
+	struct flow *f = &fs->f[id];
+
+	if (f->state == FLOW_FREE)
+		return;
+	for (int h = 0; h < f->n; h++) {
+		fs->lf_live[f->path[h]] -= f->w;
+		mark_dirty(fs, f->path[h]);	/* its entries go at the next solve */
+	}
+	f->n = 0;
+	f->rate = 0;
+	f->state = FLOW_FREE;
+	if (fs->hpos[id] >= 0)
+		t_remove(fs, id);
+	fs->free_ids[fs->n_free++] = id;
+	fs->live--;
+}
+
 int flow_path(const struct flow_sys *fs, int32_t id, const int32_t **path)
 {
 	*path = fs->f[id].path;

@@ -48,6 +48,10 @@ void flow_grow(struct flow_sys *fs, int32_t id, double bytes);
 /* A ceiling on one flow's rate (0: none), as if on a private link; for a
  * grown flow, on each of the flows it stands for. */
 void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps);
+/* Drop a flow now, sent or not, delivering nothing and counting none of
+ * its bytes (its links are re-solved at the next flow_solve): trainsim
+ * cluster's standing flows, which end with their job. */
+void flow_cancel(struct flow_sys *fs, int32_t id);
 /* The flow's links; returns how many. */
 int flow_path(const struct flow_sys *fs, int32_t id, const int32_t **path);
 void flow_solve(struct flow_sys *fs, int64_t now_ns);

@@ -1,0 +1,225 @@
+/*
+ * cfabric.c -- jobs sharing the fleet's fabric (see cfabric.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cfabric.h"
+#include "topologies/flow.h"
+#include "topologies/topo.h"
+
+const struct cfg_setting cfab_settings[] = {
+	{ "fabric.sharing", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "running jobs' collectives share the fleet's network (max-min), so a "
+	  "job's pace depends on where it and its neighbours run; false: every "
+	  "job runs as if alone" },
+	CFG_END
+};
+
+/* A standing flow never finishes: no solve here advances time. */
+#define CFAB_BYTES 1e30
+
+struct cfab_job {
+	int32_t *flow;			/* its ring's flows while it runs */
+	int n_flow;
+	int run;			/* its index in running, or -1 */
+	double alone_Bps, stretch;
+};
+
+struct cfab {
+	struct net *net;
+	struct flow_sys *fs;		/* every running job's flows */
+	struct flow_sys *alone;		/* one job's at a time */
+	const struct cjobs *js;
+	int gpus_per_node, nics;
+	struct cfab_job *job;
+	int *running, n_running;
+	bool dirty;
+	int32_t *scratch;		/* flow ids of a job alone */
+};
+
+static bool communicates(const struct cjob *j)
+{
+	return j->comm_frac > 0;
+}
+
+int cfab_new(const struct scenario *sc, const struct fleet *f, const struct cjobs *js,
+	     struct cfab **out, struct err *e)
+{
+	bool any = false;
+
+	*out = NULL;
+	for (size_t i = 0; i < js->n && !any; i++)
+		any = communicates(&js->v[i]) && js->v[i].nodes > 1;
+	if (!sc_bool(sc, "fabric.sharing") || !any)
+		return 0;
+	struct cfab *fab = calloc(1, sizeof *fab);
+	struct net_cfg *cfg = NULL;
+	if (fab == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	fab->js = js;
+	fab->gpus_per_node = f->gpus_per_node;
+	cfg = net_cfg_for_gpus(sc, sc_str(sc, "fleet.gpu"), f->n_nodes * f->gpus_per_node,
+			       f->gpus_per_node, e);
+	if (cfg == NULL || (fab->net = net_build(cfg, e)) == NULL)
+		goto fail;
+	net_cfg_free(cfg);
+	cfg = NULL;
+	fab->nics = fab->net->p.nics_per_node;
+	struct graph *g = &fab->net->g;
+	fab->fs = flow_sys_new(g->n_links, g->bw_Bps, g->tier, TIER_COUNT, e);
+	fab->alone = flow_sys_new(g->n_links, g->bw_Bps, g->tier, TIER_COUNT, e);
+	fab->job = calloc(js->n + 1, sizeof *fab->job);
+	fab->running = malloc((js->n + 1) * sizeof *fab->running);
+	fab->scratch = malloc(((size_t)f->n_nodes * fab->nics + 1) * sizeof *fab->scratch);
+	if (!fab->fs || !fab->alone || !fab->job || !fab->running || !fab->scratch) {
+		err_set(e, ERR_RUN, "out of memory for the shared fabric");
+		goto fail;
+	}
+	for (size_t i = 0; i < js->n; i++)
+		fab->job[i].run = -1;
+	*out = fab;
+	return 0;
+fail:
+	net_cfg_free(cfg);
+	cfab_free(fab);
+	return -1;
+}
+
+void cfab_free(struct cfab *fab)
+{
+	if (fab == NULL)
+		return;
+	for (size_t i = 0; fab->job && i < fab->js->n; i++)
+		free(fab->job[i].flow);
+	free(fab->job);
+	free(fab->running);
+	free(fab->scratch);
+	flow_sys_free(fab->fs);
+	flow_sys_free(fab->alone);
+	net_free(fab->net);
+	free(fab);
+}
+
+/* Add the ring over nodes (n >= 2) to fs, its flow ids into ids. */
+static int add_ring(struct cfab *fab, struct flow_sys *fs, int job, const int *nodes,
+		    int n, int32_t *ids, struct err *e)
+{
+	int32_t path[NET_PATH_MAX];
+	int per_nic = fab->gpus_per_node / fab->nics, k = 0;
+
+	for (int i = 0; i < n; i++) {
+		int next = nodes[(i + 1) % n];
+		for (int c = 0; c < fab->nics; c++) {
+			int src = nodes[i] * fab->gpus_per_node + c * per_nic;
+			int dst = next * fab->gpus_per_node + c * per_nic;
+			int len = net_route(fab->net, src, dst, (uint64_t)c, NULL, path);
+			int32_t id = flow_add(fs, path, len, CFAB_BYTES, 0, (uint64_t)job, 0, e);
+			if (id < 0)
+				return -1;
+			ids[k++] = id;
+		}
+	}
+	return k;
+}
+
+/* The ring's pace: its slowest flow. */
+static double ring_Bps(const struct flow_sys *fs, const int32_t *ids, int n)
+{
+	double r = INFINITY;
+
+	for (int i = 0; i < n; i++)
+		r = fmin(r, flow_rate_Bps(fs, ids[i]));
+	return r;
+}
+
+int cfab_start(struct cfab *fab, int job, const int *nodes, int n, struct err *e)
+{
+	struct cfab_job *fj = &fab->job[job];
+
+	if (!communicates(&fab->js->v[job]) || n < 2)
+		return 0;
+	/* Alone: the job's flows on an empty fabric. */
+	int k = add_ring(fab, fab->alone, job, nodes, n, fab->scratch, e);
+	if (k < 0)
+		return -1;
+	flow_solve(fab->alone, 0);
+	fj->alone_Bps = ring_Bps(fab->alone, fab->scratch, k);
+	for (int i = 0; i < k; i++)
+		flow_cancel(fab->alone, fab->scratch[i]);
+	flow_solve(fab->alone, 0);	/* forget them now, not at the next job */
+
+	if ((fj->flow = malloc((size_t)k * sizeof *fj->flow)) == NULL)
+		return err_set(e, ERR_RUN, "out of memory for the shared fabric");
+	if ((fj->n_flow = add_ring(fab, fab->fs, job, nodes, n, fj->flow, e)) < 0)
+		return -1;
+	fj->stretch = 1;
+	fj->run = fab->n_running;
+	fab->running[fab->n_running++] = job;
+	fab->dirty = true;
+	return 0;
+}
+
+void cfab_stop(struct cfab *fab, int job)
+{
+	struct cfab_job *fj = &fab->job[job];
+
+	if (fj->run < 0)
+		return;
+	for (int i = 0; i < fj->n_flow; i++)
+		flow_cancel(fab->fs, fj->flow[i]);
+	free(fj->flow);
+	fj->flow = NULL;
+	fj->n_flow = 0;
+	int last = fab->running[--fab->n_running];	/* swap-remove */
+	fab->running[fj->run] = last;
+	fab->job[last].run = fj->run;
+	fj->run = -1;
+	fab->dirty = true;
+}
+
+bool cfab_dirty(const struct cfab *fab)
+{
+	return fab->dirty;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int cfab_solve(struct cfab *fab, cfab_changed_fn changed, void *ctx, struct err *e)
+{
+	flow_solve(fab->fs, 0);
+	fab->dirty = false;
+	/* In job order, not in running order (a swap-remove reorders that):
+	 * the callbacks schedule events, whose order the output follows. */
+	for (int i = 0; i < fab->n_running; i++)
+		fab->scratch[i] = fab->running[i];
+	qsort(fab->scratch, (size_t)fab->n_running, sizeof *fab->scratch, by_id);
+	for (int i = 0; i < fab->n_running; i++) {
+		int job = fab->scratch[i];
+		struct cfab_job *fj = &fab->job[job];
+		double s = fj->alone_Bps / ring_Bps(fab->fs, fj->flow, fj->n_flow);
+		if (s < 1)
+			s = 1;	/* others' flows never speed a job up */
+		if (s != fj->stretch) {
+			fj->stretch = s;
+			if (changed(ctx, job, s, e) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+double cfab_slowdown(double comm_fraction, double stretch)
+{
+	return 1 + comm_fraction * (stretch - 1);
+}
+
+unsigned long long cfab_rated(const struct cfab *fab)
+{
+	return fab ? flow_stat_rated(fab->fs) : 0;
+}
