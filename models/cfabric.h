@@ -5,40 +5,44 @@
  * The fleet's network is built once from the scenario's network.*
  * settings (topologies/net.h), one node slot of models/fleet.h per
  * network node, so the leaves placement packs into are the fabric's.
- * Each running job that communicates (a training job whose step model
- * exposes data-parallel communication, or a job given a comm_fraction)
- * and holds two nodes or more puts its gradient collective on the fabric
- * as NCCL's ring over its nodes in placement order, one channel per NIC:
- * for every node i and NIC c, a standing flow from GPU c of node i to GPU
- * c of node i+1 (the last to the first), routed as the fabric routes
- * (ECMP by channel).  All jobs' flows share the links max-min fairly
- * (topologies/flow.h, progressive filling).
+ * Each running job that communicates (comm_fraction > 0: a training job's
+ * from its step model, a fixed job's as given) and holds two nodes or
+ * more puts its gradient collective on the fabric as NCCL's ring over
+ * its nodes in placement order, one channel per NIC: for every node i and
+ * NIC c, a standing flow from GPU c of node i to GPU c of node i+1 (the
+ * last to the first), routed as the fabric routes (ECMP by channel).  All
+ * jobs' flows share the links max-min fairly (topologies/flow.h,
+ * progressive filling).
  *
  * A ring runs at the pace of its slowest edge, so a job's collective
- * bandwidth is the least rate among its flows: alone on the fabric
- * (its own flows only) and shared (everyone's).  Its share of the
- * fabric's bandwidth is shared / alone, and the job's communication time
- * stretches by s = alone / shared >= 1.  The job's time stretches as
- * Amdahl has it: of each undisturbed second, comm_fraction is exposed
- * scale-out communication and the rest compute, so
+ * bandwidth is the least rate among its flows: alone on the fabric (its
+ * own flows only) and shared (everyone's).  Its collectives then take
+ * s = alone / shared >= 1 times as long.  comm_fraction is the share of
+ * the job's undisturbed time its scale-out collectives take (T / t); the
+ * compute that hid part of them (a window H, exposed E = T - H) is the
+ * same when shared, so what grows is exposed: E' = s T - H = E + (s-1) T,
+ * and
  *
- *     slowdown = 1 + comm_fraction x (s - 1).
+ *     slowdown = 1 + comm_fraction x (s - 1),
+ *
+ * exact whenever some of the collective was exposed alone, an upper
+ * bound when compute hid all of it (then E' = max(0, s T - H)).
  *
  * Two jobs inside their own leaves share no link (a node is never
  * shared), so their s is exactly 1; two whose rings cross the same leaf
  * uplink, alone on it, each get half of it: s = 2.
  *
- * Simplifications, all documented in doc/cluster.md: every job's
- * collective is taken to run whenever the others' do (the steady state
- * of continuously overlapping communication: an upper bound on
- * interference); the communication that compute hid when alone is taken
- * to stay hidden (a lower bound on the stretch); the ring's faster edges
- * keep their max-min rates rather than being held to the ring's pace.
+ * Simplifications (doc/cluster.md): every job's collective is taken to run
+ * whenever the others' do (the steady state of overlapping communication:
+ * an upper bound on interference); the ring's faster edges keep their
+ * max-min rates rather than being held to the ring's pace; a job that
+ * others' flows would speed up (max-min is not monotone) keeps s = 1.
  *
  * Only jobs whose flows share a link with a changed job's are re-rated:
  * the flow model re-solves just the connected components that hold a
- * changed link, and a job's rates (hence its pace) are read again only
- * after a change; a job alone rate is computed once per start.
+ * changed link; a job's rates (hence its pace) are read again only after
+ * a start or stop, all the changes of one instant in one solve; a job's
+ * rate alone is computed once per start.
  */
 #ifndef MODELS_CFABRIC_H
 #define MODELS_CFABRIC_H

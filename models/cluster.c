@@ -740,7 +740,7 @@ static const char *const state_names[CJ_COUNT] = {
 
 enum { JC_ID, JC_SUBMIT, JC_START, JC_END, JC_WAIT, JC_GPUS, JC_NODES, JC_LEAVES,
        JC_COST, JC_ENERGY, JC_CARBON, JC_PRIORITY, JC_PREEMPT, JC_FAIL, JC_LOST,
-       JC_GPU_H, JC_SLOWDOWN, JC_FABRIC, JC_COUNT };
+       JC_GPU_H, JC_SLOWDOWN, JC_COMM, JC_FABRIC, JC_COUNT };
 
 /* Wall time over work done while running (1: never slowed; NaN: never
  * ran). */
@@ -758,7 +758,7 @@ static int write_jobs(struct cl *c, struct err *e)
 		{ "leaves", "switches" }, { "cost_usd", "USD" }, { "energy_kwh", "kWh" },
 		{ "carbon_kg", "kg" }, { "priority", "" }, { "preemptions", "" },
 		{ "failures", "" }, { "lost_work_s", "s" }, { "gpu_hours", "GPU-h" },
-		{ "slowdown", "" }, { "fabric_slowdown", "" },
+		{ "slowdown", "" }, { "comm_fraction", "" }, { "fabric_slowdown", "" },
 	};
 	size_t n = c->js.n;
 	double *v = malloc((n ? n : 1) * JC_COUNT * sizeof *v);
@@ -794,6 +794,7 @@ static int write_jobs(struct cl *c, struct err *e)
 		r[JC_SLOWDOWN * n] = end < 0 ? NAN :
 			fmax(1, (end - j->submit_s) / fmax(j->work_s, 10));
 		(void)run;
+		r[JC_COMM * n] = j->comm_frac;
 		r[JC_FABRIC * n] = fabric_slowdown(j);
 		lab[i] = state_names[j->state];
 		lab[n + i] = c->js.teams[j->team];

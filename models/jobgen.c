@@ -50,9 +50,9 @@ const struct cfg_setting jobgen_settings[] = {
 	  "wall time between checkpoints (0: a training job's run scenario's; "
 	  "a fixed job restarts from scratch)" },
 	{ "classes.*.comm_fraction", CFG_FLOAT, "", 0, 1, "0", NULL,
-	  "share of a fixed job's undisturbed time that is exposed scale-out "
-	  "communication, stretched when its ring shares links (a training "
-	  "job's is its step model's; 0: the job does not use the fabric)" },
+	  "share of a fixed job's undisturbed time its scale-out collectives "
+	  "take, stretched when its ring shares links (models/cfabric.h; a "
+	  "training job's comes from its step model; 0: no fabric traffic)" },
 	{ "classes.*.team", CFG_STRING, "", 0, 0, "default", NULL, "team tag" },
 	{ "classes.*.project", CFG_STRING, "", 0, 0, "default", NULL, "project tag" },
 	{ "classes.*.priority", CFG_INT, "", -1e6, 1e6, "0", NULL,
@@ -145,7 +145,7 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 	    (job = run_job_from_scenario(run, NULL, e)) == NULL)
 		goto out;
 	run_job_shape(job, &out->gpus, &run_gpu, &out->work_s);
-	double iter_s, exposed_s = run_job_dp_exposed_s(job, &iter_s);
+	double iter_s, exposed_s, fabric_s = run_job_fabric_s(job, &iter_s, &exposed_s);
 	double train_s = out->work_s;
 	double every_s, stall_s;
 	run_job_checkpoints(job, &every_s, &stall_s);
@@ -157,10 +157,12 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 		out->work_s += (n > 0 ? n : 0) * stall_s;
 		out->ckpt_s = every_s + stall_s;
 	}
-	/* The iterations' exposed DP communication, over the whole work
-	 * (checkpoint stalls use no fabric here). */
+	/* The iterations' scale-out communication time (at least what of it
+	 * the step model found exposed), over the whole work: checkpoint
+	 * stalls use no fabric here (models/cfabric.h). */
 	out->comm_frac = iter_s > 0 && out->work_s > 0 ?
-			 exposed_s / iter_s * train_s / out->work_s : 0;
+			 fmin(1, fmax(fabric_s, exposed_s) / iter_s) * train_s / out->work_s :
+			 0;
 	if (strcmp(run_gpu, gpu) != 0) {
 		rc = sc_error(sc, e, key, "%s runs on %s, the fleet has %s", rel, run_gpu, gpu);
 		goto out;

@@ -153,10 +153,24 @@ void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
 }
 
-double run_job_dp_exposed_s(const struct run_job *j, double *iteration_s)
+double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *exposed_s)
 {
+	const struct step_result *r = &j->md.full.step;
+	const struct layout *L = &j->md.L;
+	double node_Bps = j->md.step.net ? net_cfg_node_out_Bps(j->md.step.net) : 0;
+
 	*iteration_s = j->md.full.iter_s;
-	return j->md.full.step.dp_exposed_s;
+	*exposed_s = r->dp_exposed_s;
+	if (node_Bps <= 0 || L->nodes < 2 || L->dp < 2)
+		return 0;
+	/* A ring moves (n-1)/n of what each rank puts through the DP
+	 * collectives (elements, an all-reduce twice; 2 bytes each, as bf16
+	 * weights and gradients).  Ranks go TP innermost, then DP: a node
+	 * holds min(tp, GPUs per node) DP groups, each leaving the node on
+	 * one ring edge per channel, the channels spread over its NICs. */
+	double rank_bytes = r->dp_comm_elems_per_rank * 2.0 * (L->dp - 1) / L->dp;
+	int groups = L->tp < L->gpus_per_node ? L->tp : L->gpus_per_node;
+	return rank_bytes * groups / node_Bps;
 }
 
 void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s)
