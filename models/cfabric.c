@@ -24,7 +24,9 @@ struct cfab_job {
 	int32_t *flow;			/* its ring's flows while it runs */
 	int n_flow;
 	int run;			/* its index in running, or -1 */
+	double private_Bps;		/* its slowest flow that shares no link */
 	double alone_Bps, stretch;
+	bool seen;			/* cfab_solve's mark */
 };
 
 struct cfab {
@@ -61,7 +63,7 @@ int cfab_new(const struct scenario *sc, const struct fleet *f, const struct cjob
 	fab->js = js;
 	fab->gpus_per_node = f->gpus_per_node;
 	cfg = net_cfg_for_gpus(sc, sc_str(sc, "fleet.gpu"), f->n_nodes * f->gpus_per_node,
-			       f->gpus_per_node, e);
+			       f->gpus_per_node, "fleet.pools", e);
 	if (cfg == NULL || (fab->net = net_build(cfg, e)) == NULL)
 		goto fail;
 	net_cfg_free(cfg);
@@ -102,19 +104,44 @@ void cfab_free(struct cfab *fab)
 	free(fab);
 }
 
-/* Add the ring over nodes (n >= 2) to fs, its flow ids into ids. */
+/* Links no other job's flow can cross: a GPU's NVLink or PCIe hop, a
+ * NIC's link to its leaf (or router).  A node is never shared and its ring
+ * sends one flow a channel out of each node and one into the next, so a
+ * flow that crosses only these is alone on all of them: its rate is its
+ * path's least capacity, now and whoever else runs. */
+static bool private_tier(int tier)
+{
+	return tier == TIER_NVLINK || tier == TIER_PCIE || tier == TIER_LEAF ||
+	       tier == TIER_TERMINAL;
+}
+
+/* Add the ring over nodes (n >= 2) to fs, its flow ids into ids: the
+ * flows that cross a switch-to-switch link.  The others (an edge inside
+ * one leaf) go into *private_Bps, the least of their rates. */
 static int add_ring(struct cfab *fab, struct flow_sys *fs, int job, const int *nodes,
-		    int n, int32_t *ids, struct err *e)
+		    int n, int32_t *ids, double *private_Bps, struct err *e)
 {
 	int32_t path[NET_PATH_MAX];
 	int per_nic = fab->gpus_per_node / fab->nics, k = 0;
+	const struct graph *g = &fab->net->g;
 
+	*private_Bps = INFINITY;
 	for (int i = 0; i < n; i++) {
 		int next = nodes[(i + 1) % n];
 		for (int c = 0; c < fab->nics; c++) {
 			int src = nodes[i] * fab->gpus_per_node + c * per_nic;
 			int dst = next * fab->gpus_per_node + c * per_nic;
 			int len = net_route(fab->net, src, dst, (uint64_t)c, NULL, path);
+			double cap = INFINITY;
+			bool alone = true;
+			for (int h = 0; h < len; h++) {
+				alone = alone && private_tier(g->tier[path[h]]);
+				cap = fmin(cap, g->bw_Bps[path[h]]);
+			}
+			if (alone) {
+				*private_Bps = fmin(*private_Bps, cap);
+				continue;
+			}
 			int32_t id = flow_add(fs, path, len, CFAB_BYTES, 0, (uint64_t)job, 0, e);
 			if (id < 0)
 				return -1;
@@ -141,18 +168,21 @@ int cfab_start(struct cfab *fab, int job, const int *nodes, int n, struct err *e
 	if (!communicates(&fab->js->v[job]) || n < 2)
 		return 0;
 	/* Alone: the job's flows on an empty fabric. */
-	int k = add_ring(fab, fab->alone, job, nodes, n, fab->scratch, e);
+	int k = add_ring(fab, fab->alone, job, nodes, n, fab->scratch, &fj->private_Bps, e);
 	if (k < 0)
 		return -1;
+	if (k == 0)
+		return 0;	/* inside its leaves: nobody slows it */
 	flow_solve(fab->alone, 0);
-	fj->alone_Bps = ring_Bps(fab->alone, fab->scratch, k);
+	fj->alone_Bps = fmin(fj->private_Bps, ring_Bps(fab->alone, fab->scratch, k));
 	for (int i = 0; i < k; i++)
 		flow_cancel(fab->alone, fab->scratch[i]);
 	flow_solve(fab->alone, 0);	/* forget them now, not at the next job */
 
 	if ((fj->flow = malloc((size_t)k * sizeof *fj->flow)) == NULL)
 		return err_set(e, ERR_RUN, "out of memory for the shared fabric");
-	if ((fj->n_flow = add_ring(fab, fab->fs, job, nodes, n, fj->flow, e)) < 0)
+	if ((fj->n_flow = add_ring(fab, fab->fs, job, nodes, n, fj->flow, &fj->private_Bps,
+				   e)) < 0)
 		return -1;
 	fj->stretch = 1;
 	fj->run = fab->n_running;
@@ -192,17 +222,33 @@ static int by_id(const void *a, const void *b)
 
 int cfab_solve(struct cfab *fab, cfab_changed_fn changed, void *ctx, struct err *e)
 {
-	flow_solve(fab->fs, 0);
+	const int32_t *ids;
+	int n = 0;
+
+	if (!fab->dirty)
+		return 0;
 	fab->dirty = false;
-	/* In job order, not in running order (a swap-remove reorders that):
-	 * the callbacks schedule events, whose order the output follows. */
-	for (int i = 0; i < fab->n_running; i++)
-		fab->scratch[i] = fab->running[i];
-	qsort(fab->scratch, (size_t)fab->n_running, sizeof *fab->scratch, by_id);
-	for (int i = 0; i < fab->n_running; i++) {
+	flow_solve(fab->fs, 0);
+	/* The jobs whose flows were re-rated (each once), in job order, not
+	 * in running order (a swap-remove reorders that): the callbacks
+	 * schedule events, whose order the output follows. */
+	int32_t nf = flow_solved(fab->fs, &ids);
+	for (int32_t i = 0; i < nf; i++) {
+		int job = (int)flow_owner(fab->fs, ids[i]);
+		if (!fab->job[job].seen) {
+			fab->job[job].seen = true;
+			fab->scratch[n++] = job;
+		}
+	}
+	qsort(fab->scratch, (size_t)n, sizeof *fab->scratch, by_id);
+	for (int i = 0; i < n; i++) {
 		int job = fab->scratch[i];
 		struct cfab_job *fj = &fab->job[job];
-		double s = fj->alone_Bps / ring_Bps(fab->fs, fj->flow, fj->n_flow);
+		fj->seen = false;
+		if (fj->run < 0)
+			continue;	/* its flows are gone */
+		double s = fj->alone_Bps / fmin(fj->private_Bps,
+						ring_Bps(fab->fs, fj->flow, fj->n_flow));
 		if (s < 1)
 			s = 1;	/* others' flows never speed a job up */
 		if (s != fj->stretch) {

@@ -168,7 +168,7 @@ static void request_pass(struct cl *c)
 /* Re-rate the fabric once every change at this instant is in. */
 static void request_fabric(struct cl *c)
 {
-	if (c->fab && !c->fabric_pending) {
+	if (c->fab && cfab_dirty(c->fab) && !c->fabric_pending) {
 		c->fabric_pending = true;
 		ev_after(c->sim, 0, c->kind[K_FABRIC], 0);
 	}
@@ -248,11 +248,9 @@ static int env_start(void *ctx, int job, struct err *e)
 	j->state = CJ_RUNNING;
 	c->running_gpus += j->gpus;
 	schedule_end(c, job);
-	if (c->fab) {
-		if (cfab_start(c->fab, job, j->node, j->nodes, e) < 0)
-			return -1;
-		request_fabric(c);
-	}
+	if (c->fab && cfab_start(c->fab, job, j->node, j->nodes, e) < 0)
+		return -1;
+	request_fabric(c);
 	return sched_started(&c->s, job, now_s(c), e);
 }
 

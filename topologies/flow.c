@@ -72,6 +72,7 @@ struct flow_sys {
 	double *bound;			/* the most a link's flows could take */
 	int32_t *unfrozen, *lh_pos, *lh, n_lh;
 	int32_t *comp_l, *comp_f, *capped;
+	int32_t n_solved;		/* comp_f's flows, rated by the last solve */
 	uint8_t *frozen;		/* by flow id: kept apart, it is hot */
 	uint64_t rated;
 };
@@ -568,9 +569,11 @@ void flow_solve(struct flow_sys *fs, int64_t now_ns)
 {
 	int32_t nl, nf;
 
+	fs->n_solved = 0;
 	if (fs->n_dirty == 0)
 		return;
 	collect(fs, &nl, &nf);
+	fs->n_solved = nf;
 	for (int32_t i = 0; i < nl; i++)
 		fs->lh_pos[fs->comp_l[i]] = -1;
 	int32_t nc = 0;
@@ -760,6 +763,11 @@ void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps)
 		mark_dirty(fs, f->path[h]);
 }
 
+uint64_t flow_owner(const struct flow_sys *fs, int32_t id)
+{
+	return fs->f[id].owner;
+}
+
 double flow_rate_Bps(const struct flow_sys *fs, int32_t id)
 {
 	return fs->f[id].rate;
@@ -783,6 +791,12 @@ const double *flow_link_bytes(const struct flow_sys *fs)
 const double *flow_tier_bytes(const struct flow_sys *fs)
 {
 	return fs->tier_bytes;
+}
+
+int32_t flow_solved(const struct flow_sys *fs, const int32_t **ids)
+{
+	*ids = fs->comp_f;
+	return fs->n_solved;
 }
 
 uint64_t flow_stat_rated(const struct flow_sys *fs)

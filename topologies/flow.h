@@ -62,10 +62,14 @@ int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
 		 void *ctx, struct err *e);
 
 double flow_rate_Bps(const struct flow_sys *fs, int32_t id);
+uint64_t flow_owner(const struct flow_sys *fs, int32_t id);
 size_t flow_count(const struct flow_sys *fs);		/* not yet delivered */
 const int32_t *flow_link_load(const struct flow_sys *fs); /* flows per link */
 const double *flow_link_bytes(const struct flow_sys *fs);
 const double *flow_tier_bytes(const struct flow_sys *fs);
+/* The flows the last flow_solve rated (whose rates may have changed;
+ * every other flow kept its rate); valid until the next solve. */
+int32_t flow_solved(const struct flow_sys *fs, const int32_t **ids);
 /* Work done by solves so far: flows (re)rated, components solved. */
 uint64_t flow_stat_rated(const struct flow_sys *fs);
 size_t flow_sys_bytes(const struct flow_sys *fs);

@@ -231,6 +231,7 @@ struct net_cfg {
 	struct net_params p;
 	int *placement;			/* owned; p.placement points here */
 	const struct sc_where *where;	/* for net_new()'s bad_key */
+	const char *size_key;		/* blamed for cluster.*, NULL: those */
 };
 
 void net_cfg_free(struct net_cfg *c)
@@ -307,9 +308,13 @@ struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
 }
 
 struct net_cfg *net_cfg_for_gpus(const struct scenario *sc, const char *gpu, int gpus,
-				 int gpus_per_node, struct err *e)
+				 int gpus_per_node, const char *size_key, struct err *e)
 {
-	return cfg_read(sc, gpu, gpus, gpus_per_node, e);
+	struct net_cfg *c = cfg_read(sc, gpu, gpus, gpus_per_node, e);
+
+	if (c)
+		c->size_key = size_key;
+	return c;
 }
 
 int net_nodes_per_leaf(const struct scenario *sc, int gpus_per_node, const char *key,
@@ -354,6 +359,8 @@ struct net *net_build(const struct net_cfg *c, struct err *e)
 	struct net *net = net_new(&c->p, &bad_key, &why);
 
 	if (net == NULL) {
+		if (bad_key && c->size_key && strncmp(bad_key, "cluster.", 8) == 0)
+			bad_key = c->size_key;	/* the size came from elsewhere */
 		if (why.status == ERR_USAGE && bad_key != NULL)
 			sc_where_error(c->where, e, bad_key, "%s", why.msg);
 		else
