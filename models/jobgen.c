@@ -158,9 +158,10 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 		out->ckpt_s = every_s + stall_s;
 	}
 	/* The iterations' scale-out communication time (at least what of it
-	 * the step model found exposed), over the whole work: checkpoint
-	 * stalls use no fabric here (models/cfabric.h). */
-	out->comm_frac = iter_s > 0 && out->work_s > 0 ?
+	 * the step model found exposed, when it crosses nodes at all), over
+	 * the whole work: checkpoint stalls use no fabric here
+	 * (models/cfabric.h). */
+	out->comm_frac = fabric_s > 0 && iter_s > 0 && out->work_s > 0 ?
 			 fmin(1, fmax(fabric_s, exposed_s) / iter_s) * train_s / out->work_s :
 			 0;
 	if (strcmp(run_gpu, gpu) != 0) {

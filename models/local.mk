@@ -35,7 +35,7 @@ libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autos
 noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
 	models/fleet.h models/sched.h models/cluster.h models/cfabric.h
 UNIT_TESTS += tests/cluster-autoscale-t
-SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh
+SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh tests/cluster-fabric.sh
 EXTRA_DIST += tests/cluster
 # The cluster benchmark: 100,000 jobs, 100,000 GPUs, 90 days (seconds;
 # never run by make check).

@@ -161,13 +161,17 @@ double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *ex
 
 	*iteration_s = j->md.full.iter_s;
 	*exposed_s = r->dp_exposed_s;
-	if (node_Bps <= 0 || L->nodes < 2 || L->dp < 2)
+	/* Ranks go TP innermost, then DP, then PP: a DP group spans tp x dp
+	 * consecutive ranks, inside one node when that fits (pipeline stages
+	 * on different nodes send only their small p2p transfers out). */
+	if (node_Bps <= 0 || L->nodes < 2 || L->dp < 2 ||
+	    L->tp * L->dp <= L->gpus_per_node)
 		return 0;
 	/* A ring moves (n-1)/n of what each rank puts through the DP
 	 * collectives (elements, an all-reduce twice; 2 bytes each, as bf16
-	 * weights and gradients).  Ranks go TP innermost, then DP: a node
-	 * holds min(tp, GPUs per node) DP groups, each leaving the node on
-	 * one ring edge per channel, the channels spread over its NICs. */
+	 * weights and gradients).  A node holds min(tp, GPUs per node) DP
+	 * groups, each leaving it on one ring edge per channel, the channels
+	 * spread over its NICs. */
 	double rank_bytes = r->dp_comm_elems_per_rank * 2.0 * (L->dp - 1) / L->dp;
 	int groups = L->tp < L->gpus_per_node ? L->tp : L->gpus_per_node;
 	return rank_bytes * groups / node_Bps;
