@@ -32,7 +32,7 @@
  * shared), so their s is exactly 1; two whose rings cross the same leaf
  * uplink, alone on it, each get half of it: s = 2.
  *
- * Simplifications (doc/cluster.md): every job's collective is taken to run
+ * Simplifications (doc/cluster.txt): every job's collective is taken to run
  * whenever the others' do (the steady state of overlapping communication:
  * an upper bound on interference); the ring's faster edges keep their
  * max-min rates rather than being held to the ring's pace; a job that
