@@ -36,7 +36,7 @@ noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h 
 	models/fleet.h models/sched.h models/cluster.h models/cfabric.h
 UNIT_TESTS += tests/cluster-autoscale-t
 SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh tests/cluster-fabric.sh
-EXTRA_DIST += tests/cluster
+EXTRA_DIST += tests/cluster doc/cluster.txt
 # The cluster benchmark: 100,000 jobs, 100,000 GPUs, 90 days (seconds;
 # never run by make check).
 EXTRA_DIST += tests/bench/cluster-100k.sh tests/bench/cluster-100k.cfg
