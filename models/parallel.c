@@ -11,8 +11,11 @@ const struct cfg_setting par_settings[] = {
 	{ "training.stack", CFG_ENUM, "", 0, 0, STACK_DEFAULT, STACK_CHOICES,
 	  "software stack (models/stack.c): sets the defaults of the parallel.* "
 	  "options it decides and which kernels run (fused or eager, flash)" },
-	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved",
-	  "pipeline schedule: 1F1B (PipeDream-flush) or Megatron's interleaved 1F1B" },
+	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved|deepspeed",
+	  "pipeline schedule: 1F1B (PipeDream-flush), Megatron's interleaved 1F1B, "
+	  "or DeepSpeed's PipelineEngine (TrainSchedule: 1F1B in lockstep steps, "
+	  "each output sent at its stage's next step by blocking send/recv; "
+	  "Megatron-DeepSpeed)" },
 	{ "parallel.virtual_stages", CFG_INT, "", 1, 1024, "1", NULL,
 	  "model chunks per pipeline rank (interleaved schedule; layers/(pp*v) each)" },
 	{ "parallel.sequence_parallel", CFG_BOOL, "", 0, 0, "false", NULL,
@@ -120,7 +123,8 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 					      "needs one)", L->microbatches, L->pp);
 	} else if (v != 1) {
 		return sc_where_error(w, e, "parallel.virtual_stages", "virtual stages "
-				      "need the interleaved schedule (expected 1 with 1f1b)");
+				      "need the interleaved schedule (expected 1 with 1f1b "
+				      "or deepspeed)");
 	}
 	if (o->zero_stage >= 2 && L->pp > 1)
 		return sc_where_error(w, e, "parallel.zero_stage", "ZeRO-2/3 split "
@@ -146,8 +150,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 
 	par_defaults(o);
 	o->stack_band = st->band;
-	o->schedule = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
-		      PAR_INTERLEAVED : PAR_1F1B;
+	const char *sch = sc_str(sc, "parallel.schedule");
+	o->schedule = strcmp(sch, "interleaved") == 0 ? PAR_INTERLEAVED :
+		      strcmp(sch, "deepspeed") == 0 ? PAR_DEEPSPEED : PAR_1F1B;
 	o->virtual_stages = (int)sc_int(sc, "parallel.virtual_stages");
 	o->sequence_parallel = pick(sc, "parallel.sequence_parallel", st->sequence_parallel);
 	const char *rc = sc_str(sc, "parallel.recompute");

@@ -11,6 +11,7 @@
 #include "models/compute.h"
 #include "models/megatron.h"
 #include "models/step.h"
+#include "models/straggler.h"
 #include "topologies/topo.h"
 
 /* Everything per layer, one microbatch, one TP rank. */
@@ -524,6 +525,18 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 	}
 }
 
+/* Every rank's compute at the speed of the job's slowest GPU (straggler.h):
+ * the passes' kernels, not their TP, CP or EP communication. */
+static void slowest_gpu(struct plan_arrays *a, int V, double f)
+{
+	for (int vs = 0; vs < V; vs++) {
+		a->fwd[vs] = a->fwd_tp[vs] + f * (a->fwd[vs] - a->fwd_tp[vs]);
+		a->bwd[vs] = a->bwd_tp[vs] + f * (a->bwd[vs] - a->bwd_tp[vs]);
+		a->fwd_gemm[vs] *= f;
+		a->bwd_gemm[vs] *= f;
+	}
+}
+
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
  * core's forward again, 4 B s^2 h per layer for GPT (transformer.h),
@@ -733,6 +746,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
 	fill_stages(m, L, v, &c, &a);
+	double slow = strag_factor(o->gpu_speed_sigma, ranks);
+	slowest_gpu(&a, V, slow);
 	/* Megatron-Core's --overlap-param-gather: each stage's weight
 	 * all-gather runs under the next iteration's forward of its first
 	 * microbatch through its chunks (a lower bound on the cover: the
@@ -778,6 +793,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
 		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
 		.p2p_blocking = !o->overlap_p2p_comm,
+		.ds_schedule = o->schedule == PAR_DEEPSPEED,
 		.tp = L->tp, .dp = L->dp,
 		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
 			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
@@ -790,7 +806,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
-		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		.optimizer_s = slow * cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */
@@ -815,6 +831,7 @@ done:
 void step_cfg_from_scenario(const struct scenario *sc, struct step_cfg *c)
 {
 	par_from_scenario(sc, &c->par);
+	c->par.gpu_speed_sigma = strag_sigma_from_scenario(sc);
 	c->net = NULL;
 	c->where = sc_where_of(sc);
 }

@@ -50,11 +50,19 @@
  * weight all-gather runs under the next iteration's first forward passes
  * with overlap_param_gather (Megatron-Core --overlap-param-gather).
  *
+ * DeepSpeed's pipeline schedule (parallel.schedule = "deepspeed",
+ * deepspeed.h) runs its transfers as commands of the stages' own: a
+ * blocking send/recv that both neighbours wait for (step_des.c).
+ *
+ * Stragglers (straggler.h): every rank's kernels run at the speed of the
+ * job's slowest GPU, 1 + sigma E[max of N normals] times the kernel
+ * model's (cluster.gpu_speed_sigma); compute_s includes it.
+ *
  * Not modelled: the gradient-norm all-reduce (a few scalars),
  * host-side (Python, launch queue) stalls, data loading, SMs taken by
- * NCCL's DP kernels during overlapped compute, DeepSpeed's step-coupled
- * pipeline schedule, ZeRO-3's prefetch buffers in memory, stragglers and
- * clock throttling.
+ * NCCL's DP kernels during overlapped compute, ZeRO-3's prefetch buffers
+ * in memory, per-iteration jitter (transient slowdowns that differ from
+ * step to step) and throttling common to all GPUs.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
@@ -212,6 +220,8 @@ struct step_plan {
 	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
 	double p2p_s;				/* activation / gradient transfer */
 	bool p2p_blocking;			/* the sender waits for it (step.c) */
+	bool ds_schedule;			/* DeepSpeed's TrainSchedule (deepspeed.h):
+						 * v = 1, transfers as rendezvous */
 	/* data parallelism */
 	int tp, dp;
 	enum step_dp_mode dp_mode;

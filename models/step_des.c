@@ -4,7 +4,8 @@
  *
  * Event kinds: seg_done (a compute segment of a stage ends), arrive (a p2p
  * activation or gradient reaches a stage), sent (a blocking p2p send is
- * done and its stage may go on), bucket (a gradient bucket is
+ * done and its stage may go on), xfer (DeepSpeed's schedule: a send/recv
+ * pair both stages waited for is done), bucket (a gradient bucket is
  * complete), comm_done (a collective timed without the netsim ends),
  * opt_done (the optimizer step ends).  Netsim completions call back
  * directly.
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "sim/evkey.h"
+#include "models/deepspeed.h"
 #include "models/megatron.h"
 #include "models/step.h"
 
@@ -45,6 +47,7 @@ struct stage {
 	double busy_s, tp_s, gemm_s;
 	int64_t last_end_ns;
 	int *last_bwd;		/* per chunk: index of its last backward op */
+	int last_pass;		/* index of the stage's last pass */
 	int pending_ready;	/* bucket events not yet fired */
 	bool finished;
 	struct stream st[N_STREAMS];
@@ -62,7 +65,7 @@ struct des {
 	struct stage *stages;
 	uint8_t *fwd_ready, *bwd_ready;	/* [V * m] */
 	int **groups;		/* [pp*tp] -> dp GPU indices */
-	int k_seg, k_arrive, k_sent, k_bucket, k_comm, k_opt;
+	int k_seg, k_arrive, k_sent, k_xfer, k_bucket, k_comm, k_opt;
 	bool free_comm;		/* no DP collectives cost anything */
 	int64_t p2p_ns;
 	int stages_left;
@@ -308,13 +311,38 @@ static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 		return grads_from_op(d, k, vs, now, dur, e);
 	if (d->p->overlap_grad_reduce)
 		return st->last_bwd[op->chunk] == i ? grads_from_op(d, k, vs, now, dur, e) : 0;
-	if (i != st->n_ops - 1)
+	if (i != st->last_pass)
 		return 0;
 	/* one collective over the contiguous gradient buffer (Megatron's local
 	 * DDP without overlap) */
 	ev_at(d->sim, now + dur, d->k_bucket,
 	      evkey_pack(&key_stage, (int64_t[]){ k, d->V }));
 	st->pending_ready++;
+	return 0;
+}
+
+/* DeepSpeed's blocking send/recv: stage k waits at one side of a transfer
+ * until its neighbour reaches the other side (same microbatch), then both
+ * are held for the transfer. */
+static int rendezvous(struct des *d, int k, struct err *e)
+{
+	static const uint8_t other[] = { MG_PASS, MG_RECV_ACT, MG_SEND_ACT,
+					 MG_RECV_GRAD, MG_SEND_GRAD };
+	const struct mg_op *op = &d->stages[k].ops[d->stages[k].next];
+	int peer = op->comm == MG_SEND_ACT || op->comm == MG_RECV_GRAD ? k + 1 : k - 1;
+
+	if (peer < 0 || peer >= d->p->pp)
+		return err_set(e, ERR_RUN, "step: stage %d exchanges with no stage %d",
+			       k, peer);
+	struct stage *ps = &d->stages[peer];
+	if (ps->busy || ps->next >= ps->n_ops)
+		return 0;
+	const struct mg_op *q = &ps->ops[ps->next];
+	if (q->comm != other[op->comm] || q->mb != op->mb)
+		return 0;	/* the neighbour is not there yet */
+	d->stages[k].busy = ps->busy = true;
+	ev_after(d->sim, d->p2p_ns, d->k_xfer, (uint64_t)k);
+	ev_after(d->sim, d->p2p_ns, d->k_xfer, (uint64_t)peer);
 	return 0;
 }
 
@@ -326,8 +354,10 @@ static int try_start(struct des *d, int k, struct err *e)
 	if (st->busy || st->next >= st->n_ops)
 		return 0;
 	struct mg_op *op = &st->ops[st->next];
+	if (op->comm != MG_PASS)
+		return rendezvous(d, k, e);
 	int vs = op->chunk * pp + k;
-	if (st->seg == 0) {
+	if (st->seg == 0 && !d->p->ds_schedule) {	/* DeepSpeed's received it */
 		if (!op->bwd && vs > 0 && !d->fwd_ready[vs * m + op->mb])
 			return 0;
 		if (op->bwd && vs < d->V - 1 && !d->bwd_ready[vs * m + op->mb])
@@ -386,7 +416,8 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 		return try_start(d, k, e);
 	}
 	st->seg = 0;
-	bool sends = op->bwd ? vs > 0 : vs < d->V - 1;
+	/* DeepSpeed's schedule sends in commands of its own */
+	bool sends = !d->p->ds_schedule && (op->bwd ? vs > 0 : vs < d->V - 1);
 	if (sends)
 		arrive_after(d, op->bwd, op->bwd ? vs - 1 : vs + 1, op->mb);
 	st->next++;
@@ -406,17 +437,30 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	return check_finished(d, k, e);
 }
 
-static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+/* Stage k is free again after a blocking send (sent) or an exchange
+ * (xfer, which also completes its command). */
+static int resume(struct des *d, int k, bool next_op, struct err *e)
 {
-	struct des *d = ctx;
-	int k = (int)ev->arg;
 	struct stage *st = &d->stages[k];
 
-	(void)sim;
 	st->busy = false;
+	if (next_op)
+		st->next++;
 	if (try_start(d, k, e) < 0)
 		return -1;
 	return check_finished(d, k, e);
+}
+
+static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	(void)sim;
+	return resume(ctx, (int)ev->arg, false, e);
+}
+
+static int on_xfer(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	(void)sim;
+	return resume(ctx, (int)ev->arg, true, e);
 }
 
 static int on_arrive(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
@@ -568,6 +612,7 @@ static int des_setup(struct des *d, struct err *e)
 	d->k_seg = ev_kind(d->sim, "step_segment_done", on_seg, d);
 	d->k_arrive = ev_kind(d->sim, "step_p2p_arrive", on_arrive, d);
 	d->k_sent = ev_kind(d->sim, "step_p2p_sent", on_sent, d);
+	d->k_xfer = ev_kind(d->sim, "step_p2p_exchanged", on_xfer, d);
 	d->k_bucket = ev_kind(d->sim, "step_grad_bucket", on_bucket, d);
 	d->k_comm = ev_kind(d->sim, "step_collective_done", on_comm, d);
 	d->k_opt = ev_kind(d->sim, "step_optimizer_done", on_opt, d);
@@ -575,14 +620,20 @@ static int des_setup(struct des *d, struct err *e)
 	d->stages_left = pp;
 	for (int k = 0; k < pp; k++) {
 		struct stage *st = &d->stages[k];
-		st->ops = malloc((size_t)2 * m * v * sizeof *st->ops);
+		size_t room = p->ds_schedule ? (size_t)DS_OPS_MAX(pp, m) : (size_t)2 * m * v;
+		st->ops = malloc(room * sizeof *st->ops);
 		st->last_bwd = malloc((size_t)v * sizeof *st->last_bwd);
 		if (!st->ops || !st->last_bwd)
 			return err_set(e, ERR_RUN, "step: out of memory");
-		st->n_ops = mg_schedule(pp, v, m, k, st->ops);
-		for (int i = 0; i < st->n_ops; i++)
+		st->n_ops = p->ds_schedule ? ds_schedule(pp, m, k, st->ops) :
+			    mg_schedule(pp, v, m, k, st->ops);
+		for (int i = 0; i < st->n_ops; i++) {
+			if (st->ops[i].comm != MG_PASS)
+				continue;
+			st->last_pass = i;
 			if (st->ops[i].bwd)
 				st->last_bwd[st->ops[i].chunk] = i;
+		}
 		if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1 && plan_gathers(d, k, e) < 0)
 			return -1;
 	}
@@ -687,6 +738,8 @@ int step_run(const struct step_plan *p, struct step_result *out, struct err *e)
 
 	if (p->pp < 1 || p->v < 1 || p->microbatches < 1 || p->tp < 1 || p->dp < 1)
 		return err_set(e, ERR_USAGE, "step: empty plan");
+	if (p->ds_schedule && p->v != 1)
+		return err_set(e, ERR_USAGE, "step: DeepSpeed's schedule has no virtual stages");
 	if (des_run(p, out, &wait, e) < 0)
 		return -1;
 	/* The same pipeline with free p2p and no data parallelism: its idle
