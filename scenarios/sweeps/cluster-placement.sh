@@ -7,7 +7,7 @@
 # with its neighbours' (models/cfabric.h, doc/cluster.txt); the groups
 # picture shows the mean and worst fabric slowdown, the jobs slowed, the
 # mean wait and the leaves per job for each placement.  The scenario's
-# communication shares come from the step model (pretraining 2.7%,
+# communication shares come from the step model (pretraining 2.5%,
 # fine-tuning 1.0% of their time in scale-out collectives); for jobs that
 # scale poorly, e.g.
 #   cluster-placement.sh -s classes.pretrain.comm_fraction=0.25 \
