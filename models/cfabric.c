@@ -23,7 +23,7 @@ const struct cfg_setting cfab_settings[] = {
 struct cfab_job {
 	int32_t *flow;			/* its ring's flows while it runs */
 	int n_flow;
-	int run;			/* its index in running, or -1 */
+	bool on;			/* its ring is on the fabric */
 	double private_Bps;		/* its slowest flow that shares no link */
 	double alone_Bps, stretch;
 	bool seen;			/* cfab_solve's mark */
@@ -36,7 +36,6 @@ struct cfab {
 	const struct cjobs *js;
 	int gpus_per_node, nics;
 	struct cfab_job *job;
-	int *running, n_running;
 	bool dirty;
 	int32_t *scratch;		/* flow ids of a job alone */
 };
@@ -73,14 +72,11 @@ int cfab_new(const struct scenario *sc, const struct fleet *f, const struct cjob
 	fab->fs = flow_sys_new(g->n_links, g->bw_Bps, g->tier, TIER_COUNT, e);
 	fab->alone = flow_sys_new(g->n_links, g->bw_Bps, g->tier, TIER_COUNT, e);
 	fab->job = calloc(js->n + 1, sizeof *fab->job);
-	fab->running = malloc((js->n + 1) * sizeof *fab->running);
 	fab->scratch = malloc(((size_t)f->n_nodes * fab->nics + 1) * sizeof *fab->scratch);
-	if (!fab->fs || !fab->alone || !fab->job || !fab->running || !fab->scratch) {
+	if (!fab->fs || !fab->alone || !fab->job || !fab->scratch) {
 		err_set(e, ERR_RUN, "out of memory for the shared fabric");
 		goto fail;
 	}
-	for (size_t i = 0; i < js->n; i++)
-		fab->job[i].run = -1;
 	*out = fab;
 	return 0;
 fail:
@@ -96,7 +92,6 @@ void cfab_free(struct cfab *fab)
 	for (size_t i = 0; fab->job && i < fab->js->n; i++)
 		free(fab->job[i].flow);
 	free(fab->job);
-	free(fab->running);
 	free(fab->scratch);
 	flow_sys_free(fab->fs);
 	flow_sys_free(fab->alone);
@@ -185,8 +180,7 @@ int cfab_start(struct cfab *fab, int job, const int *nodes, int n, struct err *e
 				   e)) < 0)
 		return -1;
 	fj->stretch = 1;
-	fj->run = fab->n_running;
-	fab->running[fab->n_running++] = job;
+	fj->on = true;
 	fab->dirty = true;
 	return 0;
 }
@@ -195,17 +189,14 @@ void cfab_stop(struct cfab *fab, int job)
 {
 	struct cfab_job *fj = &fab->job[job];
 
-	if (fj->run < 0)
+	if (!fj->on)
 		return;
 	for (int i = 0; i < fj->n_flow; i++)
 		flow_cancel(fab->fs, fj->flow[i]);
 	free(fj->flow);
 	fj->flow = NULL;
 	fj->n_flow = 0;
-	int last = fab->running[--fab->n_running];	/* swap-remove */
-	fab->running[fj->run] = last;
-	fab->job[last].run = fj->run;
-	fj->run = -1;
+	fj->on = false;
 	fab->dirty = true;
 }
 
@@ -229,9 +220,8 @@ int cfab_solve(struct cfab *fab, cfab_changed_fn changed, void *ctx, struct err 
 		return 0;
 	fab->dirty = false;
 	flow_solve(fab->fs, 0);
-	/* The jobs whose flows were re-rated (each once), in job order, not
-	 * in running order (a swap-remove reorders that): the callbacks
-	 * schedule events, whose order the output follows. */
+	/* The jobs whose flows were re-rated (each once), in job order: the
+	 * callbacks schedule events, whose order the output follows. */
 	int32_t nf = flow_solved(fab->fs, &ids);
 	for (int32_t i = 0; i < nf; i++) {
 		int job = (int)flow_owner(fab->fs, ids[i]);
@@ -245,7 +235,7 @@ int cfab_solve(struct cfab *fab, cfab_changed_fn changed, void *ctx, struct err 
 		int job = fab->scratch[i];
 		struct cfab_job *fj = &fab->job[job];
 		fj->seen = false;
-		if (fj->run < 0)
+		if (!fj->on)
 			continue;	/* its flows are gone */
 		double s = fj->alone_Bps / fmin(fj->private_Bps,
 						ring_Bps(fab->fs, fj->flow, fj->n_flow));
