@@ -239,8 +239,11 @@ int cfab_solve(struct cfab *fab, cfab_changed_fn changed, void *ctx, struct err 
 			continue;	/* its flows are gone */
 		double s = fj->alone_Bps / fmin(fj->private_Bps,
 						ring_Bps(fab->fs, fj->flow, fj->n_flow));
-		if (s < 1)
-			s = 1;	/* others' flows never speed a job up */
+		/* Others' flows never speed a job up (max-min is not
+		 * monotone), and a rate that differs from its alone one only
+		 * by the filling's rounding is not slowed. */
+		if (s < 1 + 1e-12)
+			s = 1;
 		if (s != fj->stretch) {
 			fj->stretch = s;
 			if (changed(ctx, job, s, e) < 0)
