@@ -170,15 +170,21 @@ int cfab_start(struct cfab *fab, int job, const int *nodes, int n, struct err *e
 		return 0;	/* inside its leaves: nobody slows it */
 	flow_solve(fab->alone, 0);
 	fj->alone_Bps = fmin(fj->private_Bps, ring_Bps(fab->alone, fab->scratch, k));
+
+	/* Shared: the same flows, routed once, on the fabric everyone uses. */
+	if ((fj->flow = malloc((size_t)k * sizeof *fj->flow)) == NULL)
+		return err_set(e, ERR_RUN, "out of memory for the shared fabric");
+	for (int i = 0; i < k; i++) {
+		const int32_t *path;
+		int len = flow_path(fab->alone, fab->scratch[i], &path);
+		if ((fj->flow[i] = flow_add(fab->fs, path, len, CFAB_BYTES, 0, (uint64_t)job, 0,
+					    e)) < 0)
+			return -1;
+		fj->n_flow++;
+	}
 	for (int i = 0; i < k; i++)
 		flow_cancel(fab->alone, fab->scratch[i]);
 	flow_solve(fab->alone, 0);	/* forget them now, not at the next job */
-
-	if ((fj->flow = malloc((size_t)k * sizeof *fj->flow)) == NULL)
-		return err_set(e, ERR_RUN, "out of memory for the shared fabric");
-	if ((fj->n_flow = add_ring(fab, fab->fs, job, nodes, n, fj->flow, &fj->private_Bps,
-				   e)) < 0)
-		return -1;
 	fj->stretch = 1;
 	fj->on = true;
 	fab->dirty = true;
