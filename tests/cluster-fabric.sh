@@ -25,7 +25,7 @@
 # fabric_slowdown = 1125 / 1000 = 1.125 for both.
 cd "$SRCDIR" || exit 1
 . tests/tap.sh
-plan 14
+plan 15
 col() { "$TRAINSIM" export --table jobs "$1" | awk -v c="$2" '
 	NR == 1 { for (i = 2; i <= NF; i++) if ($i == c) k = i - 1; next }
 	{ printf "%s%s", s, $k; s = "," }'; }
@@ -78,6 +78,12 @@ ok_near "$e1" "$(awk -v e="$e0" -v c="$c" 'BEGIN { printf "%.9f", e * (1 + c) }'
 	"training job shared: ends (1 + c) x its end alone ($e0 s)"
 ok_eq "$(col "$tmp/ttop.h5" fabric_slowdown)" "1,1,1,1" \
 	"training jobs in their own leaves: slowdown exactly 1"
+
+# The picture (plots/plot-cluster): the fabric slowdown's CDF over the jobs
+# that shared it -- a and b, class "inline", both at 1.25.
+PLOT_W=640 PLOT_H=420 plots/plot-cluster -o "$tmp/p" "$tmp/ff.h5" >/dev/null 2>"$tmp/perr"
+grep -q '>inline<' "$tmp/p/ff-fabric.svg" && ! grep -q 'no job shared' "$tmp/p/ff-fabric.svg"
+ok $? "plot-cluster: ff-fabric.svg draws the class whose jobs shared the fabric"
 
 # The other ways to say comm_fraction.  A traced job takes
 # workload.trace_comm_fraction (tests/cluster/small.cfg, 4 SWF jobs).
