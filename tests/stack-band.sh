@@ -4,7 +4,7 @@
 #   - a stack only sets defaults: megatron_core equals megatron_lm_2021 with
 #     its options written out (flash, gradient-accumulation fusion,
 #     distributed optimizer, sequence parallelism, TP, p2p and weight-
-#     gather overlap),
+#     gather overlap, fp32 gradient reduction),
 #     deepspeed_zero equals pytorch_eager at ZeRO stage 1 with whole-
 #     activation p2p, to the last digit;
 #   - eager kernels (pytorch_eager) are slower than Megatron's fused ones;
@@ -44,7 +44,8 @@ near() {	# GOT WANT: within 1e-9 relative
 run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
 	-s parallel.grad_accum_fusion=true -s parallel.distributed_optimizer=true \
 	-s parallel.sequence_parallel=true -s parallel.tp_comm_overlap=true \
-	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true
+	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true \
+	-s parallel.grad_reduce_fp32=true
 run mcore -s training.stack=megatron_core
 check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
 	"megatron_core = megatron_lm_2021 with its options written out"
