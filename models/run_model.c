@@ -173,11 +173,19 @@ double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *ex
 	    L->tp * L->dp <= L->gpus_per_node)
 		return 0;
 	/* A ring moves (n-1)/n of what each rank puts through the DP
-	 * collectives (elements, an all-reduce twice; 2 bytes each, as bf16
-	 * weights and gradients).  A node holds min(tp, GPUs per node) DP
-	 * groups, each leaving it on one ring edge per channel, the channels
-	 * spread over its NICs. */
-	double rank_bytes = r->dp_comm_elems_per_rank * 2.0 * (L->dp - 1) / L->dp;
+	 * collectives (elements, an all-reduce twice).  Their size, as the
+	 * step model sends them: ZeRO reduces in the weights' 2 bytes; else
+	 * gradients go in the stack's reduce bytes (4: fp32), all of them
+	 * under DDP's all-reduce, half of them under the distributed
+	 * optimizer (its reduce-scatter; the all-gather moves 2-byte
+	 * weights).  A node holds min(tp, GPUs per node) DP groups, each
+	 * leaving it on one ring edge per channel, the channels spread over
+	 * its NICs. */
+	const struct par_opts *o = &j->md.step.par;
+	double elem_bytes = o->zero_stage >= 1 ? 2 :
+			    o->distributed_optimizer ? (o->grad_reduce_bytes + 2) / 2 :
+			    o->grad_reduce_bytes;
+	double rank_bytes = r->dp_comm_elems_per_rank * elem_bytes * (L->dp - 1) / L->dp;
 	int groups = L->tp < L->gpus_per_node ? L->tp : L->gpus_per_node;
 	return rank_bytes * groups / node_Bps;
 }
