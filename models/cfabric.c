@@ -37,7 +37,7 @@ struct cfab {
 	int gpus_per_node, nics;
 	struct cfab_job *job;
 	bool dirty;
-	int32_t *scratch;		/* flow ids of a job alone */
+	int32_t *scratch;		/* a job's flow ids alone; the jobs a solve re-rated */
 };
 
 static bool communicates(const struct cjob *j)
