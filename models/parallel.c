@@ -96,6 +96,7 @@ void par_defaults(struct par_opts *o)
 	o->overlap_grad_reduce = true;
 	o->fused_kernels = true;
 	o->stack_band = stack_table[0].band;
+	o->stack = stack_table[0].name;
 	o->dtype = PAR_BF16;
 	o->p2p_scatter_gather = true;
 	o->grad_reduce_bytes = stack_table[0].grad_reduce_bytes;
@@ -166,6 +167,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 
 	par_defaults(o);
 	o->stack_band = st->band;
+	o->stack = st->name;
 	const char *sch = sc_str(sc, "parallel.schedule");
 	o->schedule = strcmp(sch, "interleaved") == 0 ? PAR_INTERLEAVED :
 		      strcmp(sch, "deepspeed") == 0 ? PAR_DEEPSPEED : PAR_1F1B;

@@ -35,6 +35,7 @@ struct par_opts {
 	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;		/* the loss upcasts logits to fp32 (eager AMP) */
 	double stack_band;		/* the stack's relative band (stack.h) */
+	const char *stack;		/* training.stack, the stack's name */
 	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
 	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
