@@ -40,12 +40,14 @@ struct stack_spec {
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* distributed optimizer's all-gather in forward */
 	double band;			/* relative uncertainty of an iteration's time */
+	bool tp_async_allreduce;	/* column layers' dX collective under the
+					 * weight-gradient GEMM (step.c) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */
 extern const struct stack_spec stack_table[];
 /* "name1|name2|..." for the settings table. */
-#define STACK_CHOICES "megatron_lm_2021|megatron_core|deepspeed_zero|pytorch_eager"
+#define STACK_CHOICES "megatron_lm_2021|megatron_lm_2022|megatron_core|deepspeed_zero|pytorch_eager"
 #define STACK_DEFAULT "megatron_lm_2021"
 
 /* The stack called name; NULL if none. */
