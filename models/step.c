@@ -339,10 +339,10 @@ static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *
  * parallelism the all-gather of the saved 1/t input that GEMM needs runs
  * under the data-gradient GEMM.  Each collective is exposed only beyond
  * the GEMM under it.  Meanwhile NCCL's kernel holds one SM per channel
- * (one thread block each), NCCL_TP_CHANNELS of them: the logs of NCCL
- * 2.10-2.11 on 8 A100 over NVSwitch show "Channel 00/24" (NVIDIA/nccl
- * issue 578, 2021-10; NVIDIA/nccl-tests issue 100, HGX A100), carried to
- * other GPUs.  The recomputed forward's collectives, the row-parallel
+ * (one thread block each), NCCL_TP_CHANNELS of them: NCCL's logs on A100
+ * over NVSwitch show "Channel 00/24" (NVIDIA/nccl issue 578, 2021-10;
+ * NVIDIA/nccl-tests issue 100, 8 GPUs of an HGX A100), carried to other
+ * GPUs.  The recomputed forward's collectives, the row-parallel
  * layers' (the attention projection's and MLP down's all-gathers with
  * sequence parallelism) and the embedding's stay synchronous. */
 #define NCCL_TP_CHANNELS 24.0
