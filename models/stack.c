@@ -6,7 +6,7 @@
  * that is what a band is for, nothing in the model was tuned on them):
  * megatron_lm_2021 21% (MT-NLG 530B, three rows, 16-21% too fast; Table 1,
  * its calibration, is within 5%), megatron_lm_2022 9% (Korthikanti et al.
- * 2022, nine rows, -8.9% to +5.3%), megatron_core 32% (eleven
+ * 2022, nine rows, -8.9% to +3.9%), megatron_core 32% (eleven
  * Megatron-Core H100 rows, 4-32% too fast, mean +21%), deepspeed_zero 17%
  * (OPT-175B, one row).  pytorch_eager has no validation row: 20% is a guess, stated as
  * one (eager steps are known to run slower than their kernels' sum).

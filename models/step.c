@@ -64,6 +64,7 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		.sp = sp, .flash = flash, .peak_flops = peak,
 		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
 		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
+		.dropout = m->dropout,
 	};
 
 	if (m->mla.kv_lora_rank > 0) {
@@ -310,6 +311,8 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
  * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
  * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms. */
 #define TE_UB_SMS 8.5
+/* TE's num_splits default for its "pipeline" overlaps (base.py) */
+#define UB_RS_SPLITS 4.0
 
 /* How much longer GEMMs overlapped for covered_s run while a communication
  * kernel holds comm_sms of the GPU's SMs. */
@@ -472,15 +475,44 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	 * --tp-comm-overlap, with sequence parallelism): the all-gathers and
 	 * reduce-scatters are cut into chunks pipelined with the GEMMs they
 	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
-	 * (an upper bound on the overlap: chunking costs are not counted) */
+	 * (an upper bound on the overlap: the chunks' waits for their data are
+	 * not counted); the GEMMs run as chunks (cmp_ub_splits) */
 	if (o->tp_comm_overlap && o->sequence_parallel) {
 		/* MoE layers lose the same SMs while overlapped; their exposed
 		 * TP time is taken as the dense layers' (their GEMMs, longer,
 		 * would hide at least as much) */
 		double tf = c->tp_fwd_s, tb = c->tp_bwd_s;
+		struct cmp_cost uf, ub;
+		cmp_ub_splits(g, &sh, false, &uf);
+		cmp_ub_splits(g, &sh, true, &ub);
+		cmp_add(&c->fwd, &uf, 1);
+		cmp_add(&c->bwd, &ub, 1);
+		if (o->recompute == PAR_RECOMPUTE_FULL)
+			cmp_add(&c->bwd, &uf, 1);	/* the forward again */
 		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
 		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
+		/* The pipelined reduce-scatters (proj_fprop, fc2_fprop) send
+		 * each chunk's partial sums while the next chunk's GEMM runs;
+		 * the last chunk's goes after the last GEMM, with nothing to
+		 * hide it, and the layer waits for it (TE v1.8
+		 * split_overlap_rs: stream_main waits on _stop_comm): 1/4 of
+		 * each reduce-scatter exposed, forward (and its recomputation) */
+		double rs, tail;
+		if (tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, x.bytes, &rs, e) < 0)
+			return -1;
+		tail = rs / UB_RS_SPLITS;
+		c->tp_fwd_s += 2 * tail;
+		c->tp_bwd_s += full ? 2 * tail : 0;
 		if (m->moe.experts > 0) {
+			/* an MoE layer's attention is split alike */
+			struct cmp_shape xs = sh;
+			xs.experts = m->moe.experts;
+			cmp_ub_splits(g, &xs, false, &uf);
+			cmp_ub_splits(g, &xs, true, &ub);
+			cmp_add(&c->moe_fwd, &uf, 1);
+			cmp_add(&c->moe_bwd, &ub, 1);
+			if (o->recompute == PAR_RECOMPUTE_FULL)
+				cmp_add(&c->moe_bwd, &uf, 1);
 			tp_overlap(g, &c->moe_fwd, &tf);
 			tp_overlap(g, &c->moe_bwd, &tb);
 		} else {
@@ -716,6 +748,38 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	}
 }
 
+/*
+ * The SMs a DP collective holds while it runs beside the compute: NCCL
+ * runs a collective as one thread block per channel (src/enqueue.cc: the
+ * kernel's grid is the channel count), and its ring search (NCCL 2.21,
+ * src/graph/search.cc) builds one ring per NIC or NVLink path the group
+ * has on a node, each at up to one NIC's speed (sm90SpeedArrayInter
+ * starts at 48 GB/s, one 400 Gb/s port), then doubles them
+ * (ncclTopoDupChannels) up to MAXCHANNELS (32): two channels per GPU the
+ * group has on a node -- 2 for a group with one GPU per node (TP 8), 16
+ * for a node's 8 GPUs, as NCCL logs 16 rings on a DGX H100
+ * (NVIDIA/nccl#1519).  The group is stage 0's first (rank_gpu as
+ * net.h places ranks; node = gpu / gpus_per_node).
+ */
+int step_dp_channels(const struct net *net, const int *rank_gpu, const struct layout *L)
+{
+	int per_node = net_gpus_per_node(net), k = 0;
+
+	if (L->dp <= 1 || per_node <= 0)
+		return 0;
+	for (int j = 0; j < L->dp; j++)
+		k += rank_gpu[L->tp * j] / per_node == rank_gpu[0] / per_node;
+	return 2 * k < 32 ? 2 * k : 32;
+}
+
+static double dp_comm_sm_frac(const struct net *net, const int *rank_gpu,
+			      const struct layout *L, int sms)
+{
+	double channels = step_dp_channels(net, rank_gpu, L);
+
+	return sms > 0 && channels < sms ? channels / sms : 0;
+}
+
 /* The transport over topologies/net.h: collectives as netsim flows. */
 #define ALGO_MEMO 64
 
@@ -890,13 +954,20 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
-		.optimizer_s = slow * cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		/* Adam, and the per-iteration gradient kernels: Megatron's
+		 * contiguous buffer where the stack keeps one (its fused
+		 * stacks without ZeRO); at the slowest GPU's speed */
+		.optimizer_s = slow * (cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
+				       cmp_grad_buffer_s(g, mem.params,
+							 mem.params / (sharded ? L->dp : 1),
+							 L->dp, o->fused_kernels && o->zero_stage == 0)),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */
 		.net = &tr, .contention = !sym.all_disjoint || o->zero_stage == 3,
 		.one_group_per_stage = sym.rails_symmetric,
 		.rank_gpu = a.rank_gpu,
+		.comm_sm_frac = dp_comm_sm_frac(net, a.rank_gpu, L, g->k.sms),
 	};
 	if (step_run(&p, out, e) < 0)
 		goto done;

@@ -44,6 +44,13 @@ struct stage {
 	int n_ops, next, seg;
 	bool busy;
 	int64_t seg_start_ns;
+	/* the compute segment running (in_seg), at rate seg_rate of full
+	 * speed since seg_mark_ns, with seg_left_ns of full-speed work left
+	 * then; seg_ev its end event (rescheduled when the rate changes) */
+	bool in_seg;
+	double seg_rate, seg_left_ns;
+	int64_t seg_mark_ns;
+	uint64_t seg_ev;
 	double busy_s, tp_s, gemm_s;
 	int64_t last_end_ns;
 	int *last_bwd;		/* per chunk: index of its last backward op */
@@ -130,6 +137,49 @@ static int push_bucket(struct stream *s, enum coll_op op, double bytes)
 
 static int stream_kick(struct des *d, int k, int which, struct err *e);
 
+/*
+ * A DP collective running beside the compute holds comm_sm_frac of the
+ * SMs (one thread block per NCCL channel, resident for the whole
+ * collective; a Hopper/Ampere GEMM block fills an SM's registers, so the
+ * two do not share one): the segment's GEMM share runs on the SMs left,
+ * 1 / (1 - f) slower, its memory-bound share as fast (a few SMs saturate
+ * HBM).  The rate of the stage's segment, as a fraction of full speed.
+ */
+static double seg_rate(const struct des *d, int k)
+{
+	const struct stage *st = &d->stages[k];
+	double f = d->p->comm_sm_frac;
+
+	if (d->free_comm || f <= 0 || f >= 1 || st->next >= st->n_ops ||
+	    (st->st[STREAM_GRAD].in_flight == 0 && st->st[STREAM_GATHER].in_flight == 0))
+		return 1;
+	const struct mg_op *op = &st->ops[st->next];
+	int vs = op->chunk * d->p->pp + k;
+	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
+	double all = op->bwd ? d->p->bwd_s[vs] : d->p->fwd_s[vs];
+	double g = gm && all > 0 ? fmin(1, gm[vs] / all) : 0;
+	return 1 / (1 + g * f / (1 - f));
+}
+
+/* The stage's collectives started or ended: carry its running segment on
+ * at the new rate. */
+static void rate_changed(struct des *d, int k)
+{
+	struct stage *st = &d->stages[k];
+
+	if (!st->in_seg)
+		return;
+	double r = seg_rate(d, k);
+	if (r == st->seg_rate)
+		return;
+	int64_t now = ev_now(d->sim);
+	st->seg_left_ns = fmax(0, st->seg_left_ns - (double)(now - st->seg_mark_ns) * st->seg_rate);
+	st->seg_mark_ns = now;
+	st->seg_rate = r;
+	ev_cancel(d->sim, st->seg_ev);
+	st->seg_ev = ev_after(d->sim, llround(st->seg_left_ns / r), d->k_seg, (uint64_t)k);
+}
+
 /* ZeRO-3 prefetch: the last gather that may run now -- the one the compute
  * needs next plus as many as fit the prefetch size (at least one ahead). */
 static int gather_limit(const struct des *d, int k, double bytes)
@@ -157,10 +207,12 @@ static int collective_done(struct des *d, int k, int which, struct err *e)
 		st->gathers_done++;
 		if (stream_kick(d, k, which, e) < 0)
 			return -1;
+		rate_changed(d, k);
 		return try_start(d, k, e);
 	}
 	if (stream_kick(d, k, which, e) < 0)
 		return -1;
+	rate_changed(d, k);
 	return check_finished(d, k, e);
 }
 
@@ -236,6 +288,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
 				return -1;
 		}
+		rate_changed(d, k);
 		return 0;
 	}
 	double t;
@@ -243,6 +296,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		return -1;
 	s->in_flight = 1;
 	ev_after(d->sim, to_ns(t), d->k_comm, tag);
+	rate_changed(d, k);
 	return 0;
 }
 
@@ -369,12 +423,16 @@ static int try_start(struct des *d, int k, struct err *e)
 			return 0;	/* its weights are still being gathered */
 	}
 	int nseg = segments(d, vs);
-	int64_t dur = to_ns(op_s(d, op, vs) / nseg);
 	st->busy = true;
 	st->seg_start_ns = ev_now(d->sim);
 	if (st->seg == 0 && release_grads(d, k, st->next, vs, e) < 0)
 		return -1;
-	ev_after(d->sim, dur, d->k_seg, (uint64_t)k);
+	st->in_seg = true;
+	st->seg_left_ns = op_s(d, op, vs) / nseg * 1e9;
+	st->seg_mark_ns = st->seg_start_ns;
+	st->seg_rate = seg_rate(d, k);
+	st->seg_ev = ev_after(d->sim, llround(st->seg_left_ns / st->seg_rate), d->k_seg,
+			      (uint64_t)k);
 	return 0;
 }
 
@@ -397,6 +455,7 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
 
 	st->busy = false;
+	st->in_seg = false;
 	st->busy_s += (double)(ev_now(sim) - st->seg_start_ns) / 1e9;
 	st->tp_s += tp ? tp[vs] * frac : 0;
 	st->gemm_s += gm ? gm[vs] * frac : 0;

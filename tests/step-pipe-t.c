@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(48);
+	tap_plan(51);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -237,6 +237,25 @@ int main(void)
 	p.contention = false;	/* timed alone: the same here */
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 12.5e-3, 1e-12, "alone timing agrees without contention");
+	/* a collective beside the compute holds a quarter of the SMs: a pass
+	 * of GEMMs alone runs at 3/4 speed while it is in flight.  Two 1 MB
+	 * buckets ready at 11 and 12 ms reduce back to back 11-13 ms; the
+	 * last backward (10-12 ms at full speed) does 1 ms by 11, then 3/4
+	 * ms per ms: its last 0.25 ms of work ends at 12 + 1/3 ms.  The
+	 * iteration still ends with the second bucket, 13 ms. */
+	double gemm_f[1] = { 1e-3 }, gemm_b[1] = { 2e-3 };
+	p.fwd_gemm_s = gemm_f;
+	p.bwd_gemm_s = gemm_b;
+	p.bucket_bytes = 1e6;
+	step_run(&p, &r, &e);
+	tap_near(r.compute_s, 12e-3, 1e-12, "no SMs taken: 12 ms of compute");
+	p.comm_sm_frac = 0.25;
+	step_run(&p, &r, &e);
+	tap_near(r.compute_s, 12e-3 + 1e-3 / 3, 1e-7, "a quarter of the SMs taken for 1.33 ms: +1/3 ms");
+	tap_near(r.iteration_s, 13e-3, 1e-9, "the iteration still ends with the last bucket");
+	p.comm_sm_frac = 0;
+	p.fwd_gemm_s = p.bwd_gemm_s = NULL;
+	p.bucket_bytes = 0.5e6;
 	/* gradients reduced in 4 bytes (PyTorch AMP's fp32 gradients): the
 	 * all-reduce without overlap moves 4 MB, 4 ms: 16 ms; still 2 Psi */
 	p.overlap_grad_reduce = false;
