@@ -33,6 +33,11 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch; default: the stack's" },
+	{ "parallel.grad_reduce_fp32", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "gradients accumulated and reduced in fp32 (Megatron-LM forces "
+	  "--accumulate-allreduce-grads-in-fp32 with bf16; PyTorch AMP's .grad is "
+	  "fp32); false: in the weights' 2 bytes (fp16 runs, --grad-reduce-in-bf16; "
+	  "ZeRO always reduces 2); default: the stack's" },
 	{ "parallel.tp_comm_overlap", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "overlap tensor-parallel all-gathers and reduce-scatters with the GEMMs "
 	  "(Transformer Engine; needs sequence parallelism); default: the stack's" },
@@ -179,7 +184,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->p2p_scatter_gather = pick(sc, "parallel.p2p_scatter_gather", st->p2p_scatter_gather);
 	o->fused_kernels = st->fused_kernels;
 	o->fp32_logits = st->fp32_logits;
-	o->grad_reduce_bytes = st->grad_reduce_bytes;
+	o->grad_reduce_bytes = pick(sc, "parallel.grad_reduce_fp32",
+				    st->grad_reduce_bytes >= 4) ? 4 : 2;
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;

@@ -12,13 +12,15 @@
  * one (eager steps are known to run slower than their kernels' sum).
  *
  * DP gradient bytes: Megatron reduces gradients in the weights' 2 bytes
- * under fp16 (Table 1); with bf16 its arguments.py turns on
- * --accumulate-allreduce-grads-in-fp32 unless told otherwise, but the
- * Megatron-Core README's 32B row (0.89 s per step, 0.71 s of it compute)
- * leaves no room for a 16 GB fp32 reduce-scatter per rank (0.35 s on one
- * NDR rail), so its benchmark reduced in bf16 and megatron_core keeps 2
- * (a judgement, stated).  PyTorch AMP keeps fp32 weights, so DDP reduces
- * fp32 gradients: 4.
+ * under fp16 (Table 1); with bf16 Megatron-LM's arguments.py turns on
+ * --accumulate-allreduce-grads-in-fp32 unless told otherwise ("bfloat16
+ * requires gradient accumulation and all-reduce to be done in fp32",
+ * megatron/training/arguments.py, core_r0.8.0, 2024-07), so megatron_core
+ * reduces 4 bytes.  (Until 2026-12-01 it kept 2 because the Megatron-Core
+ * README's 32B row leaves no room for a 16 GB fp32 reduce-scatter per rank:
+ * a choice made from a validation row, undone; that row is now 16% too
+ * slow and says so.)  PyTorch AMP keeps fp32 weights, so DDP reduces fp32
+ * gradients: 4.
  */
 #include <string.h>
 
@@ -75,7 +77,7 @@ const struct stack_spec stack_table[] = {
 	 * layers.py of core_r0.8.0, as 2022's, no longer optional). */
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
-	  true, false, true, true, true, 2, true, 0.32, true },
+	  true, false, true, true, true, 4, true, 0.32, true },
 	/* DeepSpeed ZeRO (Rajbhandari et al. SC'20; deepspeed.ai ZeRO docs)
 	 * training a Hugging Face Transformers GPT: eager PyTorch kernels
 	 * (GeLU, dropout, add apart; HF's eager attention: scale, mask,

@@ -4,10 +4,10 @@
 #   - a stack only sets defaults: megatron_core equals megatron_lm_2021 with
 #     its options written out (flash, gradient-accumulation fusion,
 #     distributed optimizer, sequence parallelism, TP, p2p and weight-
-#     gather overlap),
+#     gather overlap, fp32 gradient reduction),
 #     megatron_lm_2022 equals megatron_lm_2021 with gradient-accumulation
-#     fusion, the asynchronous TP all-reduce and no DP overlap written out
-#     (one replica: its fp32 DP gradients have nothing to reduce),
+#     fusion, the asynchronous TP all-reduce, no DP overlap and fp32
+#     gradient reduction written out,
 #     deepspeed_zero equals pytorch_eager at ZeRO stage 1 with whole-
 #     activation p2p, to the last digit;
 #   - eager kernels (pytorch_eager) are slower than Megatron's fused ones;
@@ -47,14 +47,15 @@ near() {	# GOT WANT: within 1e-9 relative
 run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
 	-s parallel.grad_accum_fusion=true -s parallel.distributed_optimizer=true \
 	-s parallel.sequence_parallel=true -s parallel.tp_comm_overlap=true \
-	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true
+	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true \
+	-s parallel.grad_reduce_fp32=true
 run mcore -s training.stack=megatron_core
 check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
 	"megatron_core = megatron_lm_2021 with its options written out"
-run m21x -s cluster.gpus=8 -s parallel.tp=4 -s training.stack=megatron_lm_2021 \
-	-s parallel.grad_accum_fusion=true -s parallel.tp_async_allreduce=true \
-	-s parallel.overlap_grad_reduce=false
-run m22 -s cluster.gpus=8 -s parallel.tp=4 -s training.stack=megatron_lm_2022
+run m21x -s training.stack=megatron_lm_2021 -s parallel.grad_accum_fusion=true \
+	-s parallel.tp_async_allreduce=true -s parallel.overlap_grad_reduce=false \
+	-s parallel.grad_reduce_fp32=true
+run m22 -s training.stack=megatron_lm_2022
 check "$(near "$(json iteration_time_s "$tmp/m21x.json")" "$(json iteration_time_s "$tmp/m22.json")")" \
 	"megatron_lm_2022 = megatron_lm_2021 with its options written out"
 run ds -s training.stack=deepspeed_zero
