@@ -142,6 +142,11 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 		run_job_free(j);
 		return NULL;
 	}
+	/* the checkpoint's money, now that accounting knows the prices */
+	ckpt_minimize_cost(&j->md.ck,
+			   acct_checkpoint_usd(j->acct, j->md.ck.size_bytes,
+					       pace_time_s(&j->md.full, 0, j->md.total_iters)),
+			   acct_training_usd_per_s(j->acct), j->md.iteration_s, j->md.mtti_s);
 	return j;
 }
 
@@ -187,6 +192,10 @@ static void print_derived(const struct model *md, FILE *out)
 		md->ck.stall_s, (long long)md->ck.interval_iters);
 	fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
 		md->mtti_s, md->ck.young_s, md->ck.daly_s);
+	if (md->ck.usd_per_ckpt > 0)
+		fprintf(out, "checkpoint_storage    $%.4g a checkpoint%s\n", md->ck.usd_per_ckpt,
+			md->ck.money_s > 0 ? " (minimize cost: optima at stall + this "
+					     "over the job's cost a second)" : "");
 	step_print_memory(out, &md->mem, md->g.hbm_bytes);
 }
 

@@ -22,8 +22,9 @@
  *   ENERGY       whole-run energy against published figures: DIR/energy.tsv,
  *                one row per figure with its scenario (defaults but for the
  *                run as published and the site's PUE), ours counted as the
- *                source counts it (its whole operational energy, or
- *                GPU-hours x a nominal power) and our facility energy_kwh,
+ *                source counts it (its whole operational energy, the GPUs'
+ *                measured energy, or GPU-hours x a nominal power) and our
+ *                facility energy_kwh,
  *                with GPU-hours beside them to tell duration from power.
  *
  * Then the validation residuals per GPU and stack (n, mean and max |error|,
@@ -41,6 +42,7 @@
  *   validation: ran N of R runnable rows, P pending
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,7 +295,7 @@ static int erow_parse(char *line, struct erow *r)
 	r->gpu_hours = atof(f[5]);
 	r->count_w = atof(f[6]);
 	r->count_pue = atof(f[7]);
-	return strcmp(r->counts, "operational") == 0 ||
+	return strcmp(r->counts, "operational") == 0 || strcmp(r->counts, "gpu_measured") == 0 ||
 	       strcmp(r->counts, "gpu_hours_x_w") == 0 ? 0 : -1;
 }
 
@@ -319,16 +321,18 @@ static int energy_row(const struct cfg_schema *schema, const char *dir, const st
 	if (sc && run_simulate(sc, &o, rep, &e) == 0) {
 		double kwh = rep_summary_get(rep, "energy_kwh");
 		double gh = rep_summary_get(rep, "gpu_hours");
-		double same = strcmp(r->counts, "operational") == 0 ? kwh :
-			      gh * r->count_w / 1e3 * r->count_pue;
+		bool conv_row = strcmp(r->counts, "gpu_hours_x_w") == 0;
+		double same = conv_row ? gh * r->count_w / 1e3 * r->count_pue :
+			      strcmp(r->counts, "gpu_measured") == 0 ?
+			      rep_summary_get(rep, "gpu_energy_kwh") : kwh;
 
 		printf("%-20s %10.0f %-14s %10.0f %+6.1f%% %10.0f %+6.1f%% %9.0f %9.0f %+6.1f%%  %s\n",
 		       r->id, r->kwh, r->counts, same, pct(same, r->kwh), kwh, pct(kwh, r->kwh),
 		       r->gpu_hours, gh, pct(gh, r->gpu_hours), r->source);
-		/* a whole-run figure against our whole run; a convention
-		 * (GPU-hours x a power) against ours counted the same way */
-		stats_add(strcmp(r->counts, "operational") == 0 ? whole : conv,
-			  pct(same, r->kwh));
+		/* a whole-run figure (operational, or the GPUs' measured
+		 * energy) against ours; a convention (GPU-hours x a power)
+		 * against ours counted the same way */
+		stats_add(conv_row ? conv : whole, pct(same, r->kwh));
 		status = 0;
 	} else {
 		fprintf(stderr, "%s: %s\n", path, e.msg);
