@@ -721,6 +721,10 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 			    o->recompute == PAR_RECOMPUTE_FULL, &b);
 		double colls = (double)(f.all_reduces + b.all_reduces) * 2.0 +
 			       (double)(f.ag_rs_pairs + b.ag_rs_pairs) * 2.0;
+		/* the column layers' inputs gathered again for their weight
+		 * gradients (tp_async, with sequence parallelism) */
+		if (o->tp_async_allreduce && o->sequence_parallel && !o->tp_comm_overlap)
+			colls += 2.0;
 		double per_layer = colls * (t - 1) / t * S;
 		double layers = (double)m->layers / L->pp;
 		/* plus the embedding's and the logits' all-reduce on the first
