@@ -109,7 +109,7 @@ static double stats_mean_abs(const struct stats *s)
 /* ---- step model on one scenario ---- */
 
 static int row_simulate(const struct cfg_schema *schema, const char *path, struct step_result *r,
-		    struct layout *L_out, struct err *e)
+		    struct layout *L_out, double *band_out, char *stack_out, struct err *e)
 {
 	struct step_job j;
 	int rc = step_job_run(schema, path, overrides, n_overrides, &j, e);
@@ -117,6 +117,11 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 	*r = j.r;
 	if (L_out)
 		*L_out = j.L;
+	/* the band a run of this scenario reports (run_model.c) */
+	if (band_out)
+		*band_out = rc < 0 ? 0 : hypot(j.g.band, j.cfg.par.stack_band);
+	if (stack_out)	/* the stack the scenario runs, whatever its row says */
+		snprintf(stack_out, FIELD, "%s", rc < 0 ? "" : sc_str(j.sc, "training.stack"));
 	step_job_free(&j);
 	return rc;
 }
@@ -163,7 +168,7 @@ static int table1(const struct cfg_schema *schema, const char *dir, struct stats
 		struct err e = { 0 };
 
 		snprintf(path, sizeof path, "%s/megatron-table1-%d.cfg", dir, i + 1);
-		if (row_simulate(schema, path, &r, &L, &e) < 0) {
+		if (row_simulate(schema, path, &r, &L, NULL, NULL, &e) < 0) {
 			fprintf(stderr, "%s: %s\n", path, e.msg);
 			status = 1;
 			continue;
@@ -516,9 +521,12 @@ static void vrow_line(const struct vrow *r, struct line *l)
 struct group {
 	char gpu[FIELD], stack[FIELD];
 	struct stats st;
+	double band_min;	/* the narrowest band its rows report */
+	int outside;		/* rows whose |error| exceeds their band */
 };
 
-static void group_add(struct group *g, int *n, const char *gpu, const char *stack, double err)
+static void group_add(struct group *g, int *n, const char *gpu, const char *stack, double err,
+		      double band)
 {
 	int i;
 
@@ -529,13 +537,18 @@ static void group_add(struct group *g, int *n, const char *gpu, const char *stac
 		memset(&g[i], 0, sizeof g[i]);
 		snprintf(g[i].gpu, FIELD, "%s", gpu);
 		snprintf(g[i].stack, FIELD, "%s", stack);
+		g[i].band_min = band;
 		(*n)++;
 	}
 	stats_add(&g[i].st, err);
+	g[i].band_min = fmin(g[i].band_min, band);
+	g[i].outside += fabs(err) > band * 100;
 }
 
 struct vresult {
 	struct step_result r;
+	double band;
+	char stack[FIELD];
 	int ran;
 };
 
@@ -563,7 +576,9 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 		}
 		(*runnable)++;
 		double measured = vrow_measured_s(&rows[i]);
-		if (measured <= 0 || row_simulate(schema, path, &res[i].r, NULL, &e) < 0) {
+		if (measured <= 0 ||
+		    row_simulate(schema, path, &res[i].r, NULL, &res[i].band, res[i].stack,
+				 &e) < 0) {
 			fprintf(stderr, "%s: %s\n", path, measured <= 0 ? "unknown metric" : e.msg);
 			status = 1;
 			continue;
@@ -576,7 +591,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 		l.err_pct = (measured / l.predicted - 1) * 100;
 		line_print(&l, (int)num(&rows[i], C_GPUS));
 		stats_add(st, l.err_pct);
-		group_add(groups, &n_groups, l.gpu, l.stack, l.err_pct);
+		group_add(groups, &n_groups, l.gpu, res[i].stack, l.err_pct, res[i].band);
 	}
 	printf("mean |error| %.2f%%, max |error| %.2f%%, mean error %+.2f%% over %d rows "
 	       "(reported, not a target)\n", stats_mean_abs(st), st->max_abs,
@@ -600,14 +615,22 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 			       r->pp_exposed_s, r->dp_exposed_s, r->optimizer_s);
 	}
 
-	printf("\nRESIDUALS per GPU and stack (validation rows; error = predicted/published "
-	       "throughput - 1)\n");
-	printf("%-10s %-20s %3s %10s %10s %10s\n", "gpu", "stack", "n", "mean|err|", "max|err|",
-	       "mean err");
-	for (int i = 0; i < n_groups; i++)
-		printf("%-10s %-20s %3d %9.2f%% %9.2f%% %+9.2f%%\n", groups[i].gpu, groups[i].stack,
-		       groups[i].st.n, stats_mean_abs(&groups[i].st), groups[i].st.max_abs,
-		       groups[i].st.sum / groups[i].st.n);
+	printf("\nRESIDUALS per GPU and the stack each scenario runs (validation rows; error = "
+	       "predicted/published throughput - 1)\n");
+	printf("%-10s %-20s %3s %10s %10s %10s %7s %8s\n", "gpu", "stack", "n", "mean|err|",
+	       "max|err|", "mean err", "band", "outside");
+	int outside = 0, rows_n = 0;
+	for (int i = 0; i < n_groups; i++) {
+		printf("%-10s %-20s %3d %9.2f%% %9.2f%% %+9.2f%% %6.1f%% %8d\n", groups[i].gpu,
+		       groups[i].stack, groups[i].st.n, stats_mean_abs(&groups[i].st),
+		       groups[i].st.max_abs, groups[i].st.sum / groups[i].st.n,
+		       groups[i].band_min * 100, groups[i].outside);
+		outside += groups[i].outside;
+		rows_n += groups[i].st.n;
+	}
+	/* the promise a band makes: a run like these rows lands inside it */
+	printf("bands: %d of %d validation rows outside the band their run reports\n", outside,
+	       rows_n);
 	return status;
 }
 
