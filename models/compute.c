@@ -38,7 +38,7 @@ void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
 	out->time_s = kern_stream_s(&g->k, kind, bytes);
 	out->gemm_s = 0;
 	out->flops = 0;
-	out->kernels = 1;
+	out->kernels = kind == KS_DROPOUT_ADD ? 2 : 1;	/* dropout, then add */
 }
 
 /* Add one GEMM (times 2: its two backward GEMMs of the same size) to acc. */
@@ -366,8 +366,13 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
  * in), in-place divide (4 + 4): 38 bytes per logit in six kernels.
  * Backward: the in-place multiply by the loss gradient (4 + 4) and the
  * cast back to the GEMM's 2 bytes (4 + 2): 14 bytes in two.  Eager
- * PyTorch under AMP: the cast, then one log-softmax kernel reading and
- * writing fp32 (14 bytes forward; 10 backward). */
+ * PyTorch under AMP (autocast runs cross_entropy in fp32: PyTorch AMP docs,
+ * "CUDA Ops that can autocast to float32"): the cast (2 in, 4 out), then
+ * log_softmax reading and writing fp32 (8), 14 bytes in two kernels;
+ * backward nll_loss_backward zero-fills the fp32 gradient (4) before its
+ * scatter, log_softmax_backward reads dy and y and writes dx (12), and the
+ * cast's backward returns bf16 (4 + 2): 22 bytes in three (ATen's CUDA
+ * NLLLoss and SoftMax kernels, PyTorch 2.x). */
 static const double mg_loss_fwd_bytes[] = { 6, 4, 8, 8, 4, 8 };
 static const double mg_loss_bwd_bytes[] = { 8, 6 };
 
@@ -375,9 +380,10 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
 	if (!sh->fused) {
-		double b = sh->fp32_logits ? (ACT_BYTES + F32_BYTES) + 2 * F32_BYTES :
-					     ACT_BYTES + 2 * F32_BYTES;
-		add_stream(g, out, KS_SOFTMAX, logits * b);
+		if (sh->fp32_logits)	/* the cast, then log_softmax in fp32 */
+			add_stream(g, out, KS_COPY, logits * (ACT_BYTES + F32_BYTES));
+		add_stream(g, out, KS_SOFTMAX, logits * (sh->fp32_logits ? 2 * F32_BYTES :
+							 ACT_BYTES + 2 * F32_BYTES));
 		return;
 	}
 	for (size_t i = 0; i < sizeof mg_loss_fwd_bytes / sizeof mg_loss_fwd_bytes[0]; i++)
@@ -387,9 +393,14 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
+	if (!sh->fused && sh->fp32_logits) {
+		add_stream(g, out, KS_COPY, logits * F32_BYTES);	/* nll_loss: zeros */
+		add_stream(g, out, KS_COPY, logits * 3 * F32_BYTES);	/* log_softmax */
+		add_stream(g, out, KS_COPY, logits * (F32_BYTES + ACT_BYTES));	/* cast */
+		return;
+	}
 	if (!sh->fused) {
-		double b = sh->fp32_logits ? 2 * F32_BYTES + ACT_BYTES : F32_BYTES + ACT_BYTES;
-		add_stream(g, out, KS_COPY, logits * b);	/* softmax - onehot */
+		add_stream(g, out, KS_COPY, logits * (F32_BYTES + ACT_BYTES));	/* softmax - onehot */
 		return;
 	}
 	for (size_t i = 0; i < sizeof mg_loss_bwd_bytes / sizeof mg_loss_bwd_bytes[0]; i++)

@@ -11,6 +11,16 @@ const struct cfg_setting par_settings[] = {
 	{ "training.stack", CFG_ENUM, "", 0, 0, STACK_DEFAULT, STACK_CHOICES,
 	  "software stack (models/stack.c): sets the defaults of the parallel.* "
 	  "options it decides and which kernels run (fused or eager, flash)" },
+	{ "training.host_us_per_kernel", CFG_FLOAT, "us", 0, 1e4, "15.5", NULL,
+	  "CPU time the framework spends launching one kernel (Python, dispatch, "
+	  "cudaLaunchKernel); a layer pass takes at least its kernels times this "
+	  "(models/host.h); 0: never host-bound, as when the step replays CUDA "
+	  "graphs (one launch per graph: Megatron-Core --enable-cuda-graph, "
+	  "torch.compile mode=\"reduce-overhead\"); default: the stack's" },
+	{ "training.adam_foreach", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "PyTorch AMP loop (training.stack = \"pytorch_eager\"): torch.optim.AdamW's "
+	  "default foreach implementation, eight passes over the fp32 state "
+	  "(80 bytes per parameter); false: fused=True (28 bytes); default: the stack's" },
 	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved|deepspeed",
 	  "pipeline schedule: 1F1B (PipeDream-flush), Megatron's interleaved 1F1B, "
 	  "or DeepSpeed's PipelineEngine (TrainSchedule: 1F1B in lockstep steps, "
@@ -98,6 +108,7 @@ void par_defaults(struct par_opts *o)
 	o->zero_bucket_bytes = 1000 * MB;
 	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
+	o->host_s_per_kernel = stack_table[0].host_us_per_kernel * 1e-6;
 }
 
 double par_dp_bucket_bytes(const struct par_opts *o, int dp)
@@ -195,4 +206,10 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
+	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
+				sc_float(sc, "training.host_us_per_kernel") :
+				st->host_us_per_kernel) * 1e-6;
+	o->amp_fp32_weights = st->amp_fp32_weights;
+	o->adam_foreach = pick(sc, "training.adam_foreach", st->adam_foreach);
+	o->clip_grad_norm = st->clip_grad_norm;
 }

@@ -46,6 +46,11 @@ struct par_opts {
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
 	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
+	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
+	double host_s_per_kernel;	/* CPU time to launch one kernel */
+	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
+	bool adam_foreach;		/* torch.optim.AdamW foreach (else fused) */
+	bool clip_grad_norm;		/* clip_grad_norm_ before each update */
 	double gpu_speed_sigma;		/* per-GPU speed spread (straggler.h); read
 					 * by step_cfg_from_scenario(), 0 from
 					 * par_defaults(): a uniform cluster */

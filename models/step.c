@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "models/compute.h"
+#include "models/eager.h"
+#include "models/host.h"
 #include "models/megatron.h"
 #include "models/step.h"
 #include "models/straggler.h"
@@ -406,6 +408,61 @@ static int tp_async(const struct tfm *m, const struct par_opts *o,
 	return 0;
 }
 
+/* Weight gradients into their accumulator, every backward pass: Megatron's
+ * fp32 main_grad (compute.h), or under torch.autocast the cast back to the
+ * fp32 parameter's .grad and the in-place add (eager.h; the casts only
+ * where whole weights were cast, not under ZeRO/FSDP sharding).  tensors:
+ * the weight matrices holding params. */
+static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
+		       const struct layout *L, double params, double tensors,
+		       bool cast, struct cmp_cost *out)
+{
+	if (o->amp_fp32_weights)	/* ZeRO-2/3 (FSDP) add into the shard */
+		eager_grad_accum(g, o->zero_stage >= 2 ? params / L->dp : params, tensors,
+				 cast && o->zero_stage == 0, L->microbatches, out);
+	else
+		cmp_grad_accum(g, params, o->grad_accum_fusion, out);
+}
+
+/* Autocast's per-microbatch cast of the fp32 weights a pass's GEMMs use
+ * (eager.h), added to the pass; not with ZeRO/FSDP, whose mixed precision
+ * casts the shard. */
+static void weight_cast(const struct gpu_spec *g, const struct par_opts *o,
+			double params, double tensors, struct cmp_cost *pass)
+{
+	struct cmp_cost c;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_weight_cast(g, params, tensors, &c);
+	cmp_add(pass, &c, 1);
+}
+
+/* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
+ * shapes are counted as GPT's for the launches, by their bytes). */
+#define LAYER_WEIGHTS 4.0
+
+/* A layer's autocast passes over fp32 parameters (eager.h), without
+ * ZeRO/FSDP (whose mixed precision holds bf16 weights, so the stream is
+ * bf16): the weight casts and the fp32 residual stream, again in backward
+ * when full recomputation reruns the forward. */
+static void amp_layer(const struct gpu_spec *g, const struct par_opts *o,
+		      const struct cmp_shape *sh, double params, struct cmp_cost *fwd,
+		      struct cmp_cost *bwd)
+{
+	struct cmp_cost xf, xb;
+	double cp = sh->cp > 0 ? sh->cp : 1;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_fp32_stream(g, sh->b * sh->s / cp * sh->h / (sh->sp ? sh->tp : 1), &xf, &xb);
+	weight_cast(g, o, params, LAYER_WEIGHTS, &xf);
+	cmp_add(fwd, &xf, 1);
+	cmp_add(bwd, &xb, 1);
+	if (o->recompute == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, &xf, 1);
+}
+
 static int layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -450,19 +507,30 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	cmp_grad_accum(g, layer_rank_params(m, L, false, 1), o->grad_accum_fusion, &extra);
+	double dense_p = layer_rank_params(m, L, false, 1), moe_p = layer_rank_params(m, L, true, 1);
+	amp_layer(g, o, &sh, dense_p, &c->fwd, &c->bwd);
+	grad_accum(g, o, L, dense_p, LAYER_WEIGHTS, true, &extra);
 	cmp_add(&c->bwd, &extra, 1);
 	if (m->moe.experts > 0) {
-		cmp_grad_accum(g, layer_rank_params(m, L, true, 1), o->grad_accum_fusion, &extra);
+		amp_layer(g, o, &sh, moe_p, &c->moe_fwd, &c->moe_bwd);
+		grad_accum(g, o, L, moe_p, LAYER_WEIGHTS, true, &extra);
 		cmp_add(&c->moe_bwd, &extra, 1);
 	} else {
+		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}
-	cmp_grad_accum(g, vocab_params + (m->learned_positions ?
-		       (double)m->seq_len * h : 0), o->grad_accum_fusion, &extra);
+	/* the embedding's lookup is not autocast: its gradient is fp32 */
+	grad_accum(g, o, L, vocab_params + (m->learned_positions ?
+		   (double)m->seq_len * h : 0), 1, false, &extra);
 	cmp_add(&c->emb_b, &extra, 1);
-	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
+	weight_cast(g, o, vocab_params, 1, &c->log_f);
+	grad_accum(g, o, L, vocab_params, 1, true, &extra);
 	cmp_add(&c->log_b, &extra, 1);
+	/* every pass waits for the host to launch its kernels (host.h) */
+	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
+				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		host_bound(passes[i], o->host_s_per_kernel);
 
 	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
@@ -960,8 +1028,14 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 				       a.hide : NULL,
 		/* Adam, and the per-iteration gradient kernels: Megatron's
 		 * contiguous buffer where the stack keeps one (its fused
-		 * stacks without ZeRO); at the slowest GPU's speed */
-		.optimizer_s = slow * (cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
+		 * stacks without ZeRO); PyTorch's AMP loop its own passes
+		 * (eager.h: clip_grad_norm_'s read is among them); at the
+		 * slowest GPU's speed */
+		.optimizer_s = slow * (o->amp_fp32_weights ?
+				       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
+							 o->adam_foreach, o->clip_grad_norm,
+							 o->zero_stage == 0 && L->dp > 1) :
+				       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
 				       cmp_grad_buffer_s(g, mem.params,
 							 mem.params / (sharded ? L->dp : 1),
 							 L->dp, o->fused_kernels && o->zero_stage == 0)),

@@ -26,3 +26,7 @@ tests_bench_step_b_SOURCES = tests/bench/step-b.c
 UNIT_TESTS += tests/kernels-t
 EXTRA_DIST += tests/bench/measure.py
 SHELL_TESTS += tests/stack-band.sh
+# The host's launch time and the eager AMP loop's passes (issue 12).
+libtrainsim_a_SOURCES += models/host.c models/eager.c
+noinst_HEADERS += models/host.h models/eager.h
+UNIT_TESTS += tests/host-eager-t

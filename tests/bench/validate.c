@@ -478,7 +478,9 @@ static int vrows_read(const char *dir, struct vrow *rows, int max)
  *                      + V/2lh): NVIDIA/Megatron-LM core_r0.8.0
  *                      megatron/training/training.py,
  *                      num_floating_point_operations (no recomputation);
- *   iter_s             the published seconds per iteration.
+ *   iter_s             the published seconds per iteration;
+ *   tokens_s_gpu       tokens per second per GPU, as measured: an
+ *                      iteration's B s tokens over gpus x that rate.
  */
 static double vrow_measured_s(const struct vrow *r)
 {
@@ -489,6 +491,8 @@ static double vrow_measured_s(const struct vrow *r)
 
 	if (strcmp(metric, "iter_s") == 0)
 		return pub;
+	if (strcmp(metric, "tokens_s_gpu") == 0)
+		return pub > 0 ? B * s / (gpus * pub) : -1;
 	if (strcmp(metric, "tflops_megatron21") == 0)
 		flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 	else if (strcmp(metric, "tflops_megatron24") == 0)
