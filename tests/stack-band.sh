@@ -5,6 +5,9 @@
 #     its options written out (flash, gradient-accumulation fusion,
 #     distributed optimizer, sequence parallelism, TP, p2p and weight-
 #     gather overlap, fp32 gradient reduction),
+#     megatron_lm_2022 equals megatron_lm_2021 with gradient-accumulation
+#     fusion, the asynchronous TP all-reduce, no DP overlap and fp32
+#     gradient reduction written out,
 #     deepspeed_zero is pytorch_eager at ZeRO stage 1 with whole-
 #     activation p2p but for the AMP loop's passes (models/eager.h: fp32
 #     .grad accumulation per weight tensor, foreach AdamW and clipping over
@@ -27,7 +30,7 @@ set -u
 cd "$SRCDIR" || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-echo "1..11"
+echo "1..12"
 json() {	# KEY FILE
 	tr ',' '\n' < "$2" | sed -n "s/^[ {]*\"$1\": \([-0-9.e+]*\).*/\1/p"
 }
@@ -56,6 +59,12 @@ run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
 run mcore -s training.stack=megatron_core
 check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
 	"megatron_core = megatron_lm_2021 with its options written out"
+run m21x -s training.stack=megatron_lm_2021 -s parallel.grad_accum_fusion=true \
+	-s parallel.tp_async_allreduce=true -s parallel.overlap_grad_reduce=false \
+	-s parallel.grad_reduce_fp32=true
+run m22 -s training.stack=megatron_lm_2022
+check "$(near "$(json iteration_time_s "$tmp/m21x.json")" "$(json iteration_time_s "$tmp/m22.json")")" \
+	"megatron_lm_2022 = megatron_lm_2021 with its options written out"
 run ds -s training.stack=deepspeed_zero
 run eager1 -s training.stack=pytorch_eager -s parallel.zero_stage=1 \
 	-s parallel.p2p_scatter_gather=false
