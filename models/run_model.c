@@ -158,6 +158,38 @@ void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
 }
 
+double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *exposed_s)
+{
+	const struct step_result *r = &j->md.full.step;
+	const struct layout *L = &j->md.L;
+	double node_Bps = j->md.step.net ? net_cfg_node_out_Bps(j->md.step.net) : 0;
+
+	*iteration_s = j->md.full.iter_s;
+	*exposed_s = r->dp_exposed_s;
+	/* Ranks go TP innermost, then DP, then PP: a DP group spans tp x dp
+	 * consecutive ranks, inside one node when that fits (pipeline stages
+	 * on different nodes send only their small p2p transfers out). */
+	if (node_Bps <= 0 || L->nodes < 2 || L->dp < 2 ||
+	    L->tp * L->dp <= L->gpus_per_node)
+		return 0;
+	/* A ring moves (n-1)/n of what each rank puts through the DP
+	 * collectives (elements, an all-reduce twice).  Their size, as the
+	 * step model sends them: ZeRO reduces in the weights' 2 bytes; else
+	 * gradients go in the stack's reduce bytes (4: fp32), all of them
+	 * under DDP's all-reduce, half of them under the distributed
+	 * optimizer (its reduce-scatter; the all-gather moves 2-byte
+	 * weights).  A node holds min(tp, GPUs per node) DP groups, each
+	 * leaving it on one ring edge per channel, the channels spread over
+	 * its NICs. */
+	const struct par_opts *o = &j->md.step.par;
+	double elem_bytes = o->zero_stage >= 1 ? 2 :
+			    o->distributed_optimizer ? (o->grad_reduce_bytes + 2) / 2 :
+			    o->grad_reduce_bytes;
+	double rank_bytes = r->dp_comm_elems_per_rank * elem_bytes * (L->dp - 1) / L->dp;
+	int groups = L->tp < L->gpus_per_node ? L->tp : L->gpus_per_node;
+	return rank_bytes * groups / node_Bps;
+}
+
 void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s)
 {
 	const struct ckpt *ck = &j->md.ck;
