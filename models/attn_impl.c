@@ -39,36 +39,20 @@ const char *const attn_impl_names[ATTN_COUNT] = {
 static const double seqs[N_SEQ] = { 512, 1024, 2048, 4096, 8192, 16384 };
 static const double dims[N_DIM] = { 64, 128 };
 
-/* One figure: FlashAttention-2's bars and the implementation's, by head
- * dim then sequence length. */
-struct attn_fig {
-	double fa2[N_DIM][N_SEQ];
-	double impl[N_DIM][N_SEQ];
-};
+/* Bars of one figure by head dim then sequence length. */
+typedef const double bars[N_DIM][N_SEQ];
 
 /* FA2 paper Figure 4 (c), (d): forward + backward, causal, A100. */
-static const struct attn_fig triton_fwdbwd = {
-	{ { 88, 119, 140, 156, 165, 171 }, { 99, 133, 155, 173, 182, 189 } },
-	{ { 59, 75, 79, 76, 79, 80 }, { 50, 61, 68, 74, 78, 80 } },
-};
+static bars fig4_fa2 = { { 88, 119, 140, 156, 165, 171 }, { 99, 133, 155, 173, 182, 189 } };
+static bars fig4_triton = { { 59, 75, 79, 76, 79, 80 }, { 50, 61, 68, 74, 78, 80 } };
 /* FA3 paper Figure 5 (b), (d): forward, causal, H100. */
-static const struct attn_fig fa3_fwd = {
-	{ { 180, 229, 262, 284, 295, 299 }, { 191, 260, 298, 319, 333, 335 } },
-	{ { 197, 265, 371, 420, 460, 473 }, { 292, 423, 521, 579, 602, 616 } },
-};
-static const struct attn_fig cudnn_fwd = {
-	{ { 180, 229, 262, 284, 295, 299 }, { 191, 260, 298, 319, 333, 335 } },
-	{ { 225, 288, 334, 363, 379, 388 }, { 315, 410, 484, 518, 529, 539 } },
-};
+static bars fig5_fa2 = { { 180, 229, 262, 284, 295, 299 }, { 191, 260, 298, 319, 333, 335 } };
+static bars fig5_fa3 = { { 197, 265, 371, 420, 460, 473 }, { 292, 423, 521, 579, 602, 616 } };
+static bars fig5_cudnn = { { 225, 288, 334, 363, 379, 388 }, { 315, 410, 484, 518, 529, 539 } };
 /* FA3 paper Figure 6: backward, H100 (no causal mask). */
-static const struct attn_fig fa3_bwd = {
-	{ { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } },
-	{ { 272, 363, 422, 453, 472, 474 }, { 316, 424, 501, 542, 559, 561 } },
-};
-static const struct attn_fig cudnn_bwd = {
-	{ { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } },
-	{ { 266, 348, 395, 417, 432, 433 }, { 305, 408, 465, 499, 518, 516 } },
-};
+static bars fig6_fa2 = { { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } };
+static bars fig6_fa3 = { { 272, 363, 422, 453, 472, 474 }, { 316, 424, 501, 542, 559, 561 } };
+static bars fig6_cudnn = { { 266, 348, 395, 417, 432, 433 }, { 305, 408, 465, 499, 518, 516 } };
 
 enum attn_impl attn_impl_find(const char *name)
 {
@@ -100,7 +84,7 @@ static void bracket(const double *p, int n, double x, int *i, double *w)
 }
 
 /* FA2 time over the implementation's: ratio of the speeds, interpolated. */
-static double fig_factor(const struct attn_fig *f, double seq, double d)
+static double fig_factor(bars fa2, bars impl, double seq, double d)
 {
 	int is, id;
 	double ws, wd, r[N_DIM];
@@ -108,8 +92,8 @@ static double fig_factor(const struct attn_fig *f, double seq, double d)
 	bracket(seqs, N_SEQ, seq, &is, &ws);
 	bracket(dims, N_DIM, d, &id, &wd);
 	for (int k = 0; k < N_DIM; k++) {
-		double lo = f->fa2[k][is] / f->impl[k][is];
-		double hi = f->fa2[k][is + 1] / f->impl[k][is + 1];
+		double lo = fa2[k][is] / impl[k][is];
+		double hi = fa2[k][is + 1] / impl[k][is + 1];
 		r[k] = lo + ws * (hi - lo);
 	}
 	return r[id] + wd * (r[id + 1] - r[id]);
@@ -119,11 +103,13 @@ double attn_impl_factor(enum attn_impl impl, bool bwd, double seq, double d)
 {
 	switch (impl) {
 	case ATTN_TRITON:
-		return fig_factor(&triton_fwdbwd, seq, d);
+		return fig_factor(fig4_fa2, fig4_triton, seq, d);
 	case ATTN_FLASH3:
-		return fig_factor(bwd ? &fa3_bwd : &fa3_fwd, seq, d);
+		return bwd ? fig_factor(fig6_fa2, fig6_fa3, seq, d) :
+			     fig_factor(fig5_fa2, fig5_fa3, seq, d);
 	case ATTN_CUDNN:
-		return fig_factor(bwd ? &cudnn_bwd : &cudnn_fwd, seq, d);
+		return bwd ? fig_factor(fig6_fa2, fig6_cudnn, seq, d) :
+			     fig_factor(fig5_fa2, fig5_cudnn, seq, d);
 	default:
 		return 1;
 	}
