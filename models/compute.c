@@ -118,6 +118,7 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	c.time_s = bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh) :
 			 kern_attn_fwd_s(&g->k, bh, sh->s, dh);
+	c.time_s *= attn_impl_factor(sh->attn, bwd, sh->s, dh);
 	if (sh->dropout)
 		c.time_s *= FLASH_DROPOUT;
 	c.gemm_s = c.time_s;

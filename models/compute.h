@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 
+#include "models/attn_impl.h"
 #include "models/gpu.h"
 
 struct cmp_shape {
@@ -49,6 +50,7 @@ struct cmp_shape {
 	int tp;
 	bool sp;		/* sequence parallelism */
 	bool flash;		/* fused flash-attention kernel */
+	enum attn_impl attn;	/* which flash kernel (attn_impl.h; 0: FlashAttention-2) */
 	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
 	bool fp8;		/* GEMMs in FP8 */

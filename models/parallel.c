@@ -40,6 +40,14 @@ const struct cfg_setting par_settings[] = {
 	  "start gradient collectives bucket by bucket during the last backward; default: the stack's" },
 	{ "parallel.flash_attention", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm; default: the stack's" },
+	{ "parallel.attention_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_IMPL_CHOICES,
+	  "which attention kernel runs (models/attn_impl.c): flash2 (FlashAttention-2, "
+	  "PyTorch SDPA's flash backend: the GPU's measured law), flash3 "
+	  "(FlashAttention-3), triton (flash_attn_triton.py, llm-foundry's "
+	  "attn_impl: triton), cudnn (cuDNN fused attention), each at its published "
+	  "speed relative to FlashAttention-2, or unfused (bmm/softmax/dropout/bmm); "
+	  "default: flash2 when parallel.flash_attention (or the stack) says flash, "
+	  "else unfused" },
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch; default: the stack's" },
@@ -153,6 +161,13 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      "gradients or weights that pipeline stages accumulate "
 				      "over microbatches; DeepSpeed allows them only without "
 				      "pipeline parallelism (expected pp = 1 or zero_stage <= 1)");
+	if (o->attn_conflict)
+		return sc_where_error(w, e, "parallel.attention_kernel", "%s %s a flash "
+				      "kernel but parallel.flash_attention says %s (expected "
+				      "one of them, or both agreeing)",
+				      attn_impl_names[o->attention_kernel],
+				      o->flash_attention ? "is" : "is not",
+				      o->flash_attention ? "false" : "true");
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
 		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
 				      "distributed optimizer and ZeRO both shard the "
@@ -189,6 +204,15 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->overlap_grad_reduce = pick(sc, "parallel.overlap_grad_reduce",
 				      st->overlap_grad_reduce);
 	o->flash_attention = pick(sc, "parallel.flash_attention", st->flash_attention);
+	o->attention_kernel = o->flash_attention ? ATTN_FLASH2 : ATTN_UNFUSED;
+	if (sc_has(sc, "parallel.attention_kernel")) {
+		enum attn_impl k = attn_impl_find(sc_str(sc, "parallel.attention_kernel"));
+		bool flash = k != ATTN_UNFUSED;
+		o->attn_conflict = sc_has(sc, "parallel.flash_attention") &&
+				   flash != o->flash_attention;
+		o->attention_kernel = k;
+		o->flash_attention = flash;
+	}
 	o->grad_accum_fusion = pick(sc, "parallel.grad_accum_fusion", st->grad_accum_fusion);
 	o->tp_comm_overlap = pick(sc, "parallel.tp_comm_overlap", st->tp_comm_overlap);
 	o->tp_async_allreduce = pick(sc, "parallel.tp_async_allreduce",

@@ -14,6 +14,7 @@
 
 #include "sim/cfg.h"
 #include "sim/err.h"
+#include "models/attn_impl.h"
 #include "models/layout.h"
 #include "models/transformer.h"
 
@@ -29,7 +30,10 @@ struct par_opts {
 	int zero_stage;			/* 0..3 */
 	bool distributed_optimizer;	/* Megatron: reduce-scatter + all-gather */
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
-	bool flash_attention;
+	bool flash_attention;		/* attention_kernel != ATTN_UNFUSED */
+	enum attn_impl attention_kernel;	/* which kernel (attn_impl.h) */
+	bool attn_conflict;		/* the scenario wrote flash_attention and an
+					 * attention_kernel that disagree */
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
 	bool tp_comm_overlap;		/* TP collectives hidden behind GEMMs (TE) */
 	bool tp_async_allreduce;	/* backward dX collective under the wgrad GEMM */

@@ -153,6 +153,11 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->gpu.nvlink = NULL;
 	p->sp = sc_bool(sc, "parallel.sequence_parallel");
 	p->flash = sc_bool(sc, "parallel.flash_attention");
+	p->attn = ATTN_FLASH2;
+	if (sc_has(sc, "parallel.attention_kernel")) {
+		p->attn = attn_impl_find(sc_str(sc, "parallel.attention_kernel"));
+		p->flash = p->attn != ATTN_UNFUSED;
+	}
 	p->virtual_stages = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
 	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");

@@ -28,6 +28,7 @@
 
 #include "sim/cfg.h"
 #include "sim/err.h"
+#include "models/attn_impl.h"
 #include "models/gpu.h"
 #include "models/pace.h"
 #include "models/transformer.h"
@@ -124,6 +125,7 @@ struct plan {
 	int virtual_stages;		/* 1 unless the interleaved schedule */
 	struct gpu_spec gpu;		/* for the kernel model (compute.h) */
 	bool sp, flash;			/* parallel.sequence_parallel, .flash_attention */
+	enum attn_impl attn;		/* parallel.attention_kernel, where written */
 	bool step_model;		/* training.iteration_model = step */
 	double formula_eff;		/* training.efficiency (the formula model's) */
 	double nic_Bps;			/* scale-out bandwidth per GPU, one way */

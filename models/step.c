@@ -475,6 +475,7 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 
 	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 			 o->flash_attention, peak, false, &sh);
+	sh.attn = o->attention_kernel;
 	sh.fused = o->fused_kernels;
 	sh.fp32_logits = o->fp32_logits;
 	sh.fp8 = o->dtype == PAR_FP8;
@@ -484,6 +485,7 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		struct cmp_shape xs;
 		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
 				 o->flash_attention, peak, true, &xs);
+		xs.attn = sh.attn;
 		xs.fused = sh.fused;
 		xs.fp32_logits = sh.fp32_logits;
 		xs.fp8 = sh.fp8;

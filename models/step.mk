@@ -24,6 +24,7 @@ BENCHES += tests/bench/step-b
 tests_bench_step_b_SOURCES = tests/bench/step-b.c
 # The kernel laws against the H200 micro-benchmarks (issue 12).
 UNIT_TESTS += tests/kernels-t
+UNIT_TESTS += tests/attn-impl-t
 EXTRA_DIST += tests/bench/measure.py
 SHELL_TESTS += tests/stack-band.sh
 # The host's launch time and the eager AMP loop's passes (issue 12).

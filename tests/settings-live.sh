@@ -90,6 +90,7 @@ gpus.*.attn_fwd_tflops|T|-s parallel.flash_attention=true|300|
 gpus.*.attn_fwd_block_us|T|-s parallel.flash_attention=true|1|
 gpus.*.attn_bwd_tflops|T|-s parallel.flash_attention=true|300|
 gpus.*.attn_bwd_block_us|T|-s parallel.flash_attention=true|1|
+parallel.attention_kernel|T|-s parallel.flash_attention=true|"triton"|
 gpus.*.stream.copy|T||0.5|
 gpus.*.stream.layernorm|T||0.3|
 gpus.*.stream.gelu|T|-s 'training.stack="pytorch_eager"'|0.2|

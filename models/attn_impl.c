@@ -1,0 +1,116 @@
+/*
+ * attn_impl.c -- see attn_impl.h.  The published speeds, TFLOPs/s as the
+ * bars of each figure are labelled, at sequence lengths 512, 1k, 2k, 4k,
+ * 8k, 16k, head dims 64 and 128, bf16/fp16.
+ *
+ * Triton: Dao, "FlashAttention-2: Faster Attention with Better Parallelism
+ * and Work Partitioning", arXiv:2307.08691 (2023-07-17), Figure 4,
+ * "Attention forward + backward speed (A100 80GB SXM4)", (c) causal, head
+ * dim 64 and (d) causal, head dim 128, bars "FlashAttention Triton"
+ * (flash_attn_triton.py, the kernel llm-foundry's attn_impl: triton ran)
+ * against "FlashAttention-2"; the same chart ships as
+ * assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention.
+ * Only the combined pass is transcribed, so its ratio stands for both
+ * passes.  It is an A100 figure: the paper's H100 figure (Figure 7) has no
+ * Triton bars, and a 2022 Triton kernel without Hopper's wgmma is unlikely
+ * to gain on FlashAttention-2 there, so on H100/H200 the factor is if
+ * anything too small.
+ *
+ * FlashAttention-3 and cuDNN: Shah et al., "FlashAttention-3: Fast and
+ * Accurate Attention with Asynchrony and Low-precision", arXiv:2407.08608
+ * (2024-07-11), H100 80GB SXM5: forward from Figure 5 (b) and (d), causal,
+ * head dims 64 and 128 (assets/flash3_fp16_fwd.png in Dao-AILab/
+ * flash-attention, read off the chart); backward from Figure 6, head dims
+ * 64 and 128, which the paper plots without a causal mask (taken as is;
+ * the labels as transcribed at subtext.edge.nugit.net, image pages for
+ * arXiv:2407.08608, read 2026-12-01).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "models/attn_impl.h"
+
+const char *const attn_impl_names[ATTN_COUNT] = {
+	"flash2", "flash3", "triton", "cudnn", "unfused"
+};
+
+#define N_SEQ 6
+#define N_DIM 2
+static const double seqs[N_SEQ] = { 512, 1024, 2048, 4096, 8192, 16384 };
+static const double dims[N_DIM] = { 64, 128 };
+
+/* Bars of one figure by head dim then sequence length. */
+typedef const double bars[N_DIM][N_SEQ];
+
+/* FA2 paper Figure 4 (c), (d): forward + backward, causal, A100. */
+static bars fig4_fa2 = { { 88, 119, 140, 156, 165, 171 }, { 99, 133, 155, 173, 182, 189 } };
+static bars fig4_triton = { { 59, 75, 79, 76, 79, 80 }, { 50, 61, 68, 74, 78, 80 } };
+/* FA3 paper Figure 5 (b), (d): forward, causal, H100. */
+static bars fig5_fa2 = { { 180, 229, 262, 284, 295, 299 }, { 191, 260, 298, 319, 333, 335 } };
+static bars fig5_fa3 = { { 197, 265, 371, 420, 460, 473 }, { 292, 423, 521, 579, 602, 616 } };
+static bars fig5_cudnn = { { 225, 288, 334, 363, 379, 388 }, { 315, 410, 484, 518, 529, 539 } };
+/* FA3 paper Figure 6: backward, H100 (no causal mask). */
+static bars fig6_fa2 = { { 198, 238, 264, 279, 287, 291 }, { 214, 260, 291, 310, 318, 322 } };
+static bars fig6_fa3 = { { 272, 363, 422, 453, 472, 474 }, { 316, 424, 501, 542, 559, 561 } };
+static bars fig6_cudnn = { { 266, 348, 395, 417, 432, 433 }, { 305, 408, 465, 499, 518, 516 } };
+
+enum attn_impl attn_impl_find(const char *name)
+{
+	for (int i = 0; i < ATTN_COUNT; i++)
+		if (strcmp(attn_impl_names[i], name) == 0)
+			return (enum attn_impl)i;
+	return ATTN_COUNT;
+}
+
+/* Where x falls in the n points p (ascending): index i and weight w of
+ * p[i + 1], in ln x, held flat outside. */
+static void bracket(const double *p, int n, double x, int *i, double *w)
+{
+	if (x <= p[0]) {
+		*i = 0;
+		*w = 0;
+		return;
+	}
+	if (x >= p[n - 1]) {
+		*i = n - 2;
+		*w = 1;
+		return;
+	}
+	int k = 0;
+	while (x > p[k + 1])
+		k++;
+	*i = k;
+	*w = log(x / p[k]) / log(p[k + 1] / p[k]);
+}
+
+/* FA2 time over the implementation's: ratio of the speeds, interpolated. */
+static double fig_factor(bars fa2, bars impl, double seq, double d)
+{
+	int is, id;
+	double ws, wd, r[N_DIM];
+
+	bracket(seqs, N_SEQ, seq, &is, &ws);
+	bracket(dims, N_DIM, d, &id, &wd);
+	for (int k = 0; k < N_DIM; k++) {
+		double lo = fa2[k][is] / impl[k][is];
+		double hi = fa2[k][is + 1] / impl[k][is + 1];
+		r[k] = lo + ws * (hi - lo);
+	}
+	return r[id] + wd * (r[id + 1] - r[id]);
+}
+
+double attn_impl_factor(enum attn_impl impl, bool bwd, double seq, double d)
+{
+	switch (impl) {
+	case ATTN_TRITON:
+		return fig_factor(fig4_fa2, fig4_triton, seq, d);
+	case ATTN_FLASH3:
+		return bwd ? fig_factor(fig6_fa2, fig6_fa3, seq, d) :
+			     fig_factor(fig5_fa2, fig5_fa3, seq, d);
+	case ATTN_CUDNN:
+		return bwd ? fig_factor(fig6_fa2, fig6_cudnn, seq, d) :
+			     fig_factor(fig5_fa2, fig5_cudnn, seq, d);
+	default:
+		return 1;
+	}
+}

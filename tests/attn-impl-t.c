@@ -1,0 +1,88 @@
+/* attn-impl-t.c -- each attention kernel's speed relative to
+ * FlashAttention-2 (models/attn_impl.h), pinned at figure points to the
+ * ratio of the published bars, by hand:
+ *   triton: Dao, FlashAttention-2, arXiv:2307.08691, Figure 4 (A100,
+ *           forward + backward, causal), FA2 bar / Triton bar;
+ *   flash3, cudnn: Shah et al., FlashAttention-3, arXiv:2407.08608,
+ *           Figure 5 (H100, forward, causal) and Figure 6 (backward),
+ *           FA2 bar / its bar;
+ * and the interpolation between them (linear in ln seq and ln head dim,
+ * flat outside 512..16k and 64..128), and that compute.h's flash kernel
+ * takes the factor while the unfused path ignores it. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "tests/tap.h"
+#include "models/attn_impl.h"
+#include "models/compute.h"
+#include "tests/toy-gpu.h"
+
+/* Figure points: FlashAttention-2's bar and the implementation's. */
+static const struct pin {
+	enum attn_impl impl;
+	bool bwd;
+	double seq, d, fa2, bar;
+	const char *fig;
+} pins[] = {
+	{ ATTN_TRITON, false, 2048, 128, 155, 68, "FA2 paper Fig. 4d (fwd+bwd)" },
+	{ ATTN_TRITON, true, 2048, 128, 155, 68, "FA2 paper Fig. 4d, the same ratio" },
+	{ ATTN_TRITON, false, 8192, 64, 165, 79, "FA2 paper Fig. 4c (fwd+bwd)" },
+	{ ATTN_FLASH3, false, 4096, 128, 319, 579, "FA3 paper Fig. 5d" },
+	{ ATTN_FLASH3, true, 4096, 128, 310, 542, "FA3 paper Fig. 6" },
+	{ ATTN_CUDNN, false, 1024, 128, 260, 410, "FA3 paper Fig. 5d" },
+	{ ATTN_CUDNN, true, 16384, 64, 291, 433, "FA3 paper Fig. 6" },
+};
+
+int main(void)
+{
+	struct gpu_spec g;
+
+	tap_plan(17);
+	for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
+		const struct pin *p = &pins[i];
+		char name[160];
+		snprintf(name, sizeof name, "%s %s at %g tokens, d %g: %s, %g / %g TFLOP/s",
+			 attn_impl_names[p->impl], p->bwd ? "backward" : "forward",
+			 p->seq, p->d, p->fig, p->fa2, p->bar);
+		tap_near(attn_impl_factor(p->impl, p->bwd, p->seq, p->d), p->fa2 / p->bar,
+			 1e-12, name);
+	}
+	tap_near(attn_impl_factor(ATTN_FLASH2, true, 3000, 96), 1, 0,
+		 "flash2 is the law itself");
+	tap_near(attn_impl_factor(ATTN_UNFUSED, false, 3000, 96), 1, 0,
+		 "unfused takes no factor (its kernels are priced one by one)");
+	/* between 2k and 4k at d 128: w = ln(3000/2048)/ln 2 = 0.550746,
+	 * 155/68 + w (173/74 - 155/68) = 2.279412 + 0.550746 x 0.058426 */
+	tap_near(attn_impl_factor(ATTN_TRITON, false, 3000, 128), 2.311590, 1e-6,
+		 "triton at 3000 tokens: linear in ln seq between 2k and 4k");
+	/* d 96 at 512: w = ln(96/64)/ln 2 = 0.584963 between 88/59 = 1.491525
+	 * and 99/50 = 1.98: 1.491525 + 0.584963 x 0.488475 = 1.777264 */
+	tap_near(attn_impl_factor(ATTN_TRITON, false, 512, 96), 1.777264, 1e-6,
+		 "triton at head dim 96: linear in ln d between 64 and 128");
+	tap_near(attn_impl_factor(ATTN_TRITON, false, 32768, 256), 189.0 / 80, 1e-12,
+		 "beyond 16k and d 128: held at the last bars (189 / 80)");
+	tap_near(attn_impl_factor(ATTN_TRITON, true, 128, 32), 88.0 / 59, 1e-12,
+		 "below 512 and d 64: held at the first bars (88 / 59)");
+	tap_ok(attn_impl_find("triton") == ATTN_TRITON &&
+	       attn_impl_find("unfused") == ATTN_UNFUSED &&
+	       attn_impl_find("flash4") == ATTN_COUNT, "names: found, or ATTN_COUNT");
+
+	/* through compute.h: 12 heads of 2048 tokens, d 128, no dropout */
+	toy(&g);
+	struct cmp_shape sh = { .b = 1, .s = 2048, .h = 1536, .a = 12, .V = 50304,
+				.tp = 1, .flash = true, .fused = true };
+	double fa2_f = cmp_attn_core_s(&g, &sh, false), fa2_b = cmp_attn_core_s(&g, &sh, true);
+	sh.attn = ATTN_TRITON;
+	tap_near(cmp_attn_core_s(&g, &sh, false) / fa2_f, 155.0 / 68, 1e-12,
+		 "the flash kernel's forward time takes the factor");
+	sh.attn = ATTN_FLASH3;
+	tap_near(cmp_attn_core_s(&g, &sh, true) / fa2_b, 291.0 / 501, 1e-12,
+		 "and its backward (FA3 Fig. 6, 2k, d 128: 291 / 501)");
+	sh.flash = false;
+	double un = cmp_attn_core_s(&g, &sh, false);
+	sh.attn = ATTN_FLASH2;
+	tap_near(cmp_attn_core_s(&g, &sh, false), un, 0,
+		 "without flash the kind of flash kernel changes nothing");
+	return tap_done();
+}
