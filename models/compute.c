@@ -135,16 +135,21 @@ static void add_bda_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 {
 	double hid = hidden_elems(sh);
 
-	if (sh->fused)
+	if (!sh->dropout)	/* the residual add alone */
+		add_stream(g, acc, sh->fused ? KS_COPY : KS_ADD, hid * 3 * ACT_BYTES);
+	else if (sh->fused)
 		add_stream(g, acc, KS_COPY, hid * (3 * ACT_BYTES + MASK_BYTES));
 	else
 		add_stream(g, acc, KS_DROPOUT_ADD, hid * 3 * ACT_BYTES);
 }
 
-/* Its backward: read dy and the mask, write dx (and the bias gradient). */
+/* Its backward: read dy and the mask, write dx (and the bias gradient).
+ * Without dropout an add's gradient passes through: no kernel. */
 static void add_bda_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *acc)
 {
+	if (!sh->dropout)
+		return;
 	add_stream(g, acc, sh->fused ? KS_COPY : KS_DROPOUT_ADD,
 		   hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
 }
@@ -173,7 +178,8 @@ static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	add_gemm(g, sh, acc, 1, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	add_softmax(g, sh, acc, scores, false);
-	add_stream(g, acc, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
+	if (sh->dropout)
+		add_stream(g, acc, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
 	add_gemm(g, sh, acc, 1, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
 }
 
@@ -306,7 +312,8 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		add_flash(g, sh, out, true);
 	} else {
 		add_gemm(g, sh, out, 2, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
-		add_stream(g, out, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
+		if (sh->dropout)	/* its mask applied to dy */
+			add_stream(g, out, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));
 		add_softmax(g, sh, out, scores, true);			/* y, dy -> dx */
 		add_gemm(g, sh, out, 2, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	}

@@ -143,7 +143,7 @@ const struct stack_spec stack_table[] = {
 	 * torchtitan do). */
 	{ "pytorch_eager", "PyTorch eager DDP/FSDP with AMP: unfused kernels",
 	  false, false, false, true, false, 0, 25,
-	  false, true, false, false, true, 4, false, 0.29,
+	  false, true, false, false, true, 4, false, 0.31,
 	  STACK_HOST_US, true, true, true, false },
 	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false,
 	  false, 0, false, 0, 0, false, false, false, false },

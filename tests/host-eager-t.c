@@ -61,7 +61,7 @@ int main(void)
 	 * 4h->h, dropout + add (two) = 12; without flash Q K^T, scale, mask,
 	 * softmax, dropout and x V replace the flash call: 17 */
 	struct cmp_shape sh = { .b = 1, .s = 128, .h = 64, .a = 1, .V = 256, .tp = 1,
-				.flash = true, .fused = false, .fp32_logits = true,
+				.flash = true, .fused = false, .fp32_logits = true, .dropout = true,
 				.peak_flops = 312e12 };
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.kernels, 12, 1e-12, "eager layer forward with flash: 12 launches");

@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(20);
+	tap_plan(21);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -56,7 +56,8 @@ int main(void)
 
 	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8, no flash */
 	struct cmp_shape sh = { .b = 1, .s = 2048, .h = 12288, .a = 96, .V = 51200,
-				.tp = 8, .fused = true, .peak_flops = 312e12 };
+				.tp = 8, .fused = true, .dropout = true,
+				.peak_flops = 312e12 };	/* GPT-3: dropout 0.1 */
 	double b = 1, s = 2048, h = 12288, t = 8;
 	double fwd = (24 * b * s * h * h + 4 * b * s * s * h) / t;
 	cmp_layer_fwd(&g, &sh, &c);
@@ -135,5 +136,18 @@ int main(void)
 	ub.dropout = true;
 	tap_near(cmp_attn_core_s(&g, &ub, true), 1.034 * plain, 1e-12,
 		 "flash attention with dropout: 3.4 percent longer");
+	/* a model without dropout (Llama, MPT): backward loses its two
+	 * dropout passes, each reading dy and the 1-byte mask and writing dx
+	 * over the 1024 x 4096 / 4 sequence-parallel slice (5 bytes an
+	 * element, 5.24 MB at 0.5 TB/s + 5 us), and the flash kernel's 3.4% */
+	struct cmp_cost with, without;
+	cmp_layer_bwd(&g, &ub, &with);
+	double flash_drop = cmp_attn_core_s(&g, &ub, true);
+	ub.dropout = false;
+	cmp_layer_bwd(&g, &ub, &without);
+	double slice = 1024.0 * 4096 / 4;
+	tap_near(with.time_s - without.time_s,
+		 2 * (slice * 5 / 0.5e12 + 5e-6) + flash_drop - plain, 1e-12,
+		 "no dropout: two dropout passes and the flash kernel's mask fewer");
 	return tap_done();
 }
