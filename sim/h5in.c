@@ -1,7 +1,10 @@
 /* h5in.c -- see h5in.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -47,6 +50,23 @@ static int h5in_check_layout(struct h5in *f, struct err *e)
 	return 0;
 }
 
+/* A run file is a regular file (no FIFO, device or directory), and one
+ * that cannot be read says why, as a trace does; no size limit (a run
+ * sampled every second is hundreds of MB). */
+static int h5in_check_file(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || access(path, R_OK) < 0)
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(EISDIR));
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, ERR_USAGE, "%s: not a regular file (a directory, "
+			       "device or FIFO is never read)", path);
+	return 0;
+}
+
 struct h5in *h5in_open(const char *path, struct err *e)
 {
 	struct h5in *f;
@@ -58,6 +78,11 @@ struct h5in *h5in_open(const char *path, struct err *e)
 	if (f == NULL || (f->path = strdup(path)) == NULL) {
 		free(f);
 		err_set(e, ERR_RUN, "%s: out of memory", path);
+		return NULL;
+	}
+	if (h5in_check_file(path, e) < 0) {
+		free(f->path);
+		free(f);
 		return NULL;
 	}
 	f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
