@@ -200,6 +200,12 @@ static int read_text(const char *path, struct stat *st, char **buf,
 		free(*buf);
 		return -1;
 	}
+	/* A UTF-8 byte-order mark (an editor's) is no part of the text,
+	 * as textfile.h drops it from traces; the lines do not move. */
+	if (*len >= 3 && memcmp(*buf, "\xEF\xBB\xBF", 3) == 0) {
+		memmove(*buf, *buf + 3, *len - 2);	/* and its NUL */
+		*len -= 3;
+	}
 	return 0;
 }
 

@@ -13,6 +13,9 @@ tests_fuzz_replay_SOURCES = tests/fuzz-replay.c tests/fuzz/targets.c
 EXTRA_DIST += tests/fuzz/fuzz-main.c tests/fuzz/seed.sh tests/fuzz/known tests/fuzz-regress
 
 FUZZ_SECONDS = 60
+# More libFuzzer flags, e.g. FUZZ_FLAGS='-fork=1 -ignore_crashes=1' to go on
+# past a crash inside libhdf5 (tests/fuzz/known) in one child at a time.
+FUZZ_FLAGS =
 FUZZ_TARGETS = scenario trace h5
 if FUZZ
 FUZZ_LINK = $(CC) $(AM_CFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined
@@ -34,7 +37,7 @@ fuzz: fuzz/fuzz-scenario fuzz/fuzz-trace fuzz/fuzz-h5
 		ASAN_OPTIONS=fast_unwind_on_malloc=0 \
 		LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0 \
 		./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
-			-timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+			-timeout=20 -rss_limit_mb=2048 -max_len=65536 $(FUZZ_FLAGS) \
 			-artifact_prefix=fuzz-out/$$t/ fuzz-corpus/$$t || st=1; \
 	done; exit $$st
 else
