@@ -94,6 +94,20 @@ static void bad_number(const char *tok, bool want_int, int bad, char *why,
 			 want_int ? "an integer" : "a number");
 }
 
+/* Where the quote that opens t closes (\" and \\ being escapes, as
+ * unquote() reads them): NULL if it does not, "" when at the end, else
+ * what follows it. */
+static const char *quote_end(const char *t, size_t len)
+{
+	for (size_t i = 1; i < len; i++) {
+		if (t[i] == '\\' && i + 1 < len && (t[i + 1] == '"' || t[i + 1] == '\\'))
+			i++;
+		else if (t[i] == '"')
+			return t + i + 1;
+	}
+	return NULL;
+}
+
 /* Text with or without double quotes; \" and \\ escapes inside quotes. */
 static char *unquote(const char *t, size_t len)
 {
@@ -280,9 +294,20 @@ int cfg_add_parsed(const struct cfg_setting *d, config_setting_t *parent,
 		break;
 	case CFG_STRING:
 	case CFG_ENUM:
-	case CFG_REF:
+	case CFG_REF: {
+		/* "a100 (the shell ate the closing quote, or it was never
+		 * typed): not the name "\"a100" that no entry has. */
+		const char *end = len > 0 && tok[0] == '"' ? quote_end(tok, len) : "";
+		char cut[CFG_ECHO_MAX + 4];
+		if (end == NULL || *end) {
+			snprintf(why, n, "%s: %s", cfg_cut(cut, sizeof cut, tok),
+				 end ? "text after the closing quote" : "a string with no closing quote");
+			rc = -1;
+			break;
+		}
 		rc = add_string(parent, name, tok, len);
 		break;
+	}
 	case CFG_INT_LIST:
 	case CFG_FLOAT_LIST:
 		rc = add_list(d, parent, name, tok, len, why, n);
