@@ -6,7 +6,7 @@
  * so accessors read both like a file value:
  *   - INT: decimal or 0x hex with an optional sign, stored as int, or as
  *     int64 beyond 32 bits (FLOAT takes anything strtod() reads whole,
- *     finite);
+ *     finite and not hex, as a file's float);
  *   - BOOL: true or false, any case;
  *   - STRING, ENUM, REF: the text, with or without double quotes (\" and
  *     \\ escape inside them);
@@ -72,6 +72,11 @@ static int parse_float(const char *t, double *v)
 	char *end;
 
 	if (*t == '\0' || isspace((unsigned char)*t))
+		return -1;
+	/* Decimal only, as libconfig reads a float in a file: strtod would
+	 * also take a hex float (0x1p0). */
+	const char *digits = t + (*t == '+' || *t == '-');
+	if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
 		return -1;
 	errno = 0;
 	*v = strtod(t, &end);
