@@ -122,7 +122,8 @@ static int load_traces(struct acct *a, const struct scenario *sc, struct err *e)
 
 	if (start[0] && trace_parse_utc(start, &origin) < 0)
 		return sc_error(sc, e, "run.start_utc", "bad time \"%s\" (expected "
-				"YYYY-MM-DD HH:MM:SS in UTC)", start);
+				"YYYY-MM-DD HH:MM:SS in UTC, years %d to %d)", start,
+				TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	if (load_trace(a, sc, TR_PUE, a->pw.pue_trace, TRACE_PUE, "", "", "", e) < 0 ||
 	    load_trace(a, sc, TR_GRID, a->co2.grid_trace, TRACE_CARBON,
 		       a->co2.trace_column, "", "", e) < 0)
