@@ -24,7 +24,7 @@ static const struct cfg_setting acct_settings[] = {
 const struct cfg_setting *const acct_setting_tables[] = {
 	acct_settings, region_settings, power_settings, node_settings, cost_settings,
 	carbon_settings,
-	storage_settings, budget_settings, NULL
+	storage_settings, storage_price_settings, budget_settings, NULL
 };
 
 /* Traces: fixed slots, then one spot trace per pool. */
@@ -184,7 +184,9 @@ static void rates_update(struct acct *a)
 	const struct activity *act = &a->act;
 	struct rates *r = &a->r;
 	double train_w = power_train_gpu_w(&a->pw, act->busy_frac, act->tensor_active_frac);
-	double idle = act->gpus_held - act->gpus_training;
+	/* owned hot spares: powered and idle beside the job's nodes */
+	double spares = a->cost.mode == COST_OWNED && act->nodes_held > 0 ? act->spare_nodes : 0;
+	double idle = act->gpus_held - act->gpus_training + spares * a->gpus_per_node;
 	double nodes = act->nodes_held, kwh_s, host_w;
 	/* nodes whose GPUs train run their hosts busy */
 	double busy_nodes = act->gpus_held > 0 ?
@@ -196,7 +198,8 @@ static void rates_update(struct acct *a)
 	r->gpu_w = act->gpus_training * train_w + idle * a->pw.gpu_idle_w;
 	for (int i = 0; i < a->pools.n; i++)
 		r->pool_gpu_w[i] = nodes > 0 ? r->gpu_w * a->pool_nodes[i] / nodes : 0;
-	host_w = busy_nodes * a->pw.host_busy_w + (nodes - busy_nodes) * a->pw.host_idle_w;
+	host_w = busy_nodes * a->pw.host_busy_w +
+		 (nodes - busy_nodes + spares) * a->pw.host_idle_w;
 	r->node_w = host_w + node_psu_loss_w(&a->pw.node, r->gpu_w, host_w);
 	r->network_w = a->pf.idle_w * share +
 		       platform_traffic_w(&a->pf, act->tier_bytes_per_s);
@@ -212,16 +215,18 @@ static void rates_update(struct acct *a)
 		for (int i = 0; i < a->pools.n; i++)
 			r->compute_usd_s += a->bill[i].billed * a->node_usd_per_h[i] / 3600.0;
 	} else {
-		r->capex_usd_s = nodes * (a->cost.server_usd + a->cost.network_usd_per_node) /
+		r->capex_usd_s = (nodes + spares) *
+				 (a->cost.server_usd + a->cost.network_usd_per_node) /
 				 a->cost.life_s;
-		r->opex_usd_s = nodes * a->cost.opex_usd_per_node_s;
+		r->opex_usd_s = (nodes + spares) * a->cost.opex_usd_per_node_s;
 		r->electricity_usd_s = kwh_s * a->electricity_usd_per_kwh;
 	}
 	r->location_kg_s = carbon_kg(kwh_s, a->grid_g_per_kwh);
 	r->market_kg_s = a->co2.has_market ? carbon_kg(kwh_s, a->co2.market_g_per_kwh) :
 			 r->location_kg_s;
-	r->embodied_kg_s = carbon_embodied_kg_per_s(&a->co2, act->gpus_held, nodes,
-						    a->pf.embodied_kg * share);
+	r->embodied_kg_s = carbon_embodied_kg_per_s(&a->co2,
+						    act->gpus_held + spares * a->gpus_per_node,
+						    nodes + spares, a->pf.embodied_kg * share);
 }
 
 static double cost_rate(const struct rates *r)
@@ -355,11 +360,23 @@ static void billing_update(struct acct *a, int64_t now_ns, const double *pool_no
 
 /* --- activity ----------------------------------------------------------------- */
 
+/* Checkpoints written since the last activity: the tiers' price per GB
+ * written, paid when they are written. */
+static void charge_writes(struct acct *a, const struct activity *act)
+{
+	int64_t fresh = act->checkpoints_written - a->act.checkpoints_written;
+
+	for (int t = 0; fresh > 0 && t < a->st.n; t++)
+		a->tot.storage_usd += (double)fresh * act->checkpoint_bytes / 1e9 *
+				      a->st.t[t].usd_per_gb_written;
+}
+
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act)
 {
 	int sum = 0;
 
 	acct_advance(a, now_ns);
+	charge_writes(a, act);
 	a->act = *act;
 	a->act_ns = now_ns;
 	for (int i = 0; i < a->pools.n; i++)
@@ -409,6 +426,32 @@ struct acct *acct_new(const struct scenario *sc, const struct gpu_spec *g,
 		      const struct platform *pf, struct err *e)
 {
 	return acct_build(sc, g, L, pools, pf, e);
+}
+
+bool acct_powers_spares(const struct acct *a)
+{
+	return a->cost.mode == COST_OWNED;
+}
+
+double acct_training_usd_per_s(const struct acct *a)
+{
+	struct acct t = *a;	/* rates on a copy: the books stay as they are */
+
+	memset(&t.act, 0, sizeof t.act);
+	t.act.nodes_held = a->nodes;
+	t.act.gpus_held = a->gpus;
+	t.act.gpus_training = a->gpus;
+	for (int i = 0; i < a->pools.n; i++) {
+		t.pool_nodes[i] = a->pools.p[i].nodes;
+		t.bill[i].billed = a->pools.p[i].nodes;
+	}
+	rates_update(&t);
+	return cost_rate(&t.r);
+}
+
+double acct_checkpoint_usd(const struct acct *a, double bytes, double run_s)
+{
+	return storage_usd_per_checkpoint(&a->st, bytes, run_s);
 }
 
 struct acct *acct_new_like(const struct acct *proto, struct err *e)

@@ -50,6 +50,11 @@ struct activity {
 	int gpus_held;
 	int gpus_training;	/* running iterations; the other held GPUs idle */
 	int pool_nodes_held[POOLS_MAX];	/* per pool of struct pools, same order */
+	/* Hot spares ready to replace a failed node (failures.spares): an
+	 * owned cluster's own nodes, powered and idle (a spare that takes over
+	 * at once is running), with their capital, operation and embodied
+	 * carbon; a cloud provider's pool is not the job's to pay or power. */
+	int spare_nodes;
 	/* From the step model, per training GPU and iteration (0: unknown,
 	 * power uses power.gpu_busy_fraction).  With struct step_result:
 	 * busy_frac and tensor_active_frac as they are, comm_frac =
@@ -89,6 +94,16 @@ struct acct *acct_new_like(const struct acct *proto, struct err *e);
 void acct_describe(const struct acct *a, FILE *out);
 void acct_free(struct acct *a);
 void acct_set_activity(struct acct *a, int64_t now_ns, const struct activity *act);
+/* What the job spends a second while all its nodes train (instances or
+ * capital, operation and electricity at the training power without a
+ * step breakdown), and what one more checkpoint of `bytes` costs in
+ * storage over a run of run_s (models/storage.h): the two prices a cost-
+ * minimising checkpoint interval weighs (models/checkpoint.h). */
+double acct_training_usd_per_s(const struct acct *a);
+/* Whether spares are the job's to power (owned), so a change in their
+ * number must reach the books. */
+bool acct_powers_spares(const struct acct *a);
+double acct_checkpoint_usd(const struct acct *a, double bytes, double run_s);
 /* Bring the books up to now with the rates in force. */
 void acct_advance(struct acct *a, int64_t now_ns);
 

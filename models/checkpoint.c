@@ -36,6 +36,9 @@ const struct cfg_setting ckpt_settings[] = {
 	{ "training.checkpoint.drain_slowdown", CFG_FLOAT, "", -1, 1, "-1", NULL,
 	  "async: share of training speed lost while a checkpoint drains to storage; "
 	  "-1: the share of each node's scale-out bandwidth the drain takes" },
+	{ "training.checkpoint.minimize", CFG_ENUM, "", 0, 0, "time", "time|cost",
+	  "policy young/daly: the optimum of lost training time, or of money (the "
+	  "checkpoint's storage cost weighed against the job's cost per second)" },
 	{ "training.checkpoint.on_notice", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "on a spot preemption notice, checkpoint and stop if the write fits in the "
 	  "notice (Megatron --exit-signal-handler)" },
@@ -88,6 +91,19 @@ static int find_policy(const char *s)
 		if (strcmp(s, policy_names[i]) == 0)
 			return i;
 	return 0;
+}
+
+/* Young's and Daly's optima for a checkpoint costing delta_s of training. */
+static void optima(struct ckpt *c, double delta_s, double mtti_s)
+{
+	c->young_s = isfinite(mtti_s) ? ckpt_young_s(delta_s, mtti_s) : NAN;
+	c->daly_s = isfinite(mtti_s) ? ckpt_daly_s(delta_s, mtti_s) : NAN;
+	/* async: a checkpoint due while the previous one drains waits for it,
+	 * so no optimum is shorter than the drain */
+	if (c->mode == CKPT_ASYNC && isfinite(mtti_s)) {
+		c->young_s = fmax(c->young_s, c->write_s);
+		c->daly_s = fmax(c->daly_s, c->write_s);
+	}
 }
 
 /* Aggregate bandwidths (bytes/s) and latency from the tier and the caps. */
@@ -150,14 +166,8 @@ int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int 
 	c->stall_s = c->mode == CKPT_ASYNC ? c->snapshot_s + slowdown * c->write_s
 					   : c->write_s;
 	c->on_notice = sc_bool(sc, "training.checkpoint.on_notice");
-	c->young_s = isfinite(mtti_s) ? ckpt_young_s(c->stall_s, mtti_s) : NAN;
-	c->daly_s = isfinite(mtti_s) ? ckpt_daly_s(c->stall_s, mtti_s) : NAN;
-	/* async: a checkpoint due while the previous one drains waits for it,
-	 * so no optimum is shorter than the drain */
-	if (c->mode == CKPT_ASYNC && isfinite(mtti_s)) {
-		c->young_s = fmax(c->young_s, c->write_s);
-		c->daly_s = fmax(c->daly_s, c->write_s);
-	}
+	c->minimize_cost = strcmp(sc_str(sc, "training.checkpoint.minimize"), "cost") == 0;
+	optima(c, c->stall_s, mtti_s);
 
 	switch (c->policy) {
 	case CKPT_TIME:
@@ -182,4 +192,20 @@ int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int 
 	if (c->interval_iters < 1)
 		c->interval_iters = 1;
 	return 0;
+}
+
+void ckpt_minimize_cost(struct ckpt *c, double usd_per_ckpt, double usd_per_s,
+			double iteration_s, double mtti_s)
+{
+	c->usd_per_ckpt = usd_per_ckpt;
+	if (!c->minimize_cost || usd_per_s <= 0 || !isfinite(mtti_s))
+		return;		/* no money rate to weigh: the time optimum */
+	c->money_s = usd_per_ckpt / usd_per_s;
+	optima(c, c->stall_s + c->money_s, mtti_s);
+	if (c->policy != CKPT_YOUNG && c->policy != CKPT_DALY)
+		return;
+	c->interval_s = c->policy == CKPT_YOUNG ? c->young_s : c->daly_s;
+	c->interval_iters = (int64_t)llround(c->interval_s / iteration_s);
+	if (c->interval_iters < 1)
+		c->interval_iters = 1;
 }

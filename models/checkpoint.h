@@ -34,8 +34,20 @@
  * daly (Daly 2006 eq. 37), with delta = the training time a checkpoint
  * costs (sync: the write; async: snapshot + drain_slowdown x write) and M
  * = the job's mean time to interrupt from the failure and preemption rates.
- * What keeping checkpoints costs (retention, $/GB-month) is accounting's
- * (storage.tiers, issue 6): the run model reports checkpoints written.
+ * What keeping checkpoints costs (retention, $/GB-month, $/GB written) is
+ * accounting's (storage.tiers and the checkpoint storage type's catalog
+ * prices, models/storage.h): the run model reports checkpoints written.
+ *
+ * minimize = cost weighs money instead of time (young and daly only).
+ * A run spends R USD a second whatever it does (instances, or capital,
+ * operation and electricity); a checkpoint costs delta_s of training and
+ * c USD of storage (its writes, and its holding where every checkpoint is
+ * kept).  Per second of useful training, to first order,
+ *   cost(T) = R (1 + delta / T + T / 2M) + c / T,
+ * least at T = sqrt(2 M (delta + c / R)): Young's optimum with delta
+ * raised by c / R, the seconds of the run that cost what the checkpoint
+ * costs; Daly's formula takes the same delta.  R and c come from
+ * accounting once it is built (ckpt_minimize_cost).
  */
 #ifndef MODELS_CHECKPOINT_H
 #define MODELS_CHECKPOINT_H
@@ -65,6 +77,9 @@ struct ckpt {
 	int64_t interval_iters;	/* the same in whole iterations (>= 1) */
 	double young_s, daly_s;	/* the two optima for this job (NaN without M) */
 	bool on_notice;		/* checkpoint on a spot notice when it fits */
+	bool minimize_cost;	/* minimize = cost */
+	double usd_per_ckpt;	/* storage cost of one checkpoint (c above) */
+	double money_s;		/* c / R, added to delta when minimising cost */
 };
 
 extern const struct cfg_setting ckpt_settings[];
@@ -76,6 +91,13 @@ extern const struct cfg_setting ckpt_storage_settings[];
 int ckpt_from_scenario(const struct scenario *sc, double params, int nodes, int gpus,
 		       double iteration_s, double mtti_s, double node_out_Bps,
 		       struct ckpt *c, struct err *e);
+
+/* With minimize = cost and policy young or daly: re-choose the interval
+ * with delta = stall_s + usd_per_ckpt / usd_per_s (the header's
+ * derivation); otherwise only record usd_per_ckpt.  No money rate (R <= 0)
+ * or no failures: the time optimum stands. */
+void ckpt_minimize_cost(struct ckpt *c, double usd_per_ckpt, double usd_per_s,
+			double iteration_s, double mtti_s);
 
 /* Young 1974: sqrt(2 delta M). */
 double ckpt_young_s(double delta_s, double mtti_s);

@@ -33,6 +33,8 @@ struct cjob {
 	int priority;			/* larger runs first (policy priority) */
 	int team, project, klass;
 	bool training;			/* paced by the run model, else fixed time */
+	double comm_frac;		/* of work_s: exposed scale-out communication
+					 * (models/cfabric.h) */
 
 	/* what happens to it */
 	enum cjob_state state;
@@ -42,6 +44,10 @@ struct cjob {
 	double lost_s;			/* work lost to failures and preemptions */
 	int preemptions, failures;
 	double exp_end_s;		/* expected end of the segment (sched.c) */
+	double slow;			/* wall s per work s now (shared fabric) */
+	double pace_since_s;		/* when slow last changed (or the segment began) */
+	double seg_work_s;		/* work done in the segment before then */
+	double run_wall_s, run_work_s;	/* over every segment: fabric_slowdown */
 	uint64_t end_ev;		/* the pending finish event */
 	int leaves;			/* leaf switches its nodes span (last start) */
 	int *node;			/* nodes held while running (nodes of them) */

@@ -12,6 +12,7 @@
 #include "sim/ev.h"
 #include "sim/rng.h"
 #include "models/autoscale.h"
+#include "models/cfabric.h"
 #include "models/cjob.h"
 #include "models/cluster.h"
 #include "models/cost.h"
@@ -36,7 +37,7 @@ struct cfg_schema *cluster_schema_new(void)
 	static const struct cfg_setting *const tables[] = {
 		cluster_settings, fleet_settings, sched_settings, as_settings,
 		jobgen_settings, gpu_settings, node_settings, cost_settings, net_settings,
-		NULL
+		cfab_settings, NULL
 	};
 	struct cfg_schema *s = cfg_schema_new();
 
@@ -46,7 +47,7 @@ struct cfg_schema *cluster_schema_new(void)
 }
 
 enum { K_ARRIVE, K_END, K_STOPPED, K_FAIL, K_REPAIR, K_SPOT, K_BOOTED, K_TICK,
-       K_SAMPLE, K_PASS, K_COUNT };
+       K_SAMPLE, K_PASS, K_FABRIC, K_COUNT };
 
 struct cl {
 	const struct scenario *sc;
@@ -58,7 +59,8 @@ struct cl {
 	struct sched s;
 	struct as_rule rule;
 	struct as_window win;
-	bool elastic, pass_pending;
+	bool elastic, pass_pending, fabric_pending;
+	struct cfab *fab;		/* NULL: jobs do not share the fabric */
 	gsl_rng *rng_fail, *rng_spot;
 	int *place;			/* scratch: a job's nodes */
 	size_t done, arrived;
@@ -163,6 +165,46 @@ static void request_pass(struct cl *c)
 	}
 }
 
+/* Re-rate the fabric once every change at this instant is in. */
+static void request_fabric(struct cl *c)
+{
+	if (c->fab && cfab_dirty(c->fab) && !c->fabric_pending) {
+		c->fabric_pending = true;
+		ev_after(c->sim, 0, c->kind[K_FABRIC], 0);
+	}
+}
+
+/* Bring a running job's work up to now at its current pace. */
+static void pace_settle(struct cl *c, struct cjob *j)
+{
+	double dt = now_s(c) - j->pace_since_s;
+
+	if (j->state != CJ_RUNNING || dt <= 0)
+		return;
+	j->seg_work_s += dt / j->slow;
+	j->run_wall_s += dt;
+	j->run_work_s += dt / j->slow;
+	j->pace_since_s = now_s(c);
+}
+
+/* The job's end, at its pace, from its work still to do. */
+static void schedule_end(struct cl *c, int job)
+{
+	struct cjob *j = &c->js.v[job];
+	double left = j->work_s - j->done_s - j->seg_work_s;
+
+	j->end_ev = ev_after(c->sim, ns_of(left * j->slow), c->kind[K_END], (uint64_t)job);
+}
+
+/* Its ring leaves the fabric: it stops training (and so communicating). */
+static void job_quiet(struct cl *c, int job)
+{
+	if (c->fab) {
+		cfab_stop(c->fab, job);
+		request_fabric(c);
+	}
+}
+
 /* The job lets go of its nodes (those still busy with it). */
 static void job_release(struct cl *c, int job)
 {
@@ -200,11 +242,15 @@ static int env_start(void *ctx, int job, struct err *e)
 	}
 	if (j->start_s < 0)
 		j->start_s = now_s(c);
-	j->seg_start_s = now_s(c);
+	j->seg_start_s = j->pace_since_s = now_s(c);
+	j->seg_work_s = 0;
+	j->slow = 1;	/* until the fabric says otherwise, at this instant */
 	j->state = CJ_RUNNING;
 	c->running_gpus += j->gpus;
-	j->end_ev = ev_after(c->sim, ns_of(j->work_s - j->done_s), c->kind[K_END],
-			     (uint64_t)job);
+	schedule_end(c, job);
+	if (c->fab && cfab_start(c->fab, job, j->node, j->nodes, e) < 0)
+		return -1;
+	request_fabric(c);
 	return sched_started(&c->s, job, now_s(c), e);
 }
 
@@ -214,7 +260,10 @@ static int env_preempt(void *ctx, int job, struct err *e)
 	struct cjob *j = &c->js.v[job];
 
 	ev_cancel(c->sim, j->end_ev);
-	j->done_s += now_s(c) - j->seg_start_s;	/* the checkpoint keeps it all */
+	pace_settle(c, j);
+	j->done_s += j->seg_work_s;	/* the checkpoint keeps it all */
+	j->seg_work_s = 0;
+	job_quiet(c, job);
 	j->preemptions++;
 	j->state = CJ_STOPPING;
 	c->stopping_nodes += j->nodes;
@@ -230,9 +279,12 @@ static int job_interrupt(struct cl *c, int job, struct err *e)
 
 	if (j->state != CJ_RUNNING)
 		return 0;		/* stopping already: its checkpoint holds */
-	double worked = j->done_s + now_s(c) - j->seg_start_s;
+	pace_settle(c, j);
+	double worked = j->done_s + j->seg_work_s;
 	double keep = j->ckpt_s > 0 ? floor(worked / j->ckpt_s) * j->ckpt_s : 0;
 	ev_cancel(c->sim, j->end_ev);
+	job_quiet(c, job);
+	j->seg_work_s = 0;
 	if (job_charge(c, job, e) < 0)
 		return -1;
 	j->lost_s += worked - keep;
@@ -261,9 +313,12 @@ static int on_end(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	struct cjob *j = &c->js.v[job];
 
 	(void)sim;
+	pace_settle(c, j);
+	job_quiet(c, job);
 	if (job_charge(c, job, e) < 0)
 		return -1;
 	j->done_s = j->work_s;
+	j->seg_work_s = 0;
 	j->end_s = now_s(c);
 	j->state = CJ_DONE;
 	job_release(c, job);
@@ -325,6 +380,30 @@ static int on_pass(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 		return -1;
 	/* A fixed fleet: nothing will ever grow (elastic ones: on_tick). */
 	return !c->elastic && quiescent(c) ? strand(c, e) : 0;
+}
+
+/* A running job's stretch on the shared fabric moved: its pace, and so
+ * its end, move with it. */
+static int on_stretch(void *ctx, int job, double stretch, struct err *e)
+{
+	struct cl *c = ctx;
+	struct cjob *j = &c->js.v[job];
+
+	(void)e;
+	pace_settle(c, j);
+	j->slow = cfab_slowdown(j->comm_frac, stretch);
+	ev_cancel(c->sim, j->end_ev);
+	schedule_end(c, job);
+	return 0;
+}
+
+static int on_fabric(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	struct cl *c = ctx;
+
+	(void)sim, (void)ev;
+	c->fabric_pending = false;
+	return cfab_solve(c->fab, on_stretch, c, e);
 }
 
 /* Failures: a Poisson process over every slot, thinned to the nodes that
@@ -572,7 +651,7 @@ static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 		{ "arrive", on_arrive }, { "end", on_end }, { "stopped", on_stopped },
 		{ "fail", on_fail }, { "repair", on_repair }, { "spot", on_spot },
 		{ "booted", on_booted }, { "tick", on_tick }, { "sample", on_sample },
-		{ "pass", on_pass },
+		{ "pass", on_pass }, { "fabric", on_fabric },
 	};
 	uint64_t seed = (uint64_t)sc_int(sc, "cluster_run.seed");
 	struct sched_cfg scfg;
@@ -609,6 +688,8 @@ static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 				"autoscale.period_s (%g s): no window holds a sample",
 				c->rule.window_s, c->rule.period_s);
 	as_window_init(&c->win, &c->rule);
+	if (cfab_new(sc, &c->f, &c->js, &c->fab, e) < 0)
+		return -1;
 	c->place = malloc(((size_t)c->f.n_nodes + 1) * sizeof *c->place);
 	c->team_usd = calloc(c->js.n_teams + 1, sizeof *c->team_usd);
 	c->team_class_usd = calloc(c->js.n_teams + 1, sizeof *c->team_class_usd);
@@ -631,6 +712,7 @@ static int cl_setup(struct cl *c, const struct scenario *sc, struct report *rep,
 static void cl_free(struct cl *c)
 {
 	ev_sim_free(c->sim);
+	cfab_free(c->fab);
 	if (c->rng_fail)
 		gsl_rng_free(c->rng_fail);
 	if (c->rng_spot)
@@ -656,7 +738,15 @@ static const char *const state_names[CJ_COUNT] = {
 
 enum { JC_ID, JC_SUBMIT, JC_START, JC_END, JC_WAIT, JC_GPUS, JC_NODES, JC_LEAVES,
        JC_COST, JC_ENERGY, JC_CARBON, JC_PRIORITY, JC_PREEMPT, JC_FAIL, JC_LOST,
-       JC_GPU_H, JC_SLOWDOWN, JC_COUNT };
+       JC_GPU_H, JC_SLOWDOWN, JC_COMM, JC_FABRIC, JC_COUNT };
+
+/* Wall time over work done while running (1: never slowed; NaN: never
+ * ran). */
+static double fabric_slowdown(const struct cjob *j)
+{
+	return j->run_work_s > 0 ? j->run_wall_s / j->run_work_s :
+	       j->start_s < 0 ? NAN : 1;
+}
 
 static int write_jobs(struct cl *c, struct err *e)
 {
@@ -666,7 +756,7 @@ static int write_jobs(struct cl *c, struct err *e)
 		{ "leaves", "switches" }, { "cost_usd", "USD" }, { "energy_kwh", "kWh" },
 		{ "carbon_kg", "kg" }, { "priority", "" }, { "preemptions", "" },
 		{ "failures", "" }, { "lost_work_s", "s" }, { "gpu_hours", "GPU-h" },
-		{ "slowdown", "" },
+		{ "slowdown", "" }, { "comm_fraction", "" }, { "fabric_slowdown", "" },
 	};
 	size_t n = c->js.n;
 	double *v = malloc((n ? n : 1) * JC_COUNT * sizeof *v);
@@ -702,6 +792,8 @@ static int write_jobs(struct cl *c, struct err *e)
 		r[JC_SLOWDOWN * n] = end < 0 ? NAN :
 			fmax(1, (end - j->submit_s) / fmax(j->work_s, 10));
 		(void)run;
+		r[JC_COMM * n] = j->comm_frac;
+		r[JC_FABRIC * n] = fabric_slowdown(j);
 		lab[i] = state_names[j->state];
 		lab[n + i] = c->js.teams[j->team];
 		lab[2 * n + i] = c->js.projects[j->project];
@@ -762,7 +854,8 @@ static void write_summary(struct cl *c, double end_s)
 	size_t n = c->js.n, k = 0;
 	double *wait = malloc((n ? n : 1) * sizeof *wait);
 	double wsum = 0, sd = 0, useful = 0, total = 0, idle_res = 0, idle_el = 0;
-	double gpu_s = 0, carbon = 0, leaves = 0;
+	double gpu_s = 0, carbon = 0, leaves = 0, fab = 0, fab_max = 1;
+	size_t slowed = 0;
 	char name[160];
 
 	for (size_t i = 0; i < n; i++) {
@@ -779,6 +872,10 @@ static void write_summary(struct cl *c, double end_s)
 		sd += fmax(1, (j->end_s - j->submit_s) / fmax(j->work_s, 10));
 		useful += j->work_s * j->gpus;
 		leaves += j->leaves;
+		double f = fabric_slowdown(j);
+		fab += f;
+		fab_max = fmax(fab_max, f);
+		slowed += f > 1;
 	}
 	for (int p = 0; p < c->f.n_pools; p++) {
 		double idle = c->pool_cost_usd[p] - c->pool_job_usd[p];
@@ -806,6 +903,9 @@ static void write_summary(struct cl *c, double end_s)
 	rep_summary(r, "mean_bounded_slowdown", k ? sd / k : NAN, "");
 	rep_summary(r, "goodput", gpu_s > 0 ? useful / gpu_s : 0, "");
 	rep_summary(r, "mean_leaves_per_job", k ? leaves / k : NAN, "");
+	rep_summary(r, "mean_fabric_slowdown", k ? fab / k : NAN, "");
+	rep_summary(r, "max_fabric_slowdown", k ? fab_max : NAN, "");
+	rep_summary(r, "jobs_fabric_slowed", (double)slowed, "");
 	rep_summary(r, "gpu_hours", gpu_s / 3600, "GPU-h");
 	rep_summary(r, "cost_usd", total, "USD");
 	rep_summary(r, "idle_reserved_usd", idle_res, "USD");
@@ -858,10 +958,12 @@ int cluster_simulate(const struct scenario *sc, struct report *rep, struct err *
 	    ev_run(c.sim, ns_of(sc_float(sc, "cluster_run.max_days") * 86400), e) < 0)
 		goto out;
 	/* Jobs still holding nodes at the end are charged up to it. */
-	for (size_t i = 0; i < c.js.n; i++)
+	for (size_t i = 0; i < c.js.n; i++) {
+		pace_settle(&c, &c.js.v[i]);
 		if ((c.js.v[i].state == CJ_RUNNING || c.js.v[i].state == CJ_STOPPING) &&
 		    job_charge(&c, (int)i, e) < 0)
 			goto out;
+	}
 	if (sample(&c, e) < 0 || write_jobs(&c, e) < 0 || write_teams(&c, e) < 0)
 		goto out;
 	write_summary(&c, now_s(&c));

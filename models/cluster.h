@@ -8,10 +8,10 @@
  * work since the last checkpoint is lost and it is queued again), repaired
  * nodes come back after fleet.repair_s; the autoscaler (models/autoscale.h)
  * grows and shrinks the elastic pools.  A job runs at the pace it was
- * given (fixed time, or the run model's undisturbed pace): jobs do not
- * yet slow each other on the fabric (sharing it would route each running
- * job's collectives as flows on one topologies/ network and recompute
- * paces when the set of neighbours changes).
+ * given (fixed time, or the run model's undisturbed pace), slowed while
+ * its collectives share the fleet's fabric with its neighbours'
+ * (models/cfabric.h): its work advances at 1 / slowdown a second, and its
+ * end moves whenever a start or stop elsewhere changes its share.
  *
  * Accounting integrates piecewise-constant rates between events: each
  * pool bills its held nodes (booting, free, busy and down alike); a job
@@ -27,7 +27,8 @@
  * Output (report.h): /summary, /timeseries (utilisation, allocated and
  * held GPUs, queue, running jobs, nodes per pool, power, cost rate and
  * cumulative cost), /events (budget alerts, autoscaling, failures), and
- * /jobs, one column per field, one row per job in submit order.
+ * /jobs, one column per field, one row per job in submit order
+ * (doc/cluster.txt lists them).
  */
 #ifndef MODELS_CLUSTER_H
 #define MODELS_CLUSTER_H

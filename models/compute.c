@@ -38,7 +38,7 @@ void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
 	out->time_s = kern_stream_s(&g->k, kind, bytes);
 	out->gemm_s = 0;
 	out->flops = 0;
-	out->kernels = 1;
+	out->kernels = kind == KS_DROPOUT_ADD ? 2 : 1;	/* dropout, then add */
 }
 
 /* Add one GEMM (times 2: its two backward GEMMs of the same size) to acc. */
@@ -96,6 +96,14 @@ static double ffn(const struct cmp_shape *sh)
 	return sh->f > 0 ? sh->f : 4 * sh->h;
 }
 
+/* Attention dropout inside the fused kernel (Megatron's default
+ * attention_dropout 0.1; the measured kernels ran without): cuDNN's fused
+ * attention on an H200, bf16, sbhd, 4 x 1024 tokens, 16 heads of 128,
+ * forward and backward 0.594 ms at p = 0 and 0.614 ms at p = 0.1
+ * (NVIDIA/TransformerEngine#3312, TE 2.15, 2026-08): 3.4% longer, taken
+ * for both passes and every GPU. */
+#define FLASH_DROPOUT 1.034
+
 /* The causal flash-attention kernel over this rank's b a / t heads: with
  * context parallelism its 1/cp of the causal work (load-balanced chunks),
  * as 1/cp of the heads over the whole sequence; query/key and value head
@@ -110,6 +118,8 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	c.time_s = bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh) :
 			 kern_attn_fwd_s(&g->k, bh, sh->s, dh);
+	if (sh->dropout)
+		c.time_s *= FLASH_DROPOUT;
 	c.gemm_s = c.time_s;
 	c.flops = bwd ? 2.5 * f : f;
 	c.kernels = 1;
@@ -356,8 +366,13 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
  * in), in-place divide (4 + 4): 38 bytes per logit in six kernels.
  * Backward: the in-place multiply by the loss gradient (4 + 4) and the
  * cast back to the GEMM's 2 bytes (4 + 2): 14 bytes in two.  Eager
- * PyTorch under AMP: the cast, then one log-softmax kernel reading and
- * writing fp32 (14 bytes forward; 10 backward). */
+ * PyTorch under AMP (autocast runs cross_entropy in fp32: PyTorch AMP docs,
+ * "CUDA Ops that can autocast to float32"): the cast (2 in, 4 out), then
+ * log_softmax reading and writing fp32 (8), 14 bytes in two kernels;
+ * backward nll_loss_backward zero-fills the fp32 gradient (4) before its
+ * scatter, log_softmax_backward reads dy and y and writes dx (12), and the
+ * cast's backward returns bf16 (4 + 2): 22 bytes in three (ATen's CUDA
+ * NLLLoss and SoftMax kernels, PyTorch 2.x). */
 static const double mg_loss_fwd_bytes[] = { 6, 4, 8, 8, 4, 8 };
 static const double mg_loss_bwd_bytes[] = { 8, 6 };
 
@@ -365,9 +380,10 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
 	if (!sh->fused) {
-		double b = sh->fp32_logits ? (ACT_BYTES + F32_BYTES) + 2 * F32_BYTES :
-					     ACT_BYTES + 2 * F32_BYTES;
-		add_stream(g, out, KS_SOFTMAX, logits * b);
+		if (sh->fp32_logits)	/* the cast, then log_softmax in fp32 */
+			add_stream(g, out, KS_COPY, logits * (ACT_BYTES + F32_BYTES));
+		add_stream(g, out, KS_SOFTMAX, logits * (sh->fp32_logits ? 2 * F32_BYTES :
+							 ACT_BYTES + 2 * F32_BYTES));
 		return;
 	}
 	for (size_t i = 0; i < sizeof mg_loss_fwd_bytes / sizeof mg_loss_fwd_bytes[0]; i++)
@@ -377,9 +393,14 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
+	if (!sh->fused && sh->fp32_logits) {
+		add_stream(g, out, KS_COPY, logits * F32_BYTES);	/* nll_loss: zeros */
+		add_stream(g, out, KS_COPY, logits * 3 * F32_BYTES);	/* log_softmax */
+		add_stream(g, out, KS_COPY, logits * (F32_BYTES + ACT_BYTES));	/* cast */
+		return;
+	}
 	if (!sh->fused) {
-		double b = sh->fp32_logits ? 2 * F32_BYTES + ACT_BYTES : F32_BYTES + ACT_BYTES;
-		add_stream(g, out, KS_COPY, logits * b);	/* softmax - onehot */
+		add_stream(g, out, KS_COPY, logits * (F32_BYTES + ACT_BYTES));	/* softmax - onehot */
 		return;
 	}
 	for (size_t i = 0; i < sizeof mg_loss_bwd_bytes / sizeof mg_loss_bwd_bytes[0]; i++)
@@ -417,6 +438,82 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
 double cmp_adam_s(const struct gpu_spec *g, double params)
 {
 	return kern_stream_s(&g->k, KS_ADAM, params * ADAM_BYTES_PER_PARAM);
+}
+
+/* Transformer Engine's userbuffers overlap splits a GEMM into `chunks`
+ * GEMMs of T/chunks rows, issued round-robin on UB_STREAMS compute streams
+ * (TE v1.8 comm_gemm_overlap.h: num_max_streams = 3), so up to three run
+ * at once when their data are there (taken as always: a lower bound on the
+ * cost).  The extra time: the law's chunked over whole time, applied to the
+ * whole GEMM's (its measured residual kept). */
+#define UB_STREAMS 3.0
+
+static void add_ub_split(const struct gpu_spec *g, const struct cmp_shape *sh,
+			 struct cmp_cost *acc, double chunks, double M, double N, double K)
+{
+	const struct kern_gemm_law *law = sh->fp8 ? &g->k.fp8 : &g->k.bf16;
+	double st = fmin(UB_STREAMS, chunks);
+	double whole = kern_gemm_law_s(&g->k, law, 1, M, N, K);
+	double split = chunks / st * kern_gemm_law_s(&g->k, law, st, M / chunks, N, K);
+	struct cmp_cost c;
+
+	if (chunks <= 1 || whole <= 0)
+		return;
+	cmp_gemm(g, sh->fp8, 1, M, N, K, &c);
+	c.time_s *= split / whole - 1;
+	c.gemm_s = c.time_s;
+	c.flops = 0;
+	c.kernels = chunks - 1;
+	cmp_add(acc, &c, 1);
+}
+
+void cmp_ub_splits(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
+		   struct cmp_cost *out)
+{
+	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp, a = sh->a, f = ffn(sh);
+	double up = sh->gated ? 2 * f : f, proj_k = a * head_v(sh) / t;
+	bool dense = sh->experts <= 0, plain_qkv = sh->kv_lora <= 0;
+
+	cmp_zero(out);
+	if (sh->tp <= 1)
+		return;
+	if (!bwd) {
+		/* ring_exchange all-gathers: tp chunks; pipeline
+		 * reduce-scatters: num_splits = 4 */
+		if (plain_qkv)
+			add_ub_split(g, sh, out, t, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
+		add_ub_split(g, sh, out, 4, T, h, proj_k);
+		if (dense) {
+			add_ub_split(g, sh, out, t, T, up / t, h);
+			add_ub_split(g, sh, out, 4, T, h, f / t);
+		}
+		return;
+	}
+	/* the data gradients of the row-parallel GEMMs (ring_exchange); the
+	 * others' overlaps are bulk, whole GEMMs */
+	add_ub_split(g, sh, out, t, T, proj_k, h);
+	if (dense)
+		add_ub_split(g, sh, out, t, T, f / t, h);
+}
+
+/* Bytes per parameter of Megatron's contiguous gradient buffer: fp32
+ * main_grad, as cmp_grad_accum accumulates into. */
+#define MAIN_GRAD_BYTES 4.0
+
+double cmp_grad_buffer_s(const struct gpu_spec *g, double local_params,
+			 double opt_params, int dp, bool megatron_buffer)
+{
+	/* the norm: one multi-tensor pass reading the fp32 gradients */
+	double t = kern_stream_s(&g->k, KS_COPY, opt_params * F32_BYTES);
+
+	if (megatron_buffer) {
+		/* grad_data.zero_(): written once */
+		t += kern_stream_s(&g->k, KS_COPY, local_params * MAIN_GRAD_BYTES);
+		/* grad_data *= 1/dp: read and written */
+		if (dp > 1)
+			t += kern_stream_s(&g->k, KS_COPY, local_params * 2 * MAIN_GRAD_BYTES);
+	}
+	return t;
 }
 
 double cmp_best_eff(const struct gpu_spec *g, bool fp8, double peak_flops)

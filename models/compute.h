@@ -52,6 +52,7 @@ struct cmp_shape {
 	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
 	bool fp8;		/* GEMMs in FP8 */
+	bool dropout;		/* attention dropout (inside the flash kernel) */
 	double peak_flops;	/* tensor peak of the datatype in use */
 	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
 	double kv;		/* key/value heads (0: a) */
@@ -116,6 +117,35 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
  * parameter (fp32 master, momentum, variance and gradient read; master,
  * momentum, variance written and the fp16 copy). */
 double cmp_adam_s(const struct gpu_spec *g, double params);
+/* Transformer Engine's TP-communication overlap (userbuffers, TE v1.8
+ * module/base.py initialize_ub defaults, as Megatron-Core --tp-comm-overlap
+ * runs it with sequence parallelism) cuts the GEMMs it overlaps into
+ * chunks of the tokens: "ring_exchange" (qkv_fprop, fc1_fprop,
+ * proj_dgrad, fc2_dgrad) into tp GEMMs of T/tp rows, "pipeline"
+ * (proj_fprop, fc2_fprop) into num_splits = 4; the "bulk" overlaps (the
+ * column-parallel GEMMs' dgrad and wgrad) run whole GEMMs.  The extra time
+ * the chunks take over the whole GEMMs of one layer (forward, or backward),
+ * at most three chunks at once (the userbuffers' compute streams): smaller
+ * GEMMs fill fewer waves and pay more launches.  Dense MLPs and plain QKV
+ * projections only (MoE and latent attention run theirs unsplit here). */
+void cmp_ub_splits(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
+		   struct cmp_cost *out);
+/* The gradient kernels each iteration runs once, outside the passes.
+ * Every stack clips the gradient norm (Megatron-LM --clip-grad 1.0 by
+ * default, arguments.py; DeepSpeed gradient_clipping and PyTorch
+ * clip_grad_norm_ in the GPT recipes): one pass reading the fp32 gradients
+ * of the `opt_params` parameters the optimizer steps (its shard).  With
+ * Megatron's DDP (megatron_buffer) the gradients live in one contiguous
+ * fp32 main_grad buffer of `local_params`, which it zeroes at the start of
+ * every iteration (DistributedDataParallel.zero_grad_buffer ->
+ * ParamAndGradBuffer.reset: grad_data.zero_(), Megatron-Core core_r0.8.0;
+ * Megatron-LM 2021's local DDP zero_grad_buffer) and, with dp replicas,
+ * scales by 1/dp before the collective (start_grad_sync:
+ * grad_data *= gradient_scaling_factor; 2021: buffer_.data /= dp): 4 bytes
+ * written, then 4 read and 4 written per parameter, at the copy rate.
+ * (PyTorch's zero_grad sets gradients to None; ZeRO reduces unscaled.) */
+double cmp_grad_buffer_s(const struct gpu_spec *g, double local_params,
+			 double opt_params, int dp, bool megatron_buffer);
 /* The model's FLOPs per second the kernels can reach at best, as a
  * fraction of the datatype's peak (for lower bounds). */
 double cmp_best_eff(const struct gpu_spec *g, bool fp8, double peak_flops);

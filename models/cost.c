@@ -54,6 +54,9 @@ const struct cfg_setting cost_settings[] = {
 	{ "instances.*.regions", CFG_STRING, "", 0, 0, "", NULL,
 	  "where the provider charges these prices (region presets, comma-separated); "
 	  "empty: one price everywhere" },
+	{ "instances.*.capacity_block_regions", CFG_STRING, "", 0, 0, "", NULL,
+	  "where the capacity-block price holds, when not where the others do "
+	  "(region presets, comma-separated); empty: regions" },
 	{ "instances.*.date", CFG_STRING, "", 0, 0, "", NULL, "when the prices held" },
 	{ "instances.*.source", CFG_STRING, "", 0, 0, "", NULL, "where they come from" },
 	CFG_END
@@ -79,12 +82,17 @@ static bool in_list(const char *list, const char *name)
 }
 
 /* A provider that prices by region: the catalog's figure holds only in
- * the regions it names, and a run placed elsewhere must say its price. */
+ * the regions it names (capacity blocks are sold in their own regions),
+ * and a run placed elsewhere must say its price. */
 static int price_region_check(const struct scenario *sc, const char *inst,
-			      const char *path, struct err *e)
+			      enum pool_class cls, const char *path, struct err *e)
 {
 	const char *region = sc_str(sc, "region");
 	const char *where = sc_str(sc, "instances.%s.regions", inst);
+	const char *blocks = sc_str(sc, "instances.%s.capacity_block_regions", inst);
+
+	if (cls == POOL_CAPACITY_BLOCK && blocks[0])
+		where = blocks;
 
 	if (!region[0] || !where[0] || in_list(where, region))
 		return 0;
@@ -132,7 +140,7 @@ static int pool_price(const struct scenario *sc, const struct pool *p, int gpus_
 			return sc_error(sc, e, path, "%s has %d GPUs but nodes have %d "
 					"(expected cluster.gpus_per_node = instance GPUs)", inst,
 					(int)sc_int(sc, "instances.%s.gpus", inst), gpus_per_node);
-		if (price_region_check(sc, inst, path, e) < 0)
+		if (price_region_check(sc, inst, p->cls, path, e) < 0)
 			return -1;
 		pp->usd_per_node_hour = sc_float(sc, "instances.%s.%s", inst,
 						 class_price_key[p->cls]);

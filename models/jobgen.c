@@ -25,6 +25,8 @@ const struct cfg_setting jobgen_settings[] = {
 	  "the trace's format (auto: by the file name's ending, .csv or else SWF)" },
 	{ "workload.trace_checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL,
 	  "checkpoint interval of traced jobs (0: an interrupted job restarts)" },
+	{ "workload.trace_comm_fraction", CFG_FLOAT, "", 0, 1, "0", NULL,
+	  "as classes.*.comm_fraction, for every traced job" },
 	{ "classes.*.scenario", CFG_STRING, "", 0, 0, "", NULL,
 	  "a run scenario: the class's jobs are that training run (else fixed)" },
 	{ "classes.*.arrivals_per_hour", CFG_FLOAT, "1/h", 0, 1e6, "53.3", NULL,
@@ -47,6 +49,10 @@ const struct cfg_setting jobgen_settings[] = {
 	{ "classes.*.checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL,
 	  "wall time between checkpoints (0: a training job's run scenario's; "
 	  "a fixed job restarts from scratch)" },
+	{ "classes.*.comm_fraction", CFG_FLOAT, "", 0, 1, "0", NULL,
+	  "share of a fixed job's undisturbed time its scale-out collectives "
+	  "take, stretched when its ring shares links (models/cfabric.h; a "
+	  "training job's comes from its step model; 0: no fabric traffic)" },
 	{ "classes.*.team", CFG_STRING, "", 0, 0, "default", NULL, "team tag" },
 	{ "classes.*.project", CFG_STRING, "", 0, 0, "default", NULL, "project tag" },
 	{ "classes.*.priority", CFG_INT, "", -1e6, 1e6, "0", NULL,
@@ -63,6 +69,8 @@ const struct cfg_setting jobgen_settings[] = {
 	  "a run scenario: the job is that training run" },
 	{ "jobs.*.checkpoint_s", CFG_FLOAT, "s", 0, 1e9, "0", NULL,
 	  "wall time between checkpoints (0: as classes.*.checkpoint_s)" },
+	{ "jobs.*.comm_fraction", CFG_FLOAT, "", 0, 1, "0", NULL,
+	  "as classes.*.comm_fraction (fixed jobs)" },
 	{ "jobs.*.team", CFG_STRING, "", 0, 0, "default", NULL, "team tag" },
 	{ "jobs.*.project", CFG_STRING, "", 0, 0, "default", NULL, "project tag" },
 	{ "jobs.*.priority", CFG_INT, "", -1e6, 1e6, "0", NULL, "priority" },
@@ -96,7 +104,7 @@ static char *beside(const struct scenario *sc, const char *key, const char *rel,
  * the wall time between its checkpoints (0: none). */
 struct shape {
 	int gpus;
-	double work_s, ckpt_s;
+	double work_s, ckpt_s, comm_frac;
 };
 
 /* A training job takes its GPUs, work and (unless its own is set) the
@@ -106,6 +114,7 @@ static void job_train(struct cjob *j, const struct shape *s)
 	j->training = true;
 	j->gpus = s->gpus;
 	j->work_s = s->work_s;
+	j->comm_frac = s->comm_frac;
 	if (j->ckpt_s == 0)
 		j->ckpt_s = s->ckpt_s;
 }
@@ -138,6 +147,8 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 		goto out;
 	}
 	run_job_shape(job, &out->gpus, &run_gpu, &out->work_s);
+	double iter_s, exposed_s, fabric_s = run_job_fabric_s(job, &iter_s, &exposed_s);
+	double train_s = out->work_s;
 	double every_s, stall_s;
 	run_job_checkpoints(job, &every_s, &stall_s);
 	out->ckpt_s = 0;
@@ -148,6 +159,13 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 		out->work_s += (n > 0 ? n : 0) * stall_s;
 		out->ckpt_s = every_s + stall_s;
 	}
+	/* The iterations' scale-out communication time (at least what of it
+	 * the step model found exposed, when it crosses nodes at all), over
+	 * the whole work: checkpoint stalls use no fabric here
+	 * (models/cfabric.h). */
+	out->comm_frac = fabric_s > 0 && iter_s > 0 && out->work_s > 0 ?
+			 fmin(1, fmax(fabric_s, exposed_s) / iter_s) * train_s / out->work_s :
+			 0;
 	if (strcmp(run_gpu, gpu) != 0) {
 		rc = sc_error(sc, e, key, "%s runs on %s, the fleet has %s", rel, run_gpu, gpu);
 		goto out;
@@ -168,6 +186,7 @@ static int tags(const struct scenario *sc, const char *grp, const char *name,
 	    (j->project = cjobs_project(js, sc_str(sc, "%s.%s.project", grp, name), e)) < 0)
 		return -1;
 	j->priority = (int)sc_int(sc, "%s.%s.priority", grp, name);
+	j->comm_frac = sc_float(sc, "%s.%s.comm_fraction", grp, name);
 	j->ckpt_s = sc_float(sc, "%s.%s.checkpoint_s", grp, name);
 	return 0;
 }
@@ -219,7 +238,7 @@ static int class_jobs(const struct scenario *sc, const char *name, const char *g
 	double factor = sc_float(sc, "classes.%s.limit_factor", name);
 	int64_t max_jobs = sc_int(sc, "classes.%s.max_jobs", name), made = 0;
 	int klass = cjobs_class(js, name, e);
-	struct shape shape = { 0, 0, 0 };
+	struct shape shape = { 0, 0, 0, 0 };
 	char stream[160];
 
 	if (klass < 0)
@@ -299,8 +318,10 @@ static int trace_jobs(const struct scenario *sc, int gpn, struct cjobs *js, stru
 	free(path);
 	if (rc < 0)
 		return sc_where_named(sc_where_of(sc), e, "workload.trace");
-	for (size_t i = first; rc >= 0 && i < js->n; i++)
+	for (size_t i = first; i < js->n; i++) {
 		js->v[i].ckpt_s = sc_float(sc, "workload.trace_checkpoint_s");
+		js->v[i].comm_frac = sc_float(sc, "workload.trace_comm_fraction");
+	}
 	return rc < 0 ? -1 : 0;
 }
 

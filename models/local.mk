@@ -31,12 +31,12 @@ libtrainsim_a_SOURCES += models/plan.c models/plan_bound.c models/plan_search.c 
 noinst_HEADERS += models/plan.h models/plan_int.h
 # Shared clusters (issue 17): trainsim cluster's models.
 libtrainsim_a_SOURCES += models/cjob.c models/swf.c models/jobgen.c models/autoscale.c \
-	models/fleet.c models/sched.c models/cluster.c
+	models/fleet.c models/sched.c models/cluster.c models/cfabric.c
 noinst_HEADERS += models/cjob.h models/swf.h models/jobgen.h models/autoscale.h \
-	models/fleet.h models/sched.h models/cluster.h
+	models/fleet.h models/sched.h models/cluster.h models/cfabric.h
 UNIT_TESTS += tests/cluster-autoscale-t
-SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh
-EXTRA_DIST += tests/cluster
+SHELL_TESTS += tests/cluster-sched.sh tests/cluster-out.sh tests/cluster-fabric.sh
+EXTRA_DIST += tests/cluster doc/cluster.txt
 # The cluster benchmark: 100,000 jobs, 100,000 GPUs, 90 days (seconds;
 # never run by make check).
 EXTRA_DIST += tests/bench/cluster-100k.sh tests/bench/cluster-100k.cfg

@@ -11,13 +11,13 @@ static int schedule_1f1b(int pp, int m, int k, struct mg_op *ops)
 	int warm = min_int(pp - k - 1, m), n = 0, f = 0, b = 0;
 
 	while (f < warm)
-		ops[n++] = (struct mg_op){ 0, 0, f++ };
+		ops[n++] = (struct mg_op){ 0, 0, f++, MG_PASS };
 	while (f < m) {
-		ops[n++] = (struct mg_op){ 0, 0, f++ };
-		ops[n++] = (struct mg_op){ 1, 0, b++ };
+		ops[n++] = (struct mg_op){ 0, 0, f++, MG_PASS };
+		ops[n++] = (struct mg_op){ 1, 0, b++, MG_PASS };
 	}
 	while (b < m)
-		ops[n++] = (struct mg_op){ 1, 0, b++ };
+		ops[n++] = (struct mg_op){ 1, 0, b++, MG_PASS };
 	return n;
 }
 
@@ -26,7 +26,7 @@ static struct mg_op virtual_op(int pp, int v, int j, int bwd)
 {
 	int in_group = j % (pp * v);
 	int chunk = in_group / pp;
-	struct mg_op op;
+	struct mg_op op = { 0 };
 
 	op.bwd = (uint8_t)bwd;
 	op.chunk = bwd ? v - 1 - chunk : chunk;

@@ -23,10 +23,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* What an op is: a pass, or (DeepSpeed's schedule, deepspeed.h) one side
+ * of a blocking pipeline transfer. */
+enum { MG_PASS, MG_SEND_ACT, MG_RECV_ACT, MG_SEND_GRAD, MG_RECV_GRAD };
+
 struct mg_op {
 	uint8_t bwd;		/* 0 forward, 1 backward */
 	int chunk;		/* model chunk on this rank, 0..v-1 */
 	int mb;			/* microbatch, 0..m-1 */
+	uint8_t comm;		/* MG_PASS for Megatron's schedules */
 };
 
 /* Fill ops (room for 2 m v) with stage k's order; returns the count. */

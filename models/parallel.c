@@ -11,8 +11,21 @@ const struct cfg_setting par_settings[] = {
 	{ "training.stack", CFG_ENUM, "", 0, 0, STACK_DEFAULT, STACK_CHOICES,
 	  "software stack (models/stack.c): sets the defaults of the parallel.* "
 	  "options it decides and which kernels run (fused or eager, flash)" },
-	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved",
-	  "pipeline schedule: 1F1B (PipeDream-flush) or Megatron's interleaved 1F1B" },
+	{ "training.host_us_per_kernel", CFG_FLOAT, "us", 0, 1e4, "15.5", NULL,
+	  "CPU time the framework spends launching one kernel (Python, dispatch, "
+	  "cudaLaunchKernel); a layer pass takes at least its kernels times this "
+	  "(models/host.h); 0: never host-bound, as when the step replays CUDA "
+	  "graphs (one launch per graph: Megatron-Core --enable-cuda-graph, "
+	  "torch.compile mode=\"reduce-overhead\"); default: the stack's" },
+	{ "training.adam_foreach", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "PyTorch AMP loop (training.stack = \"pytorch_eager\"): torch.optim.AdamW's "
+	  "default foreach implementation, eight passes over the fp32 state "
+	  "(80 bytes per parameter); false: fused=True (28 bytes); default: the stack's" },
+	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved|deepspeed",
+	  "pipeline schedule: 1F1B (PipeDream-flush), Megatron's interleaved 1F1B, "
+	  "or DeepSpeed's PipelineEngine (TrainSchedule: 1F1B in lockstep steps, "
+	  "each output sent at its stage's next step by blocking send/recv; "
+	  "Megatron-DeepSpeed)" },
 	{ "parallel.virtual_stages", CFG_INT, "", 1, 1024, "1", NULL,
 	  "model chunks per pipeline rank (interleaved schedule; layers/(pp*v) each)" },
 	{ "parallel.sequence_parallel", CFG_BOOL, "", 0, 0, "false", NULL,
@@ -30,6 +43,11 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch; default: the stack's" },
+	{ "parallel.grad_reduce_fp32", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "gradients accumulated and reduced in fp32 (Megatron-LM forces "
+	  "--accumulate-allreduce-grads-in-fp32 with bf16; PyTorch AMP's .grad is "
+	  "fp32); false: in the weights' 2 bytes (fp16 runs, --grad-reduce-in-bf16; "
+	  "ZeRO always reduces 2); default: the stack's" },
 	{ "parallel.tp_comm_overlap", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "overlap tensor-parallel all-gathers and reduce-scatters with the GEMMs "
 	  "(Transformer Engine; needs sequence parallelism); default: the stack's" },
@@ -85,6 +103,7 @@ void par_defaults(struct par_opts *o)
 	o->zero_bucket_bytes = 1000 * MB;
 	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
+	o->host_s_per_kernel = stack_table[0].host_us_per_kernel * 1e-6;
 }
 
 double par_dp_bucket_bytes(const struct par_opts *o, int dp)
@@ -120,7 +139,8 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 					      "needs one)", L->microbatches, L->pp);
 	} else if (v != 1) {
 		return sc_where_error(w, e, "parallel.virtual_stages", "virtual stages "
-				      "need the interleaved schedule (expected 1 with 1f1b)");
+				      "need the interleaved schedule (expected 1 with 1f1b "
+				      "or deepspeed)");
 	}
 	if (o->zero_stage >= 2 && L->pp > 1)
 		return sc_where_error(w, e, "parallel.zero_stage", "ZeRO-2/3 split "
@@ -146,8 +166,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 
 	par_defaults(o);
 	o->stack_band = st->band;
-	o->schedule = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
-		      PAR_INTERLEAVED : PAR_1F1B;
+	const char *sch = sc_str(sc, "parallel.schedule");
+	o->schedule = strcmp(sch, "interleaved") == 0 ? PAR_INTERLEAVED :
+		      strcmp(sch, "deepspeed") == 0 ? PAR_DEEPSPEED : PAR_1F1B;
 	o->virtual_stages = (int)sc_int(sc, "parallel.virtual_stages");
 	o->sequence_parallel = pick(sc, "parallel.sequence_parallel", st->sequence_parallel);
 	const char *rc = sc_str(sc, "parallel.recompute");
@@ -167,7 +188,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->p2p_scatter_gather = pick(sc, "parallel.p2p_scatter_gather", st->p2p_scatter_gather);
 	o->fused_kernels = st->fused_kernels;
 	o->fp32_logits = st->fp32_logits;
-	o->grad_reduce_bytes = st->grad_reduce_bytes;
+	o->grad_reduce_bytes = pick(sc, "parallel.grad_reduce_fp32",
+				    st->grad_reduce_bytes >= 4) ? 4 : 2;
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
@@ -177,4 +199,10 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
+	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
+				sc_float(sc, "training.host_us_per_kernel") :
+				st->host_us_per_kernel) * 1e-6;
+	o->amp_fp32_weights = st->amp_fp32_weights;
+	o->adam_foreach = pick(sc, "training.adam_foreach", st->adam_foreach);
+	o->clip_grad_norm = st->clip_grad_norm;
 }

@@ -17,7 +17,7 @@
 #include "models/layout.h"
 #include "models/transformer.h"
 
-enum par_schedule { PAR_1F1B, PAR_INTERLEAVED };
+enum par_schedule { PAR_1F1B, PAR_INTERLEAVED, PAR_DEEPSPEED };
 enum par_recompute { PAR_RECOMPUTE_NONE, PAR_RECOMPUTE_SELECTIVE, PAR_RECOMPUTE_FULL };
 enum par_dtype { PAR_BF16, PAR_FP8 };
 
@@ -45,6 +45,14 @@ struct par_opts {
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
 	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
+	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
+	double host_s_per_kernel;	/* CPU time to launch one kernel */
+	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
+	bool adam_foreach;		/* torch.optim.AdamW foreach (else fused) */
+	bool clip_grad_norm;		/* clip_grad_norm_ before each update */
+	double gpu_speed_sigma;		/* per-GPU speed spread (straggler.h); read
+					 * by step_cfg_from_scenario(), 0 from
+					 * par_defaults(): a uniform cluster */
 };
 
 extern const struct cfg_setting par_settings[];

@@ -16,6 +16,7 @@
 #include "sim/rng.h"
 #include "models/parallel.h"
 #include "models/run_int.h"
+#include "models/straggler.h"
 #include "topologies/net.h"
 
 static const struct cfg_setting run_settings[] = {
@@ -33,7 +34,7 @@ static const struct cfg_setting run_settings[] = {
 static const struct cfg_setting *const setting_tables[] = {
 	run_settings, pace_settings, par_settings, tfm_settings, layout_settings,
 	gpu_settings, pool_settings, spot_settings, ckpt_settings,
-	ckpt_storage_settings, failure_settings, gc_settings, net_settings, NULL
+	ckpt_storage_settings, failure_settings, gc_settings, net_settings, strag_settings, NULL
 };
 
 struct cfg_schema *run_schema_new(void)

@@ -89,6 +89,12 @@ int run_simulate_job(const struct run_job *j, const struct run_opts *o,
 void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s);
 void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 		   double *work_s);
+/* What trainsim cluster stretches when jobs share links: the time one
+ * iteration's data-parallel traffic takes through a node's NICs at their
+ * full rate (0 with the formula model, or on one node), with the
+ * iteration's time and the part of its data-parallel communication that
+ * compute does not hide (the step model's dp_exposed_s). */
+double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *exposed_s);
 /* run_check() for a job read already: the network built to check it; with
  * out, the derived figures and what accounting will use. */
 int run_job_check(const struct run_job *j, FILE *out, struct err *e);

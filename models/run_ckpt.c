@@ -35,6 +35,7 @@ void run_tell_accounting(struct run *r)
 	int n = run_nodes_held(r, act.pool_nodes_held);
 
 	act.nodes_held = held ? n : 0;
+	act.spare_nodes = held ? r->spares_free : 0;
 	act.gpus_held = act.nodes_held * r->md->L.gpus_per_node;
 	act.gpus_training = run_working(r) ? r->dp * r->md->gpus_per_replica : 0;
 	/* training time still needed, at the running pace (budget projections) */

@@ -203,6 +203,8 @@ int run_on_repair(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 		r->need_spare--;	/* the repaired node replaces the failed one */
 	else
 		r->spares_free++;
+	if (acct_powers_spares(r->acct))
+		run_tell_accounting(r);	/* a spare back: powered */
 	if (r->state == RS_WAIT && !r->final_ckpt)
 		return run_try_resume(r, e);
 	return 0;

@@ -142,6 +142,11 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 		run_job_free(j);
 		return NULL;
 	}
+	/* the checkpoint's money, now that accounting knows the prices */
+	ckpt_minimize_cost(&j->md.ck,
+			   acct_checkpoint_usd(j->acct, j->md.ck.size_bytes,
+					       pace_time_s(&j->md.full, 0, j->md.total_iters)),
+			   acct_training_usd_per_s(j->acct), j->md.iteration_s, j->md.mtti_s);
 	return j;
 }
 
@@ -151,6 +156,38 @@ void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 	*gpus = j->md.L.gpus;
 	*gpu = j->md.g.name;
 	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
+}
+
+double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *exposed_s)
+{
+	const struct step_result *r = &j->md.full.step;
+	const struct layout *L = &j->md.L;
+	double node_Bps = j->md.step.net ? net_cfg_node_out_Bps(j->md.step.net) : 0;
+
+	*iteration_s = j->md.full.iter_s;
+	*exposed_s = r->dp_exposed_s;
+	/* Ranks go TP innermost, then DP, then PP: a DP group spans tp x dp
+	 * consecutive ranks, inside one node when that fits (pipeline stages
+	 * on different nodes send only their small p2p transfers out). */
+	if (node_Bps <= 0 || L->nodes < 2 || L->dp < 2 ||
+	    L->tp * L->dp <= L->gpus_per_node)
+		return 0;
+	/* A ring moves (n-1)/n of what each rank puts through the DP
+	 * collectives (elements, an all-reduce twice).  Their size, as the
+	 * step model sends them: ZeRO reduces in the weights' 2 bytes; else
+	 * gradients go in the stack's reduce bytes (4: fp32), all of them
+	 * under DDP's all-reduce, half of them under the distributed
+	 * optimizer (its reduce-scatter; the all-gather moves 2-byte
+	 * weights).  A node holds min(tp, GPUs per node) DP groups, each
+	 * leaving it on one ring edge per channel, the channels spread over
+	 * its NICs. */
+	const struct par_opts *o = &j->md.step.par;
+	double elem_bytes = o->zero_stage >= 1 ? 2 :
+			    o->distributed_optimizer ? (o->grad_reduce_bytes + 2) / 2 :
+			    o->grad_reduce_bytes;
+	double rank_bytes = r->dp_comm_elems_per_rank * elem_bytes * (L->dp - 1) / L->dp;
+	int groups = L->tp < L->gpus_per_node ? L->tp : L->gpus_per_node;
+	return rank_bytes * groups / node_Bps;
 }
 
 void run_job_checkpoints(const struct run_job *j, double *interval_s, double *stall_s)
@@ -187,6 +224,10 @@ static void print_derived(const struct model *md, FILE *out)
 		md->ck.stall_s, (long long)md->ck.interval_iters);
 	fprintf(out, "mtti_s                %.6g  (young %.6g s, daly %.6g s)\n",
 		md->mtti_s, md->ck.young_s, md->ck.daly_s);
+	if (md->ck.usd_per_ckpt > 0)
+		fprintf(out, "checkpoint_storage    $%.4g a checkpoint%s\n", md->ck.usd_per_ckpt,
+			md->ck.money_s > 0 ? " (minimize cost: optima at stall + this "
+					     "over the job's cost a second)" : "");
 	step_print_memory(out, &md->mem, md->g.hbm_bytes);
 }
 

@@ -7,21 +7,47 @@
  * megatron_lm_2021 21% (MT-NLG 530B, three rows, 16-21% too fast; Table 1,
  * its calibration, is within 5%), megatron_core 32% (eleven Megatron-Core
  * H100 rows, 4-32% too fast, mean +21%), deepspeed_zero 17% (OPT-175B, one
- * row).  pytorch_eager has no validation row: 20% is a guess, stated as
- * one (eager steps are known to run slower than their kernels' sum).
+ * row), pytorch_eager 65% (six llm-foundry MPT rows on 8 H100 with FSDP,
+ * 25-64.3% too fast, mean +39%, the largest rounded up: MPT's Triton flash attention, which the
+ * kernel model prices as SDPA's, is the likeliest part; measured after the
+ * host and eager-loop models, the straggler term and the DP collectives'
+ * SMs, 2026-12-01).
  *
  * DP gradient bytes: Megatron reduces gradients in the weights' 2 bytes
- * under fp16 (Table 1); with bf16 its arguments.py turns on
- * --accumulate-allreduce-grads-in-fp32 unless told otherwise, but the
- * Megatron-Core README's 32B row (0.89 s per step, 0.71 s of it compute)
- * leaves no room for a 16 GB fp32 reduce-scatter per rank (0.35 s on one
- * NDR rail), so its benchmark reduced in bf16 and megatron_core keeps 2
- * (a judgement, stated).  PyTorch AMP keeps fp32 weights, so DDP reduces
- * fp32 gradients: 4.
+ * under fp16 (Table 1); with bf16 Megatron-LM's arguments.py turns on
+ * --accumulate-allreduce-grads-in-fp32 unless told otherwise ("bfloat16
+ * requires gradient accumulation and all-reduce to be done in fp32",
+ * megatron/training/arguments.py, core_r0.8.0, 2024-07), so megatron_core
+ * reduces 4 bytes.  (Until 2026-12-01 it kept 2 because the Megatron-Core
+ * README's 32B row leaves no room for a 16 GB fp32 reduce-scatter per rank:
+ * a choice made from a validation row, undone; that row is now 16% too
+ * slow and says so.)  PyTorch AMP keeps fp32 weights, so DDP reduces fp32
+ * gradients: 4.
  */
 #include <string.h>
 
 #include "models/stack.h"
+
+/*
+ * Host time per launched kernel (host.h), the same for every stack here:
+ * all four launch from eager PyTorch, module by module, without CUDA
+ * graphs by default.  15.5 us: the floor of the H200 kernel table
+ * (scenarios/catalog/kernels/h200_sxm/gemm-bf16.tsv, measured 2026-12-01
+ * with PyTorch 2.11): back-to-back torch.matmul calls from a Python loop
+ * whose kernels are shorter than their launch come out at 15.5-17.0 us
+ * each however small the GEMM (2048x256x4096 in 15.5 us, twice its FLOPs
+ * at 2048x512x4096 in 16.0 us, a quarter of them at 1024^3 in 16.5 us,
+ * where the same GPU runs large GEMMs at 700+ TFLOP/s): the time does not
+ * follow the work, so the host issued one every ~15.5 us.
+ * The same order as the CPU time of one torch.nn.Linear forward measured
+ * on a DGX H100's Xeon Platinum 8480C, 13.5 us (NVIDIA/TransformerEngine
+ * issue #2053, 2025-08-11; Transformer Engine's own modules cost several
+ * times more on Grace hosts, so the figure is a lower bound for
+ * megatron_core).  Training ops add autograd recording and autocast
+ * lookups, the backward pass issues from C++ without Python: one figure
+ * both ways is the stated simplification.
+ */
+#define STACK_HOST_US 15.5
 
 const struct stack_spec stack_table[] = {
 	/* Narayanan et al., "Efficient Large-Scale Language Model Training on
@@ -36,7 +62,8 @@ const struct stack_spec stack_table[] = {
 	 * overlap, which its scenarios set explicitly. */
 	{ "megatron_lm_2021", "Megatron-LM 2021 (SC'21): fused kernels, no flash",
 	  false, false, false, true, false, 0, 0,
-	  true, false, false, false, true, 2, false, 0.21 },
+	  true, false, false, false, true, 2, false, 0.21,
+	  STACK_HOST_US, false, false, false },
 	/* Megatron-Core 0.5+ / Megatron-LM core_r0.5.0 (2024) as NeMo and its
 	 * example scripts run GPT: Transformer Engine fused LayerNorm+GEMM and
 	 * flash attention (cuDNN/FA2 backends), --sequence-parallel,
@@ -48,7 +75,8 @@ const struct stack_spec stack_table[] = {
 	 * interleaved schedule, scatter-gather p2p.  Bucket: Megatron's rule. */
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
-	  true, false, true, true, true, 2, true, 0.32 },
+	  true, false, true, true, true, 4, true, 0.32,
+	  STACK_HOST_US, false, false, false },
 	/* DeepSpeed ZeRO (Rajbhandari et al. SC'20; deepspeed.ai ZeRO docs)
 	 * training a Hugging Face Transformers GPT: eager PyTorch kernels
 	 * (GeLU, dropout, add apart; HF's eager attention: scale, mask,
@@ -61,7 +89,8 @@ const struct stack_spec stack_table[] = {
 	 * Buckets: ZeRO's own (parallel.zero_bucket_mb). */
 	{ "deepspeed_zero", "DeepSpeed ZeRO with a Hugging Face model: eager kernels",
 	  false, false, false, true, false, 1, 0,
-	  false, true, false, false, false, 2, false, 0.17 },
+	  false, true, false, false, false, 2, false, 0.17,
+	  STACK_HOST_US, false, false, false },
 	/* PyTorch eager with DDP or FSDP under AMP (torch.autocast; PyTorch
 	 * AMP docs): fp32 master weights, eager LayerNorm/GeLU/dropout kernels
 	 * at their measured rates, logits upcast to fp32 for cross-entropy
@@ -69,12 +98,17 @@ const struct stack_spec stack_table[] = {
 	 * unless scaled_dot_product_attention is used (set
 	 * parallel.flash_attention), DDP buckets of 25 MB overlapped with
 	 * backward (torch.nn.parallel.DistributedDataParallel bucket_cap_mb);
-	 * FSDP full sharding is ZeRO-3 (parallel.zero_stage = 3). */
+	 * FSDP full sharding is ZeRO-3 (parallel.zero_stage = 3).  The loop
+	 * (eager.h): autocast casts the fp32 weights every microbatch and their
+	 * gradients back, torch.optim.AdamW in its default foreach
+	 * implementation, clip_grad_norm_ every step (as nanoGPT's train.py and
+	 * torchtitan do). */
 	{ "pytorch_eager", "PyTorch eager DDP/FSDP with AMP: unfused kernels",
 	  false, false, false, true, false, 0, 25,
-	  false, true, false, false, true, 4, false, 0.20 },
+	  false, true, false, false, true, 4, false, 0.65,
+	  STACK_HOST_US, true, true, true },
 	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false,
-	  false, 0, false, 0 },
+	  false, 0, false, 0, 0, false, false, false },
 };
 
 const struct stack_spec *stack_find(const char *name)

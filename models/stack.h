@@ -40,6 +40,11 @@ struct stack_spec {
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* distributed optimizer's all-gather in forward */
 	double band;			/* relative uncertainty of an iteration's time */
+	/* the host and the eager training loop (host.h, eager.h) */
+	double host_us_per_kernel;	/* CPU time to launch one kernel */
+	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
+	bool adam_foreach;		/* torch.optim.AdamW's foreach, not fused */
+	bool clip_grad_norm;		/* torch.nn.utils.clip_grad_norm_ each step */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */

@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "models/compute.h"
+#include "models/eager.h"
+#include "models/host.h"
 #include "models/megatron.h"
 #include "models/step.h"
+#include "models/straggler.h"
 #include "topologies/topo.h"
 
 /* Everything per layer, one microbatch, one TP rank. */
@@ -63,6 +66,7 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		.sp = sp, .flash = flash, .peak_flops = peak,
 		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
 		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
+		.dropout = m->dropout,
 	};
 
 	if (m->mla.kv_lora_rank > 0) {
@@ -309,6 +313,8 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
  * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
  * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms. */
 #define TE_UB_SMS 8.5
+/* TE's num_splits default for its "pipeline" overlaps (base.py) */
+#define UB_RS_SPLITS 4.0
 
 static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
 {
@@ -319,6 +325,61 @@ static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *
 	pass->time_s += slow_s;
 	pass->gemm_s += slow_s;
 	*tp_s = fmax(0, *tp_s - pass->gemm_s);
+}
+
+/* Weight gradients into their accumulator, every backward pass: Megatron's
+ * fp32 main_grad (compute.h), or under torch.autocast the cast back to the
+ * fp32 parameter's .grad and the in-place add (eager.h; the casts only
+ * where whole weights were cast, not under ZeRO/FSDP sharding).  tensors:
+ * the weight matrices holding params. */
+static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
+		       const struct layout *L, double params, double tensors,
+		       bool cast, struct cmp_cost *out)
+{
+	if (o->amp_fp32_weights)	/* ZeRO-2/3 (FSDP) add into the shard */
+		eager_grad_accum(g, o->zero_stage >= 2 ? params / L->dp : params, tensors,
+				 cast && o->zero_stage == 0, L->microbatches, out);
+	else
+		cmp_grad_accum(g, params, o->grad_accum_fusion, out);
+}
+
+/* Autocast's per-microbatch cast of the fp32 weights a pass's GEMMs use
+ * (eager.h), added to the pass; not with ZeRO/FSDP, whose mixed precision
+ * casts the shard. */
+static void weight_cast(const struct gpu_spec *g, const struct par_opts *o,
+			double params, double tensors, struct cmp_cost *pass)
+{
+	struct cmp_cost c;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_weight_cast(g, params, tensors, &c);
+	cmp_add(pass, &c, 1);
+}
+
+/* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
+ * shapes are counted as GPT's for the launches, by their bytes). */
+#define LAYER_WEIGHTS 4.0
+
+/* A layer's autocast passes over fp32 parameters (eager.h), without
+ * ZeRO/FSDP (whose mixed precision holds bf16 weights, so the stream is
+ * bf16): the weight casts and the fp32 residual stream, again in backward
+ * when full recomputation reruns the forward. */
+static void amp_layer(const struct gpu_spec *g, const struct par_opts *o,
+		      const struct cmp_shape *sh, double params, struct cmp_cost *fwd,
+		      struct cmp_cost *bwd)
+{
+	struct cmp_cost xf, xb;
+	double cp = sh->cp > 0 ? sh->cp : 1;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_fp32_stream(g, sh->b * sh->s / cp * sh->h / (sh->sp ? sh->tp : 1), &xf, &xb);
+	weight_cast(g, o, params, LAYER_WEIGHTS, &xf);
+	cmp_add(fwd, &xf, 1);
+	cmp_add(bwd, &xb, 1);
+	if (o->recompute == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, &xf, 1);
 }
 
 static int layer_costs(const struct tfm *m, const struct layout *L,
@@ -365,19 +426,30 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	cmp_grad_accum(g, layer_rank_params(m, L, false, 1), o->grad_accum_fusion, &extra);
+	double dense_p = layer_rank_params(m, L, false, 1), moe_p = layer_rank_params(m, L, true, 1);
+	amp_layer(g, o, &sh, dense_p, &c->fwd, &c->bwd);
+	grad_accum(g, o, L, dense_p, LAYER_WEIGHTS, true, &extra);
 	cmp_add(&c->bwd, &extra, 1);
 	if (m->moe.experts > 0) {
-		cmp_grad_accum(g, layer_rank_params(m, L, true, 1), o->grad_accum_fusion, &extra);
+		amp_layer(g, o, &sh, moe_p, &c->moe_fwd, &c->moe_bwd);
+		grad_accum(g, o, L, moe_p, LAYER_WEIGHTS, true, &extra);
 		cmp_add(&c->moe_bwd, &extra, 1);
 	} else {
+		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}
-	cmp_grad_accum(g, vocab_params + (m->learned_positions ?
-		       (double)m->seq_len * h : 0), o->grad_accum_fusion, &extra);
+	/* the embedding's lookup is not autocast: its gradient is fp32 */
+	grad_accum(g, o, L, vocab_params + (m->learned_positions ?
+		   (double)m->seq_len * h : 0), 1, false, &extra);
 	cmp_add(&c->emb_b, &extra, 1);
-	cmp_grad_accum(g, vocab_params, o->grad_accum_fusion, &extra);
+	weight_cast(g, o, vocab_params, 1, &c->log_f);
+	grad_accum(g, o, L, vocab_params, 1, true, &extra);
 	cmp_add(&c->log_b, &extra, 1);
+	/* every pass waits for the host to launch its kernels (host.h) */
+	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
+				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		host_bound(passes[i], o->host_s_per_kernel);
 
 	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
@@ -390,15 +462,44 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	 * --tp-comm-overlap, with sequence parallelism): the all-gathers and
 	 * reduce-scatters are cut into chunks pipelined with the GEMMs they
 	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
-	 * (an upper bound on the overlap: chunking costs are not counted) */
+	 * (an upper bound on the overlap: the chunks' waits for their data are
+	 * not counted); the GEMMs run as chunks (cmp_ub_splits) */
 	if (o->tp_comm_overlap && o->sequence_parallel) {
 		/* MoE layers lose the same SMs while overlapped; their exposed
 		 * TP time is taken as the dense layers' (their GEMMs, longer,
 		 * would hide at least as much) */
 		double tf = c->tp_fwd_s, tb = c->tp_bwd_s;
+		struct cmp_cost uf, ub;
+		cmp_ub_splits(g, &sh, false, &uf);
+		cmp_ub_splits(g, &sh, true, &ub);
+		cmp_add(&c->fwd, &uf, 1);
+		cmp_add(&c->bwd, &ub, 1);
+		if (o->recompute == PAR_RECOMPUTE_FULL)
+			cmp_add(&c->bwd, &uf, 1);	/* the forward again */
 		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
 		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
+		/* The pipelined reduce-scatters (proj_fprop, fc2_fprop) send
+		 * each chunk's partial sums while the next chunk's GEMM runs;
+		 * the last chunk's goes after the last GEMM, with nothing to
+		 * hide it, and the layer waits for it (TE v1.8
+		 * split_overlap_rs: stream_main waits on _stop_comm): 1/4 of
+		 * each reduce-scatter exposed, forward (and its recomputation) */
+		double rs, tail;
+		if (tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, x.bytes, &rs, e) < 0)
+			return -1;
+		tail = rs / UB_RS_SPLITS;
+		c->tp_fwd_s += 2 * tail;
+		c->tp_bwd_s += full ? 2 * tail : 0;
 		if (m->moe.experts > 0) {
+			/* an MoE layer's attention is split alike */
+			struct cmp_shape xs = sh;
+			xs.experts = m->moe.experts;
+			cmp_ub_splits(g, &xs, false, &uf);
+			cmp_ub_splits(g, &xs, true, &ub);
+			cmp_add(&c->moe_fwd, &uf, 1);
+			cmp_add(&c->moe_bwd, &ub, 1);
+			if (o->recompute == PAR_RECOMPUTE_FULL)
+				cmp_add(&c->moe_bwd, &uf, 1);
 			tp_overlap(g, &c->moe_fwd, &tf);
 			tp_overlap(g, &c->moe_bwd, &tb);
 		} else {
@@ -524,6 +625,18 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 	}
 }
 
+/* Every rank's compute at the speed of the job's slowest GPU (straggler.h):
+ * the passes' kernels, not their TP, CP or EP communication. */
+static void slowest_gpu(struct plan_arrays *a, int V, double f)
+{
+	for (int vs = 0; vs < V; vs++) {
+		a->fwd[vs] = a->fwd_tp[vs] + f * (a->fwd[vs] - a->fwd_tp[vs]);
+		a->bwd[vs] = a->bwd_tp[vs] + f * (a->bwd[vs] - a->bwd_tp[vs]);
+		a->fwd_gemm[vs] *= f;
+		a->bwd_gemm[vs] *= f;
+	}
+}
+
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
  * core's forward again, 4 B s^2 h per layer for GPT (transformer.h),
@@ -617,6 +730,38 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 			    gpus * L->microbatches * moe_layers / L->pp * per *
 			    c->ep_bytes * (ep - 1) / ep, r);
 	}
+}
+
+/*
+ * The SMs a DP collective holds while it runs beside the compute: NCCL
+ * runs a collective as one thread block per channel (src/enqueue.cc: the
+ * kernel's grid is the channel count), and its ring search (NCCL 2.21,
+ * src/graph/search.cc) builds one ring per NIC or NVLink path the group
+ * has on a node, each at up to one NIC's speed (sm90SpeedArrayInter
+ * starts at 48 GB/s, one 400 Gb/s port), then doubles them
+ * (ncclTopoDupChannels) up to MAXCHANNELS (32): two channels per GPU the
+ * group has on a node -- 2 for a group with one GPU per node (TP 8), 16
+ * for a node's 8 GPUs, as NCCL logs 16 rings on a DGX H100
+ * (NVIDIA/nccl#1519).  The group is stage 0's first (rank_gpu as
+ * net.h places ranks; node = gpu / gpus_per_node).
+ */
+int step_dp_channels(const struct net *net, const int *rank_gpu, const struct layout *L)
+{
+	int per_node = net_gpus_per_node(net), k = 0;
+
+	if (L->dp <= 1 || per_node <= 0)
+		return 0;
+	for (int j = 0; j < L->dp; j++)
+		k += rank_gpu[L->tp * j] / per_node == rank_gpu[0] / per_node;
+	return 2 * k < 32 ? 2 * k : 32;
+}
+
+static double dp_comm_sm_frac(const struct net *net, const int *rank_gpu,
+			      const struct layout *L, int sms)
+{
+	double channels = step_dp_channels(net, rank_gpu, L);
+
+	return sms > 0 && channels < sms ? channels / sms : 0;
 }
 
 /* The transport over topologies/net.h: collectives as netsim flows. */
@@ -733,6 +878,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
 	fill_stages(m, L, v, &c, &a);
+	double slow = strag_factor(o->gpu_speed_sigma, ranks);
+	slowest_gpu(&a, V, slow);
 	/* Megatron-Core's --overlap-param-gather: each stage's weight
 	 * all-gather runs under the next iteration's forward of its first
 	 * microbatch through its chunks (a lower bound on the cover: the
@@ -778,6 +925,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
 		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
 		.p2p_blocking = !o->overlap_p2p_comm,
+		.ds_schedule = o->schedule == PAR_DEEPSPEED,
 		.tp = L->tp, .dp = L->dp,
 		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
 			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
@@ -790,13 +938,26 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
-		.optimizer_s = cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)),
+		/* Adam, and the per-iteration gradient kernels: Megatron's
+		 * contiguous buffer where the stack keeps one (its fused
+		 * stacks without ZeRO); PyTorch's AMP loop its own passes
+		 * (eager.h: clip_grad_norm_'s read is among them); at the
+		 * slowest GPU's speed */
+		.optimizer_s = slow * (o->amp_fp32_weights ?
+				       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
+							 o->adam_foreach, o->clip_grad_norm,
+							 o->zero_stage == 0 && L->dp > 1) :
+				       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
+				       cmp_grad_buffer_s(g, mem.params,
+							 mem.params / (sharded ? L->dp : 1),
+							 L->dp, o->fused_kernels && o->zero_stage == 0)),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */
 		.net = &tr, .contention = !sym.all_disjoint || o->zero_stage == 3,
 		.one_group_per_stage = sym.rails_symmetric,
 		.rank_gpu = a.rank_gpu,
+		.comm_sm_frac = dp_comm_sm_frac(net, a.rank_gpu, L, g->k.sms),
 	};
 	if (step_run(&p, out, e) < 0)
 		goto done;
@@ -815,6 +976,7 @@ done:
 void step_cfg_from_scenario(const struct scenario *sc, struct step_cfg *c)
 {
 	par_from_scenario(sc, &c->par);
+	c->par.gpu_speed_sigma = strag_sigma_from_scenario(sc);
 	c->net = NULL;
 	c->where = sc_where_of(sc);
 }

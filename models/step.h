@@ -46,15 +46,30 @@
  * layer's GEMMs cannot cover.
  *
  * TP overlap also slows the GEMMs it runs beside (the SMs Transformer
- * Engine's userbuffer kernels hold, step.c).  The distributed optimizer's
- * weight all-gather runs under the next iteration's first forward passes
- * with overlap_param_gather (Megatron-Core --overlap-param-gather).
+ * Engine's userbuffer kernels hold, step.c), runs them as chunks
+ * (cmp_ub_splits) and leaves the last chunk of each pipelined
+ * reduce-scatter exposed.  A DP collective running beside the compute
+ * slows the GEMM share of the stage's pass by the SMs its NCCL channels
+ * hold, for exactly the time it is in flight (step_des.c).  The
+ * distributed optimizer's weight all-gather runs under the next
+ * iteration's first forward passes with overlap_param_gather
+ * (Megatron-Core --overlap-param-gather).
+ *
+ * DeepSpeed's pipeline schedule (parallel.schedule = "deepspeed",
+ * deepspeed.h) runs its transfers as commands of the stages' own: a
+ * blocking send/recv that both neighbours wait for (step_des.c).
+ *
+ * Stragglers (straggler.h): every rank's kernels run at the speed of the
+ * job's slowest GPU, 1 + sigma E[max of N normals] times the kernel
+ * model's (cluster.gpu_speed_sigma); compute_s includes it.
  *
  * Not modelled: the gradient-norm all-reduce (a few scalars),
  * host-side (Python, launch queue) stalls, data loading, SMs taken by
- * NCCL's DP kernels during overlapped compute, DeepSpeed's step-coupled
- * pipeline schedule, ZeRO-3's prefetch buffers in memory, stragglers and
- * clock throttling.
+ * pipeline p2p kernels (two channels per peer, a few per cent of the time:
+ * under 0.2%), HBM bandwidth the collectives take from memory-bound
+ * kernels, ZeRO-3's prefetch buffers in memory, per-iteration jitter
+ * (transient slowdowns that differ from step to step) and throttling
+ * common to all GPUs.
  *
  * Breakdown, mean over stages, summing to iteration_s exactly:
  *   compute_s     kernels (incl. recomputation)
@@ -65,7 +80,9 @@
  *   dp_exposed_s  after the pipeline's last compute: gradient collectives
  *                 not hidden, the tied-embedding all-reduce, the weight
  *                 all-gather; ZeRO-3's gather stalls
- *   optimizer_s   Adam
+ *   optimizer_s   Adam and the once-an-iteration gradient kernels
+ *                 (cmp_grad_buffer_s: Megatron's buffer zeroed and scaled,
+ *                 the clip-grad norm)
  */
 #ifndef MODELS_STEP_H
 #define MODELS_STEP_H
@@ -212,6 +229,8 @@ struct step_plan {
 	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
 	double p2p_s;				/* activation / gradient transfer */
 	bool p2p_blocking;			/* the sender waits for it (step.c) */
+	bool ds_schedule;			/* DeepSpeed's TrainSchedule (deepspeed.h):
+						 * v = 1, transfers as rendezvous */
 	/* data parallelism */
 	int tp, dp;
 	enum step_dp_mode dp_mode;
@@ -235,9 +254,16 @@ struct step_plan {
 	bool one_group_per_stage;	/* the tp groups of a stage share no link:
 					 * launch TP rank 0's only (step_sym.c) */
 	const int *rank_gpu;		/* rank -> GPU (tp*pp*dp entries) */
+	/* fraction of the GPU's SMs a DP collective's kernel holds while it
+	 * runs beside the compute (step.c: its NCCL channels); 0 = none */
+	double comm_sm_frac;
 };
 
 int step_run(const struct step_plan *p, struct step_result *out, struct err *e);
+/* The NCCL channels (thread blocks, so SMs) a DP collective of stage 0's
+ * first group runs on: two per GPU of the group on its first node, at most
+ * 32 (step.c); 0 without data parallelism. */
+int step_dp_channels(const struct net *net, const int *rank_gpu, const struct layout *L);
 /* The static string for a tier name (unknown names: "other"). */
 const char *step_tier_name(const char *name);
 

@@ -4,7 +4,8 @@
  *
  * Event kinds: seg_done (a compute segment of a stage ends), arrive (a p2p
  * activation or gradient reaches a stage), sent (a blocking p2p send is
- * done and its stage may go on), bucket (a gradient bucket is
+ * done and its stage may go on), xfer (DeepSpeed's schedule: a send/recv
+ * pair both stages waited for is done), bucket (a gradient bucket is
  * complete), comm_done (a collective timed without the netsim ends),
  * opt_done (the optimizer step ends).  Netsim completions call back
  * directly.
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "sim/evkey.h"
+#include "models/deepspeed.h"
 #include "models/megatron.h"
 #include "models/step.h"
 
@@ -42,9 +44,17 @@ struct stage {
 	int n_ops, next, seg;
 	bool busy;
 	int64_t seg_start_ns;
+	/* the compute segment running (in_seg), at rate seg_rate of full
+	 * speed since seg_mark_ns, with seg_left_ns of full-speed work left
+	 * then; seg_ev its end event (rescheduled when the rate changes) */
+	bool in_seg;
+	double seg_rate, seg_left_ns;
+	int64_t seg_mark_ns;
+	uint64_t seg_ev;
 	double busy_s, tp_s, gemm_s;
 	int64_t last_end_ns;
 	int *last_bwd;		/* per chunk: index of its last backward op */
+	int last_pass;		/* index of the stage's last pass */
 	int pending_ready;	/* bucket events not yet fired */
 	bool finished;
 	struct stream st[N_STREAMS];
@@ -62,7 +72,7 @@ struct des {
 	struct stage *stages;
 	uint8_t *fwd_ready, *bwd_ready;	/* [V * m] */
 	int **groups;		/* [pp*tp] -> dp GPU indices */
-	int k_seg, k_arrive, k_sent, k_bucket, k_comm, k_opt;
+	int k_seg, k_arrive, k_sent, k_xfer, k_bucket, k_comm, k_opt;
 	bool free_comm;		/* no DP collectives cost anything */
 	int64_t p2p_ns;
 	int stages_left;
@@ -127,6 +137,49 @@ static int push_bucket(struct stream *s, enum coll_op op, double bytes)
 
 static int stream_kick(struct des *d, int k, int which, struct err *e);
 
+/*
+ * A DP collective running beside the compute holds comm_sm_frac of the
+ * SMs (one thread block per NCCL channel, resident for the whole
+ * collective; a Hopper/Ampere GEMM block fills an SM's registers, so the
+ * two do not share one): the segment's GEMM share runs on the SMs left,
+ * 1 / (1 - f) slower, its memory-bound share as fast (a few SMs saturate
+ * HBM).  The rate of the stage's segment, as a fraction of full speed.
+ */
+static double seg_rate(const struct des *d, int k)
+{
+	const struct stage *st = &d->stages[k];
+	double f = d->p->comm_sm_frac;
+
+	if (d->free_comm || f <= 0 || f >= 1 || st->next >= st->n_ops ||
+	    (st->st[STREAM_GRAD].in_flight == 0 && st->st[STREAM_GATHER].in_flight == 0))
+		return 1;
+	const struct mg_op *op = &st->ops[st->next];
+	int vs = op->chunk * d->p->pp + k;
+	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
+	double all = op->bwd ? d->p->bwd_s[vs] : d->p->fwd_s[vs];
+	double g = gm && all > 0 ? fmin(1, gm[vs] / all) : 0;
+	return 1 / (1 + g * f / (1 - f));
+}
+
+/* The stage's collectives started or ended: carry its running segment on
+ * at the new rate. */
+static void rate_changed(struct des *d, int k)
+{
+	struct stage *st = &d->stages[k];
+
+	if (!st->in_seg)
+		return;
+	double r = seg_rate(d, k);
+	if (r == st->seg_rate)
+		return;
+	int64_t now = ev_now(d->sim);
+	st->seg_left_ns = fmax(0, st->seg_left_ns - (double)(now - st->seg_mark_ns) * st->seg_rate);
+	st->seg_mark_ns = now;
+	st->seg_rate = r;
+	ev_cancel(d->sim, st->seg_ev);
+	st->seg_ev = ev_after(d->sim, llround(st->seg_left_ns / r), d->k_seg, (uint64_t)k);
+}
+
 /* ZeRO-3 prefetch: the last gather that may run now -- the one the compute
  * needs next plus as many as fit the prefetch size (at least one ahead). */
 static int gather_limit(const struct des *d, int k, double bytes)
@@ -154,10 +207,12 @@ static int collective_done(struct des *d, int k, int which, struct err *e)
 		st->gathers_done++;
 		if (stream_kick(d, k, which, e) < 0)
 			return -1;
+		rate_changed(d, k);
 		return try_start(d, k, e);
 	}
 	if (stream_kick(d, k, which, e) < 0)
 		return -1;
+	rate_changed(d, k);
 	return check_finished(d, k, e);
 }
 
@@ -233,6 +288,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
 				return -1;
 		}
+		rate_changed(d, k);
 		return 0;
 	}
 	double t;
@@ -240,6 +296,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		return -1;
 	s->in_flight = 1;
 	ev_after(d->sim, to_ns(t), d->k_comm, tag);
+	rate_changed(d, k);
 	return 0;
 }
 
@@ -308,13 +365,38 @@ static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 		return grads_from_op(d, k, vs, now, dur, e);
 	if (d->p->overlap_grad_reduce)
 		return st->last_bwd[op->chunk] == i ? grads_from_op(d, k, vs, now, dur, e) : 0;
-	if (i != st->n_ops - 1)
+	if (i != st->last_pass)
 		return 0;
 	/* one collective over the contiguous gradient buffer (Megatron's local
 	 * DDP without overlap) */
 	ev_at(d->sim, now + dur, d->k_bucket,
 	      evkey_pack(&key_stage, (int64_t[]){ k, d->V }));
 	st->pending_ready++;
+	return 0;
+}
+
+/* DeepSpeed's blocking send/recv: stage k waits at one side of a transfer
+ * until its neighbour reaches the other side (same microbatch), then both
+ * are held for the transfer. */
+static int rendezvous(struct des *d, int k, struct err *e)
+{
+	static const uint8_t other[] = { MG_PASS, MG_RECV_ACT, MG_SEND_ACT,
+					 MG_RECV_GRAD, MG_SEND_GRAD };
+	const struct mg_op *op = &d->stages[k].ops[d->stages[k].next];
+	int peer = op->comm == MG_SEND_ACT || op->comm == MG_RECV_GRAD ? k + 1 : k - 1;
+
+	if (peer < 0 || peer >= d->p->pp)
+		return err_set(e, ERR_RUN, "step: stage %d exchanges with no stage %d",
+			       k, peer);
+	struct stage *ps = &d->stages[peer];
+	if (ps->busy || ps->next >= ps->n_ops)
+		return 0;
+	const struct mg_op *q = &ps->ops[ps->next];
+	if (q->comm != other[op->comm] || q->mb != op->mb)
+		return 0;	/* the neighbour is not there yet */
+	d->stages[k].busy = ps->busy = true;
+	ev_after(d->sim, d->p2p_ns, d->k_xfer, (uint64_t)k);
+	ev_after(d->sim, d->p2p_ns, d->k_xfer, (uint64_t)peer);
 	return 0;
 }
 
@@ -326,8 +408,10 @@ static int try_start(struct des *d, int k, struct err *e)
 	if (st->busy || st->next >= st->n_ops)
 		return 0;
 	struct mg_op *op = &st->ops[st->next];
+	if (op->comm != MG_PASS)
+		return rendezvous(d, k, e);
 	int vs = op->chunk * pp + k;
-	if (st->seg == 0) {
+	if (st->seg == 0 && !d->p->ds_schedule) {	/* DeepSpeed's received it */
 		if (!op->bwd && vs > 0 && !d->fwd_ready[vs * m + op->mb])
 			return 0;
 		if (op->bwd && vs < d->V - 1 && !d->bwd_ready[vs * m + op->mb])
@@ -339,12 +423,16 @@ static int try_start(struct des *d, int k, struct err *e)
 			return 0;	/* its weights are still being gathered */
 	}
 	int nseg = segments(d, vs);
-	int64_t dur = to_ns(op_s(d, op, vs) / nseg);
 	st->busy = true;
 	st->seg_start_ns = ev_now(d->sim);
 	if (st->seg == 0 && release_grads(d, k, st->next, vs, e) < 0)
 		return -1;
-	ev_after(d->sim, dur, d->k_seg, (uint64_t)k);
+	st->in_seg = true;
+	st->seg_left_ns = op_s(d, op, vs) / nseg * 1e9;
+	st->seg_mark_ns = st->seg_start_ns;
+	st->seg_rate = seg_rate(d, k);
+	st->seg_ev = ev_after(d->sim, llround(st->seg_left_ns / st->seg_rate), d->k_seg,
+			      (uint64_t)k);
 	return 0;
 }
 
@@ -367,6 +455,7 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
 
 	st->busy = false;
+	st->in_seg = false;
 	st->busy_s += (double)(ev_now(sim) - st->seg_start_ns) / 1e9;
 	st->tp_s += tp ? tp[vs] * frac : 0;
 	st->gemm_s += gm ? gm[vs] * frac : 0;
@@ -386,7 +475,8 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 		return try_start(d, k, e);
 	}
 	st->seg = 0;
-	bool sends = op->bwd ? vs > 0 : vs < d->V - 1;
+	/* DeepSpeed's schedule sends in commands of its own */
+	bool sends = !d->p->ds_schedule && (op->bwd ? vs > 0 : vs < d->V - 1);
 	if (sends)
 		arrive_after(d, op->bwd, op->bwd ? vs - 1 : vs + 1, op->mb);
 	st->next++;
@@ -406,17 +496,30 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	return check_finished(d, k, e);
 }
 
-static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+/* Stage k is free again after a blocking send (sent) or an exchange
+ * (xfer, which also completes its command). */
+static int resume(struct des *d, int k, bool next_op, struct err *e)
 {
-	struct des *d = ctx;
-	int k = (int)ev->arg;
 	struct stage *st = &d->stages[k];
 
-	(void)sim;
 	st->busy = false;
+	if (next_op)
+		st->next++;
 	if (try_start(d, k, e) < 0)
 		return -1;
 	return check_finished(d, k, e);
+}
+
+static int on_sent(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	(void)sim;
+	return resume(ctx, (int)ev->arg, false, e);
+}
+
+static int on_xfer(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
+{
+	(void)sim;
+	return resume(ctx, (int)ev->arg, true, e);
 }
 
 static int on_arrive(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
@@ -568,6 +671,7 @@ static int des_setup(struct des *d, struct err *e)
 	d->k_seg = ev_kind(d->sim, "step_segment_done", on_seg, d);
 	d->k_arrive = ev_kind(d->sim, "step_p2p_arrive", on_arrive, d);
 	d->k_sent = ev_kind(d->sim, "step_p2p_sent", on_sent, d);
+	d->k_xfer = ev_kind(d->sim, "step_p2p_exchanged", on_xfer, d);
 	d->k_bucket = ev_kind(d->sim, "step_grad_bucket", on_bucket, d);
 	d->k_comm = ev_kind(d->sim, "step_collective_done", on_comm, d);
 	d->k_opt = ev_kind(d->sim, "step_optimizer_done", on_opt, d);
@@ -575,14 +679,20 @@ static int des_setup(struct des *d, struct err *e)
 	d->stages_left = pp;
 	for (int k = 0; k < pp; k++) {
 		struct stage *st = &d->stages[k];
-		st->ops = malloc((size_t)2 * m * v * sizeof *st->ops);
+		size_t room = p->ds_schedule ? (size_t)DS_OPS_MAX(pp, m) : (size_t)2 * m * v;
+		st->ops = malloc(room * sizeof *st->ops);
 		st->last_bwd = malloc((size_t)v * sizeof *st->last_bwd);
 		if (!st->ops || !st->last_bwd)
 			return err_set(e, ERR_RUN, "step: out of memory");
-		st->n_ops = mg_schedule(pp, v, m, k, st->ops);
-		for (int i = 0; i < st->n_ops; i++)
+		st->n_ops = p->ds_schedule ? ds_schedule(pp, m, k, st->ops) :
+			    mg_schedule(pp, v, m, k, st->ops);
+		for (int i = 0; i < st->n_ops; i++) {
+			if (st->ops[i].comm != MG_PASS)
+				continue;
+			st->last_pass = i;
 			if (st->ops[i].bwd)
 				st->last_bwd[st->ops[i].chunk] = i;
+		}
 		if (p->dp_mode == STEP_DP_ZERO3 && p->dp > 1 && plan_gathers(d, k, e) < 0)
 			return -1;
 	}
@@ -687,6 +797,8 @@ int step_run(const struct step_plan *p, struct step_result *out, struct err *e)
 
 	if (p->pp < 1 || p->v < 1 || p->microbatches < 1 || p->tp < 1 || p->dp < 1)
 		return err_set(e, ERR_USAGE, "step: empty plan");
+	if (p->ds_schedule && p->v != 1)
+		return err_set(e, ERR_USAGE, "step: DeepSpeed's schedule has no virtual stages");
 	if (des_run(p, out, &wait, e) < 0)
 		return -1;
 	/* The same pipeline with free p2p and no data parallelism: its idle

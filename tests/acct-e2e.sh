@@ -5,7 +5,7 @@
 cd "$SRCDIR" || exit 1
 . tests/tap.sh
 . tests/outputs.sh
-plan 14
+plan 18
 
 "$TRAINSIM" -q --json -o "$tmp/f.h5" scenarios/finops-h100.cfg >"$tmp/f.json" 2>"$tmp/err"
 ok $? "finops-h100.cfg runs"
@@ -53,6 +53,23 @@ ok_near "$(calc "$(get carbon_kg "$tmp/fr.json") / $(get energy_kwh "$tmp/fr.jso
 	"carbon / energy = 56 g/kWh in region fr"
 ok_near "$(calc "$(get energy_kwh "$tmp/fr.json") / $(get it_energy_kwh "$tmp/fr.json")")" 1.2 1e-9 \
 	"facility / IT energy = PUE 1.2 in region fr"
+# The presets completed for issue 14 give all three figures (owned, so the
+# price is read): grid, PUE and price as regions.cfg cites them (mlco2/impact
+# eGRID rows, Uptime 2023's 1.58, EIA 2023 industrial, Hydro-Quebec LG).
+for r in "us_washington 297.6 0.0635" "us_texas 460.4 0.0660" \
+	"us_california 240.6 0.1864" "ca_quebec 20.0 0.0403"; do
+	set -- $r
+	"$TRAINSIM" -q --json -o "$tmp/$1.h5" -s "region=\"$1\"" -s 'carbon.grid_trace=""' \
+		-s 'cost.mode="owned"' -s 'cost.electricity_trace=""' \
+		scenarios/finops-h100.cfg >"$tmp/$1.json" &&
+		near "$(calc "$(get carbon_kg "$tmp/$1.json") / $(get energy_kwh "$tmp/$1.json")")" \
+			"$(calc "$2 / 1000")" 1e-9 &&
+		near "$(calc "$(get energy_kwh "$tmp/$1.json") / $(get it_energy_kwh "$tmp/$1.json")")" \
+			1.58 1e-9 &&
+		near "$(calc "$(get cost_electricity_usd "$tmp/$1.json") / $(get energy_kwh "$tmp/$1.json")")" \
+			"$3" 1e-9
+	ok $? "region $1: $2 g/kWh, PUE 1.58, \$$3/kWh from the preset alone"
+done
 # Owned mode: no instance billing, electricity and amortisation instead.
 "$TRAINSIM" -q --json -o "$tmp/o.h5" -s 'cost.mode="owned"' -s cost.owned.server_usd=250000 \
 	scenarios/finops-h100.cfg >"$tmp/o.json"

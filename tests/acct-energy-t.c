@@ -215,8 +215,36 @@ static void test_breakdown(void)
 	fixture_close(&f);
 }
 
+/* Hot spares (failures.spares) of an owned cluster are its nodes, powered
+ * and idle: 2 spares beside 4 training nodes add 2 x (8 x 50 W + 729 W)
+ * / 0.95 = 2,376.8 W of IT power; in the cloud they are the provider's. */
+static void test_spares(void)
+{
+	const char *own[] = { "cost.mode=\"owned\"" };
+	struct fixture f;
+	struct activity act = held(4, 32);
+	double spare_w = 2 * (8 * IDLE_W + HOST_IDLE_W) / PSU_EFF;
+
+	act.spare_nodes = 2;
+	if (fixture_open(&f, "power.cfg", own, 1) < 0)
+		return;
+	acct_set_activity(f.a, 0, &act);
+	acct_advance(f.a, 3600 * S);
+	tap_near(acct_totals(f.a)->it_energy_j, (it_power_w(4, 32) + spare_w) * 3600, 1e-12,
+		 "owned: an hour of 4 training nodes and 2 idle spares (+2,376.8 W)");
+	fixture_close(&f);
+	if (fixture_open(&f, "power.cfg", NULL, 0) < 0)
+		return;
+	acct_set_activity(f.a, 0, &act);
+	acct_advance(f.a, 3600 * S);
+	tap_near(acct_totals(f.a)->it_energy_j, it_power_w(4, 32) * 3600, 1e-12,
+		 "cloud: the provider's spares draw nothing of the job's");
+	fixture_close(&f);
+}
+
 int main(void)
 {
+	test_spares();
 	test_breakdown();
 	test_market();
 	test_integral();

@@ -33,8 +33,8 @@ ok_eq "$got" "NA:350:0.7778,5:350:0.9722" "collect: the swept setting is a colum
 PLOT_W=640 PLOT_H=420 "$SRCDIR/plots/plot-cluster" -o "$tmp/p" "$tmp/a.h5" >/dev/null 2>"$tmp/err"
 ok $? "plot-cluster exits 0"
 n=0
-for k in load wait cost; do [ -s "$tmp/p/a-$k.png" ] && [ -s "$tmp/p/a-$k.svg" ] && n=$((n + 1)); done
-ok_eq "$n" 3 "load, wait and cost pictures, PNG and SVG"
+for k in load wait cost fabric; do [ -s "$tmp/p/a-$k.png" ] && [ -s "$tmp/p/a-$k.svg" ] && n=$((n + 1)); done
+ok_eq "$n" 4 "load, wait, cost and fabric pictures, PNG and SVG"
 # The wait CDF names the one class (trace) and the cost bars the 3 users.
 grep -q '>trace<' "$tmp/p/a-wait.svg" && grep -q '>user3<' "$tmp/p/a-cost.svg"
 ok $? "the wait CDF names its class, the cost picture its teams"

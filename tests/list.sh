@@ -28,8 +28,8 @@ ok_eq "$(row storage fsx_lustre_100tib | cut -d'|' -f1-6)" "fsx_lustre_100tib|12
 ok_eq "$(field storage host_memory 4)" "-" "host_memory: no cap given prints -, not the schema default"
 ok_eq "$(row instances p5_48xlarge | cut -d'|' -f1-6)" "p5_48xlarge|8|h100_sxm|98.32|52.11|39.33" \
 	"p5_48xlarge: on-demand 98.32, reserved 52.11, capacity block 39.33 USD/h"
-ok_eq "$(row regions us_washington | cut -d'|' -f1-4)" "us_washington|-|1.58|0.0635" \
-	"us_washington: no grid figure (-), PUE 1.58, 0.0635 USD/kWh"
+ok_eq "$(row regions se | cut -d'|' -f1-4)" "se|40.7|1.58|-" \
+	"se: 40.7 g/kWh, PUE 1.58, no price figure (-)"
 missing=0
 for k in gpus links nodes storage instances regions; do
 	"$TRAINSIM" list "$k" >"$tmp/$k" || { diag "list $k failed"; missing=$((missing + 1)); }

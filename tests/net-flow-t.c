@@ -332,9 +332,38 @@ static void same_instant(void)
 	flow_sys_free(order_fs);
 }
 
+/* Standing flows cancelled (trainsim cluster's jobs ending): two flows
+ * on one 10 B/s link get 5 each; cancelling one gives the other the
+ * whole link, and the solve re-rates just it (a flow on a second link,
+ * untouched, keeps its rate and is not re-rated). */
+static void cancelled(void)
+{
+	static const double cap[2] = { 10, 4 };
+	struct flow_sys *fs = fresh(2, cap, 0);
+	const int32_t p0[1] = { 0 }, p1[1] = { 1 };
+	const int32_t *ids;
+	int32_t a = add(fs, p0, 1, 1e30, 0, 1, 0);
+	int32_t b = add(fs, p0, 1, 1e30, 0, 2, 0);
+	int32_t c = add(fs, p1, 1, 1e30, 0, 3, 0);
+
+	flow_solve(fs, 0);
+	tap_ok(flow_rate_Bps(fs, a) == 5 && flow_rate_Bps(fs, b) == 5,
+	       "two flows on a 10 B/s link: 5 each");
+	flow_cancel(fs, a);
+	flow_solve(fs, 0);
+	int32_t n = flow_solved(fs, &ids);
+	tap_ok(flow_rate_Bps(fs, b) == 10 && flow_count(fs) == 2,
+	       "one cancelled: the other takes all 10 B/s, 2 flows left");
+	tap_ok(n == 1 && ids[0] == b && flow_owner(fs, ids[0]) == 2 &&
+	       flow_rate_Bps(fs, c) == 4,
+	       "the solve re-rated only the cancelled flow's neighbour (owner 2); "
+	       "the flow elsewhere keeps 4 B/s");
+	flow_sys_free(fs);
+}
+
 int main(void)
 {
-	tap_plan(32);
+	tap_plan(35);
 	max_min_rates();
 	ceilings();
 	timing();
@@ -343,5 +372,6 @@ int main(void)
 	grown();
 	links_that_cannot_fill();
 	same_instant();
+	cancelled();
 	return tap_done();
 }

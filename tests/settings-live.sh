@@ -68,6 +68,8 @@ model.moe.capacity_factor|T|MOE|1|
 model.moe.imbalance|T|MOE|2|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 training.efficiency|T|FORM||
+training.host_us_per_kernel|T||5000|
+training.adam_foreach|T|-s 'training.stack="pytorch_eager"'||
 power.gpu_busy_fraction|T|FORM||
 gpus.*.peak_bf16_tflops|T|FORM|400|
 gpus.*.peak_fp8_tflops|T|H100|1500|gpus.h100_sxm.peak_fp8_tflops
@@ -137,6 +139,11 @@ storage_types.*.latency_s|T|STO|5|
 storage.tiers.*.usd_per_gb_month|T|TIER|0.1|
 storage.tiers.*.w_per_tb|T|TIER|50|
 storage.tiers.*.retain|T|TIER|1|
+storage.tiers.*.usd_per_gb_written|T|TIER||
+storage_types.*.usd_per_gb_month|T|STO||
+storage_types.*.usd_per_gb_written|T|STO||
+training.checkpoint.keep|T|STO -s storage_types.t.usd_per_gb_month=1||
+training.checkpoint.minimize|T|STO -s cost.gpu_hour_usd=3.6 -s storage_types.t.usd_per_gb_written=1 -s 'training.checkpoint.policy="young"'||
 cost.billing_increment_s|T||3600|
 cost.billing_minimum_s|T||7200|
 cost.owned.server_usd|T|OWN||
@@ -157,6 +164,7 @@ pools.*.spot_zone|F||"us-east-1b"|
 instances.*.gpu|F||"a100_80gb"|
 instances.*.gpus|F||4|
 instances.*.regions|F||"us_oregon"|
+instances.*.capacity_block_regions|F|-s 'pools.base.class="capacity_block"'|"us_oregon"|
 regions.*.grid_g_per_kwh|F|-s 'carbon.grid_trace=""'|500|
 regions.*.pue|F||1.3|
 regions.*.electricity_usd_per_kwh|F|-s 'cost.mode="owned"' -s 'cost.electricity_trace=""'|0.2|

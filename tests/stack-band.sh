@@ -4,9 +4,13 @@
 #   - a stack only sets defaults: megatron_core equals megatron_lm_2021 with
 #     its options written out (flash, gradient-accumulation fusion,
 #     distributed optimizer, sequence parallelism, TP, p2p and weight-
-#     gather overlap),
-#     deepspeed_zero equals pytorch_eager at ZeRO stage 1 with whole-
-#     activation p2p, to the last digit;
+#     gather overlap, fp32 gradient reduction),
+#     deepspeed_zero is pytorch_eager at ZeRO stage 1 with whole-
+#     activation p2p but for the AMP loop's passes (models/eager.h: fp32
+#     .grad accumulation per weight tensor, foreach AdamW and clipping over
+#     the ZeRO shard), which make pytorch_eager slower by less than 1% here
+#     (by hand: ~1.7 ms of 0.82 s, most of it the per-tensor launches of the
+#     .grad adds, 16 microbatches x 6 layers x 3 more launches of 4 us);
 #   - eager kernels (pytorch_eager) are slower than Megatron's fused ones;
 #   - bands: A100 (5%, gpus.cfg) and megatron_lm_2021 (5%, stack.c) give
 #     hypot(0.05, 0.21) = 0.215870; iteration_time_s_lo/hi = t (1 -+ band);
@@ -44,15 +48,17 @@ near() {	# GOT WANT: within 1e-9 relative
 run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
 	-s parallel.grad_accum_fusion=true -s parallel.distributed_optimizer=true \
 	-s parallel.sequence_parallel=true -s parallel.tp_comm_overlap=true \
-	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true
+	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true \
+	-s parallel.grad_reduce_fp32=true
 run mcore -s training.stack=megatron_core
 check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
 	"megatron_core = megatron_lm_2021 with its options written out"
 run ds -s training.stack=deepspeed_zero
 run eager1 -s training.stack=pytorch_eager -s parallel.zero_stage=1 \
 	-s parallel.p2p_scatter_gather=false
-check "$(same "$(json iteration_time_s "$tmp/ds.json")" "$(json iteration_time_s "$tmp/eager1.json")")" \
-	"deepspeed_zero = pytorch_eager at ZeRO stage 1"
+check "$(awk -v e="$(json iteration_time_s "$tmp/eager1.json")" -v d="$(json iteration_time_s "$tmp/ds.json")" \
+	'BEGIN { print (e > d && e < 1.01 * d) ? 1 : 0 }')" \
+	"pytorch_eager at ZeRO stage 1 = deepspeed_zero + the AMP loop's passes (< 1%)"
 run eager -s training.stack=pytorch_eager -s parallel.overlap_grad_reduce=true
 run fused
 t=$(json iteration_time_s "$tmp/fused.json")

@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(15);
+	tap_plan(20);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -78,8 +78,9 @@ int main(void)
 	cmp_layer_fwd(&g, &sh, &fused);
 	sh.fused = false;
 	cmp_layer_fwd(&g, &sh, &c);
-	tap_ok(c.time_s > fused.time_s && c.kernels == fused.kernels + 2,
-	       "eager forward: two more kernels (scale, mask) and slower");
+	tap_ok(c.time_s > fused.time_s && c.kernels == fused.kernels + 4,
+	       "eager forward: four more kernels (scale, mask, the add after each "
+	       "dropout) and slower");
 	sh.fused = true;
 	sh.flash = true;
 	cmp_attn_recompute(&g, &sh, &c);
@@ -105,5 +106,34 @@ int main(void)
 	cmp_logits_bwd(&g, &sh, &mg);
 	tap_near(mg.time_s - eager.time_s, logits * 8 / (1e12 * 0.5) + 5e-6, 1e-12,
 		 "Megatron's cross-entropy backward: 14 bytes per logit in two kernels");
+	/* the per-iteration gradient kernels on 1e9 local parameters, 1e8 of
+	 * them stepped (the distributed optimizer's shard): the norm reads their 4-byte
+	 * gradients: 0.4 GB; Megatron's buffer is zeroed (4 GB written) and
+	 * scaled by 1/dp (8 GB read and written), each at the toy's copy rate
+	 * of 0.5 TB/s with a 5 us launch: 0.8 + 8 + 16 ms + 15 us */
+	tap_near(cmp_grad_buffer_s(&g, 1e9, 1e8, 8, true), 24.8e-3 + 15e-6, 1e-12,
+		 "Megatron's grad buffer: norm, zero_(), *= 1/dp");
+	/* without Megatron's buffer (ZeRO, eager) or one replica (no
+	 * scaling): the norm alone; the zeroing alone */
+	tap_near(cmp_grad_buffer_s(&g, 1e9, 1e8, 8, false) +
+		 cmp_grad_buffer_s(&g, 1e9, 1e9, 1, true), 0.8e-3 + 5e-6 + 8e-3 + 8e-3 + 10e-6,
+		 1e-12, "the norm alone without the buffer; no scaling with one replica");
+	/* Transformer Engine's split GEMMs: backward, the row-parallel
+	 * GEMMs' data gradients [1024 x 1024 x 4096] (h 4096 over tp 4, f
+	 * 4096) in tp = 4 chunks, three at once.  Whole: 32 tiles of 128 x
+	 * 256 = 8 waves of w, plus the 2 us launch; chunks: 3 x 8 tiles = 6
+	 * waves, twice (4/3 of it): 4/3 (6 w + 2 us) - (8 w + 2 us) = 2/3 us
+	 * each, the third launch; 3 more kernels each */
+	struct cmp_shape ub = { .b = 1, .s = 1024, .h = 4096, .a = 32, .V = 51200, .tp = 4,
+				.sp = true, .flash = true, .fused = true, .f = 4096 };
+	cmp_ub_splits(&g, &ub, true, &c);
+	tap_near(c.time_s, 2 * 2e-6 / 3, 1e-9, "split data gradients: a third launch each");
+	tap_ok(c.kernels == 6 && c.flops == 0, "split GEMMs: 3 more kernels each, no FLOPs");
+	/* attention dropout inside the flash kernel: 0.614 / 0.594 ms on an
+	 * H200 (NVIDIA/TransformerEngine#3312), rounded to 3.4% longer */
+	double plain = cmp_attn_core_s(&g, &ub, true);
+	ub.dropout = true;
+	tap_near(cmp_attn_core_s(&g, &ub, true), 1.034 * plain, 1e-12,
+		 "flash attention with dropout: 3.4 percent longer");
 	return tap_done();
 }

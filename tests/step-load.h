@@ -21,6 +21,7 @@
 #include "models/layout.h"
 #include "models/parallel.h"
 #include "models/step.h"
+#include "models/straggler.h"
 #include "models/transformer.h"
 #include "topologies/net.h"
 
@@ -44,6 +45,7 @@ static inline struct cfg_schema *step_schema_new(void)
 		cfg_schema_add(s, gpu_settings);
 		cfg_schema_add(s, node_settings);	/* the catalogs come together */
 		cfg_schema_add(s, par_settings);
+		cfg_schema_add(s, strag_settings);
 		cfg_schema_add(s, net_settings);
 	}
 	return s;

@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(42);
+	tap_plan(51);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -158,6 +158,29 @@ int main(void)
 	tap_near(r.iteration_s, 10.5e-3, 1e-12, "blocking p2p: 3t_f + 3t_b + 3p");
 	tap_near(r.compute_s, 6e-3, 1e-12, "blocking p2p is not compute");
 	sums_to_total(&r, "blocking p2p: the breakdown sums");
+	/* DeepSpeed's TrainSchedule (models/deepspeed.h), same plan.  Stage
+	 * 0 runs F1 SendAct1 F2 RecvGrad1 SendAct2 B1 RecvGrad2 B2, stage 1
+	 * RecvAct1 F1 B1 SendGrad1 RecvAct2 F2 B2 SendGrad2 (schedule.py's
+	 * steps 0-5), each transfer a rendezvous of both stages then p:
+	 * SendAct1 at t_f, stage 1's F1 B1 from t_f + p, RecvGrad1 at 2t_f
+	 * + t_b + p, SendAct2 after it, F2 B2 on stage 1 from 2t_f + t_b +
+	 * 3p, RecvGrad2 at 3t_f + 2t_b + 3p, stage 0's B2 ends at 3t_f + 3t_b
+	 * + 4p = 11 ms: each transfer waits for the next step, one p more
+	 * than Megatron's blocking 1F1B.  Without transfers, 9 ms = (m + p -
+	 * 1)(t_f + t_b), 1F1B's. */
+	plan(&p, 2, 1, 2, 1e-3, 2e-3);
+	p.ds_schedule = true;
+	tap_ok(step_run(&p, &r, &e) == 0, "DeepSpeed's schedule runs (%s)", e.msg);
+	tap_near(r.iteration_s, 9e-3, 1e-12, "DeepSpeed, free p2p: (m + p - 1)(t_f + t_b)");
+	p.p2p_s = 0.5e-3;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 11e-3, 1e-12, "DeepSpeed, p2p 0.5 ms: 3t_f + 3t_b + 4p");
+	tap_near(r.pp_exposed_s, 2e-3, 1e-12, "DeepSpeed: the 4p of transfers are exposed p2p");
+	plan(&p, 4, 1, 8, 1e-3, 2e-3);
+	p.ds_schedule = true;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 33e-3, 1e-12, "DeepSpeed p = 4, m = 8, free p2p: 1F1B's 33 ms");
+	tap_near(r.bubble_s / r.compute_s, 3.0 / 8, 1e-12, "DeepSpeed bubble (p-1)/m = 3/8");
 
 	/* optimizer step after everything */
 	plan(&p, 2, 1, 4, 1e-3, 2e-3);
@@ -214,6 +237,25 @@ int main(void)
 	p.contention = false;	/* timed alone: the same here */
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 12.5e-3, 1e-12, "alone timing agrees without contention");
+	/* a collective beside the compute holds a quarter of the SMs: a pass
+	 * of GEMMs alone runs at 3/4 speed while it is in flight.  Two 1 MB
+	 * buckets ready at 11 and 12 ms reduce back to back 11-13 ms; the
+	 * last backward (10-12 ms at full speed) does 1 ms by 11, then 3/4
+	 * ms per ms: its last 0.25 ms of work ends at 12 + 1/3 ms.  The
+	 * iteration still ends with the second bucket, 13 ms. */
+	double gemm_f[1] = { 1e-3 }, gemm_b[1] = { 2e-3 };
+	p.fwd_gemm_s = gemm_f;
+	p.bwd_gemm_s = gemm_b;
+	p.bucket_bytes = 1e6;
+	step_run(&p, &r, &e);
+	tap_near(r.compute_s, 12e-3, 1e-12, "no SMs taken: 12 ms of compute");
+	p.comm_sm_frac = 0.25;
+	step_run(&p, &r, &e);
+	tap_near(r.compute_s, 12e-3 + 1e-3 / 3, 1e-7, "a quarter of the SMs taken for 1.33 ms: +1/3 ms");
+	tap_near(r.iteration_s, 13e-3, 1e-9, "the iteration still ends with the last bucket");
+	p.comm_sm_frac = 0;
+	p.fwd_gemm_s = p.bwd_gemm_s = NULL;
+	p.bucket_bytes = 0.5e6;
 	/* gradients reduced in 4 bytes (PyTorch AMP's fp32 gradients): the
 	 * all-reduce without overlap moves 4 MB, 4 ms: 16 ms; still 2 Psi */
 	p.overlap_grad_reduce = false;

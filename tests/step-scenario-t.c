@@ -91,6 +91,7 @@ int main(void)
 	cfg_schema_add(s, gpu_settings);
 	cfg_schema_add(s, node_settings);
 	cfg_schema_add(s, par_settings);
+	cfg_schema_add(s, strag_settings);
 	tap_plan(14);
 
 	if (!tap_ok(load(s, "recompute = \"full\";", NULL, &x, &e) == 0, "row 1 loads (%s)", e.msg)) {

@@ -40,7 +40,7 @@ int main(void)
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	tap_plan(38);
+	tap_plan(40);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -258,6 +258,65 @@ int main(void)
 	       "... rings only: symmetric and apart (rails i and i+4 per rank)");
 	tap_ok(ring[3].rails_symmetric && ring[3].all_disjoint,
 	       "16,384 GPUs on radix 64, rings only: symmetric and apart");
+	/* Transformer Engine's pipelined reduce-scatters (TE v1.8
+	 * split_overlap_rs) leave their last chunk's share, 1/4, exposed:
+	 * the Megatron-Core 32B row on one node (TP 8, DP 1, 4 microbatches
+	 * of 4096 tokens, 48 layers), whose GEMMs hide the rest of its TP
+	 * time, exposes per microbatch 48 x 2 x RS/4 (projection and MLP
+	 * output) plus the embedding's and the logits' all-reduces, RS and
+	 * AR of one [4096, 7168] bf16 activation among GPUs 0-7 on its net */
+	{
+		const char *ov[] = { "cluster.gpus=8", "parallel.global_batch=4" };
+		int ok = run(s, "scenarios/validation/mcore-weak-32b.cfg", ov, 2, &k, &e) == 0;
+		struct net *net = ok ? net_build(k.cfg.net, &e) : NULL;
+		double want = -1;
+		if (net) {
+			int tp[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+			double S = 2.0 * 4096 * 7168;
+			struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, tp, 8, S, 0 };
+			struct coll ar = { COLL_ALL_REDUCE, COLL_AUTO, tp, 8, S, 0 };
+			want = 4 * (48 * 2 * net_coll_time_s(net, &rs, &e) / 4 +
+				    2 * net_coll_time_s(net, &ar, &e));
+		}
+		tap_near(k.r.tp_exposed_s, want, 1e-9,
+			 "TP overlap: 1/4 of each pipelined reduce-scatter exposed");
+		net_free(net);
+		step_job_free(&k);
+	}
+	/* NCCL's channels for a DP collective (2 per GPU the group has on a
+	 * node, NCCL 2.21's ring search doubled): the Megatron-Core rows on
+	 * 8-GPU nodes, TP 1 (8 per node: 16), TP 2 (4: 8), TP 4 (2: 4),
+	 * TP 8 (1: 2) */
+	{
+		const char *rows[4] = { "1.7b", "7.1b", "16b", "32b" };
+		int got[4] = { -1, -1, -1, -1 };
+		for (int i = 0; i < 4; i++) {
+			char rel[128];
+			snprintf(rel, sizeof rel, "scenarios/validation/mcore-weak-%s.cfg", rows[i]);
+			char file[4096];
+			snprintf(file, sizeof file, "%s/%s", tap_srcdir(), rel);
+			struct scenario *sc = sc_load(s, file, NULL, 0, &e);
+			struct tfm m;
+			struct layout L;
+			if (!sc)
+				continue;
+			tfm_from_scenario(sc, &m);
+			struct net_cfg *cfg = layout_from_scenario(sc, &m, &L, &e) == 0 ?
+					      net_cfg_from_scenario(sc, &e) : NULL;
+			struct net *net = cfg ? net_build(cfg, &e) : NULL;
+			int *rg = net ? malloc(sizeof *rg * (size_t)L.gpus) : NULL;
+			for (int r = 0; rg && r < L.gpus; r++)
+				rg[r] = net_rank_gpu(net, r);
+			if (rg)
+				got[i] = step_dp_channels(net, rg, &L);
+			free(rg);
+			net_free(net);
+			net_cfg_free(cfg);
+			sc_free(sc);
+		}
+		tap_ok(got[0] == 16 && got[1] == 8 && got[2] == 4 && got[3] == 2,
+		       "DP collectives' NCCL channels: 16, 8, 4, 2 at TP 1, 2, 4, 8");
+	}
 	cfg_schema_free(s);
 	return tap_done();
 }

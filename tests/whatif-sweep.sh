@@ -7,13 +7,14 @@ cd "$tmp" || exit 1
 export TRAINSIM
 sw=$SRCDIR/scenarios/sweeps
 rows() { echo $(( $(wc -l <"$1") - 1 )); }
-plan 41
+plan 44
 
 # name:runs in the small grid:pictures
 for s in checkpoint-interval:6:sweep-interval cluster-size:6:sweep-groups \
 	 gpu-type:8:sweep-groups region:3:sweep-groups \
 	 zero-vs-megatron:3:sweep-groups network-topology:2:sweep-pareto \
-	 spot-vs-ondemand:9:sweep-groups cluster-reservation:3:sweep-tradeoff; do
+	 spot-vs-ondemand:9:sweep-groups cluster-reservation:3:sweep-tradeoff \
+	 cluster-placement:2:sweep-groups; do
 	name=${s%%:*}; rest=${s#*:}; n=${rest%%:*}; pic=${rest#*:}
 	sh "$sw/$name.sh" --small -j 2 -o "$name" >/dev/null 2>"$name.err"
 	ok $? "$name.sh --small exits 0"

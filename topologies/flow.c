@@ -72,6 +72,7 @@ struct flow_sys {
 	double *bound;			/* the most a link's flows could take */
 	int32_t *unfrozen, *lh_pos, *lh, n_lh;
 	int32_t *comp_l, *comp_f, *capped;
+	int32_t n_solved;		/* comp_f's flows, rated by the last solve */
 	uint8_t *frozen;		/* by flow id: kept apart, it is hot */
 	uint64_t rated;
 };
@@ -568,9 +569,11 @@ void flow_solve(struct flow_sys *fs, int64_t now_ns)
 {
 	int32_t nl, nf;
 
+	fs->n_solved = 0;
 	if (fs->n_dirty == 0)
 		return;
 	collect(fs, &nl, &nf);
+	fs->n_solved = nf;
 	for (int32_t i = 0; i < nl; i++)
 		fs->lh_pos[fs->comp_l[i]] = -1;
 	int32_t nc = 0;
@@ -726,6 +729,25 @@ void flow_grow(struct flow_sys *fs, int32_t id, double bytes)
 	}
 }
 
+void flow_cancel(struct flow_sys *fs, int32_t id)
+{
+	struct flow *f = &fs->f[id];
+
+	if (f->state == FLOW_FREE)
+		return;
+	for (int h = 0; h < f->n; h++) {
+		fs->lf_live[f->path[h]] -= f->w;
+		mark_dirty(fs, f->path[h]);	/* its entries go at the next solve */
+	}
+	f->n = 0;
+	f->rate = 0;
+	f->state = FLOW_FREE;
+	if (fs->hpos[id] >= 0)
+		t_remove(fs, id);
+	fs->free_ids[fs->n_free++] = id;
+	fs->live--;
+}
+
 int flow_path(const struct flow_sys *fs, int32_t id, const int32_t **path)
 {
 	*path = fs->f[id].path;
@@ -739,6 +761,11 @@ void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps)
 	f->max_Bps = max_Bps > 0 ? max_Bps : 0;
 	for (int h = 0; h < f->n; h++)
 		mark_dirty(fs, f->path[h]);
+}
+
+uint64_t flow_owner(const struct flow_sys *fs, int32_t id)
+{
+	return fs->f[id].owner;
 }
 
 double flow_rate_Bps(const struct flow_sys *fs, int32_t id)
@@ -764,6 +791,12 @@ const double *flow_link_bytes(const struct flow_sys *fs)
 const double *flow_tier_bytes(const struct flow_sys *fs)
 {
 	return fs->tier_bytes;
+}
+
+int32_t flow_solved(const struct flow_sys *fs, const int32_t **ids)
+{
+	*ids = fs->comp_f;
+	return fs->n_solved;
 }
 
 uint64_t flow_stat_rated(const struct flow_sys *fs)

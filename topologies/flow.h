@@ -48,6 +48,10 @@ void flow_grow(struct flow_sys *fs, int32_t id, double bytes);
 /* A ceiling on one flow's rate (0: none), as if on a private link; for a
  * grown flow, on each of the flows it stands for. */
 void flow_set_max(struct flow_sys *fs, int32_t id, double max_Bps);
+/* Drop a flow now, sent or not, delivering nothing and counting none of
+ * its bytes (its links are re-solved at the next flow_solve): trainsim
+ * cluster's standing flows, which end with their job. */
+void flow_cancel(struct flow_sys *fs, int32_t id);
 /* The flow's links; returns how many. */
 int flow_path(const struct flow_sys *fs, int32_t id, const int32_t **path);
 void flow_solve(struct flow_sys *fs, int64_t now_ns);
@@ -58,10 +62,14 @@ int flow_advance(struct flow_sys *fs, int64_t now_ns, flow_done_fn done,
 		 void *ctx, struct err *e);
 
 double flow_rate_Bps(const struct flow_sys *fs, int32_t id);
+uint64_t flow_owner(const struct flow_sys *fs, int32_t id);
 size_t flow_count(const struct flow_sys *fs);		/* not yet delivered */
 const int32_t *flow_link_load(const struct flow_sys *fs); /* flows per link */
 const double *flow_link_bytes(const struct flow_sys *fs);
 const double *flow_tier_bytes(const struct flow_sys *fs);
+/* The flows the last flow_solve rated (whose rates may have changed;
+ * every other flow kept its rate); valid until the next solve. */
+int32_t flow_solved(const struct flow_sys *fs, const int32_t **ids);
 /* Work done by solves so far: flows (re)rated, components solved. */
 uint64_t flow_stat_rated(const struct flow_sys *fs);
 size_t flow_sys_bytes(const struct flow_sys *fs);

@@ -54,6 +54,12 @@ struct coll {
  * key is, for net_build(). */
 struct net_cfg;
 struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e);
+/* The same for a network of gpus GPUs of type gpu (a gpus catalog entry)
+ * in nodes of gpus_per_node, whatever cluster.* says (trainsim cluster's
+ * fleet, whose scenario has no cluster group); net_build() blames
+ * size_key for what it would blame on cluster.* settings. */
+struct net_cfg *net_cfg_for_gpus(const struct scenario *sc, const char *gpu, int gpus,
+				 int gpus_per_node, const char *size_key, struct err *e);
 void net_cfg_free(struct net_cfg *c);
 /* What one node's scale-out NICs carry out, bytes/s at NCCL's efficiency
  * (0 without a fabric). */

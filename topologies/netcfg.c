@@ -212,10 +212,9 @@ static void read_collective(const struct scenario *sc, struct net_params *p)
 			(n > 0 ? p->tree_channel_busbw_Bps[n - 1] : 0);
 }
 
-static int read_nvlink(const struct scenario *sc, struct net_params *p,
+static int read_nvlink(const struct scenario *sc, const char *gpu, struct net_params *p,
 		       struct err *e)
 {
-	const char *gpu = sc_str(sc, "cluster.gpu");
 	char key[160];
 
 	snprintf(key, sizeof key, "gpus.%s.nvlink", gpu);
@@ -232,6 +231,7 @@ struct net_cfg {
 	struct net_params p;
 	int *placement;			/* owned; p.placement points here */
 	const struct sc_where *where;	/* for net_new()'s bad_key */
+	const char *size_key;		/* blamed for cluster.*, NULL: those */
 };
 
 void net_cfg_free(struct net_cfg *c)
@@ -251,7 +251,10 @@ double net_cfg_node_out_Bps(const struct net_cfg *c)
 	return p->scale_out.bw_Bps * p->scale_out.efficiency * nics;
 }
 
-struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
+/* The settings for gpus GPUs of type gpu (a gpus catalog entry), in nodes
+ * of gpus_per_node. */
+static struct net_cfg *cfg_read(const struct scenario *sc, const char *gpu, int gpus,
+				int gpus_per_node, struct err *e)
 {
 	struct net_cfg *c = calloc(1, sizeof *c);
 	struct net_params *p;
@@ -263,11 +266,11 @@ struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
 	p = &c->p;
 	c->where = sc_where_of(sc);
 	net_params_default(p);
-	p->gpus = (int)sc_int(sc, "cluster.gpus");
-	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
+	p->gpus = gpus;
+	p->gpus_per_node = gpus_per_node;
 	p->nics_per_node = (int)sc_int(sc, "network.nics_per_node");
 	p->domain_gpus = (int)sc_int(sc, "network.scale_up_domain_gpus");
-	if (read_nvlink(sc, p, e) < 0)
+	if (read_nvlink(sc, gpu, p, e) < 0)
 		goto fail;
 	read_fabric(sc, p);
 	read_collective(sc, p);
@@ -304,6 +307,22 @@ struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
 fail:
 	net_cfg_free(c);
 	return NULL;
+}
+
+struct net_cfg *net_cfg_from_scenario(const struct scenario *sc, struct err *e)
+{
+	return cfg_read(sc, sc_str(sc, "cluster.gpu"), (int)sc_int(sc, "cluster.gpus"),
+			(int)sc_int(sc, "cluster.gpus_per_node"), e);
+}
+
+struct net_cfg *net_cfg_for_gpus(const struct scenario *sc, const char *gpu, int gpus,
+				 int gpus_per_node, const char *size_key, struct err *e)
+{
+	struct net_cfg *c = cfg_read(sc, gpu, gpus, gpus_per_node, e);
+
+	if (c)
+		c->size_key = size_key;
+	return c;
 }
 
 int net_nodes_per_leaf(const struct scenario *sc, int gpus_per_node, const char *key,
@@ -348,6 +367,8 @@ struct net *net_build(const struct net_cfg *c, struct err *e)
 	struct net *net = net_new(&c->p, &bad_key, &why);
 
 	if (net == NULL) {
+		if (bad_key && c->size_key && strncmp(bad_key, "cluster.", 8) == 0)
+			bad_key = c->size_key;	/* the size came from elsewhere */
 		if (why.status == ERR_USAGE && bad_key != NULL)
 			sc_where_error(c->where, e, bad_key, "%s", why.msg);
 		else

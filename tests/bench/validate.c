@@ -22,8 +22,9 @@
  *   ENERGY       whole-run energy against published figures: DIR/energy.tsv,
  *                one row per figure with its scenario (defaults but for the
  *                run as published and the site's PUE), ours counted as the
- *                source counts it (its whole operational energy, or
- *                GPU-hours x a nominal power) and our facility energy_kwh,
+ *                source counts it (its whole operational energy, the GPUs'
+ *                measured energy, or GPU-hours x a nominal power) and our
+ *                facility energy_kwh,
  *                with GPU-hours beside them to tell duration from power.
  *
  * Then the validation residuals per GPU and stack (n, mean and max |error|,
@@ -41,6 +42,7 @@
  *   validation: ran N of R runnable rows, P pending
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +109,7 @@ static double stats_mean_abs(const struct stats *s)
 /* ---- step model on one scenario ---- */
 
 static int row_simulate(const struct cfg_schema *schema, const char *path, struct step_result *r,
-		    struct layout *L_out, struct err *e)
+		    struct layout *L_out, double *band_out, char *stack_out, struct err *e)
 {
 	struct step_job j;
 	int rc = step_job_run(schema, path, overrides, n_overrides, &j, e);
@@ -115,6 +117,11 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 	*r = j.r;
 	if (L_out)
 		*L_out = j.L;
+	/* the band a run of this scenario reports (run_model.c) */
+	if (band_out)
+		*band_out = rc < 0 ? 0 : hypot(j.g.band, j.cfg.par.stack_band);
+	if (stack_out)	/* the stack the scenario runs, whatever its row says */
+		snprintf(stack_out, FIELD, "%s", rc < 0 ? "" : sc_str(j.sc, "training.stack"));
 	step_job_free(&j);
 	return rc;
 }
@@ -161,7 +168,7 @@ static int table1(const struct cfg_schema *schema, const char *dir, struct stats
 		struct err e = { 0 };
 
 		snprintf(path, sizeof path, "%s/megatron-table1-%d.cfg", dir, i + 1);
-		if (row_simulate(schema, path, &r, &L, &e) < 0) {
+		if (row_simulate(schema, path, &r, &L, NULL, NULL, &e) < 0) {
 			fprintf(stderr, "%s: %s\n", path, e.msg);
 			status = 1;
 			continue;
@@ -293,7 +300,7 @@ static int erow_parse(char *line, struct erow *r)
 	r->gpu_hours = atof(f[5]);
 	r->count_w = atof(f[6]);
 	r->count_pue = atof(f[7]);
-	return strcmp(r->counts, "operational") == 0 ||
+	return strcmp(r->counts, "operational") == 0 || strcmp(r->counts, "gpu_measured") == 0 ||
 	       strcmp(r->counts, "gpu_hours_x_w") == 0 ? 0 : -1;
 }
 
@@ -319,16 +326,18 @@ static int energy_row(const struct cfg_schema *schema, const char *dir, const st
 	if (sc && run_simulate(sc, &o, rep, &e) == 0) {
 		double kwh = rep_summary_get(rep, "energy_kwh");
 		double gh = rep_summary_get(rep, "gpu_hours");
-		double same = strcmp(r->counts, "operational") == 0 ? kwh :
-			      gh * r->count_w / 1e3 * r->count_pue;
+		bool conv_row = strcmp(r->counts, "gpu_hours_x_w") == 0;
+		double same = conv_row ? gh * r->count_w / 1e3 * r->count_pue :
+			      strcmp(r->counts, "gpu_measured") == 0 ?
+			      rep_summary_get(rep, "gpu_energy_kwh") : kwh;
 
 		printf("%-20s %10.0f %-14s %10.0f %+6.1f%% %10.0f %+6.1f%% %9.0f %9.0f %+6.1f%%  %s\n",
 		       r->id, r->kwh, r->counts, same, pct(same, r->kwh), kwh, pct(kwh, r->kwh),
 		       r->gpu_hours, gh, pct(gh, r->gpu_hours), r->source);
-		/* a whole-run figure against our whole run; a convention
-		 * (GPU-hours x a power) against ours counted the same way */
-		stats_add(strcmp(r->counts, "operational") == 0 ? whole : conv,
-			  pct(same, r->kwh));
+		/* a whole-run figure (operational, or the GPUs' measured
+		 * energy) against ours; a convention (GPU-hours x a power)
+		 * against ours counted the same way */
+		stats_add(conv_row ? conv : whole, pct(same, r->kwh));
 		status = 0;
 	} else {
 		fprintf(stderr, "%s: %s\n", path, e.msg);
@@ -469,7 +478,9 @@ static int vrows_read(const char *dir, struct vrow *rows, int max)
  *                      + V/2lh): NVIDIA/Megatron-LM core_r0.8.0
  *                      megatron/training/training.py,
  *                      num_floating_point_operations (no recomputation);
- *   iter_s             the published seconds per iteration.
+ *   iter_s             the published seconds per iteration;
+ *   tokens_s_gpu       tokens per second per GPU, as measured: an
+ *                      iteration's B s tokens over gpus x that rate.
  */
 static double vrow_measured_s(const struct vrow *r)
 {
@@ -480,6 +491,8 @@ static double vrow_measured_s(const struct vrow *r)
 
 	if (strcmp(metric, "iter_s") == 0)
 		return pub;
+	if (strcmp(metric, "tokens_s_gpu") == 0)
+		return pub > 0 ? B * s / (gpus * pub) : -1;
 	if (strcmp(metric, "tflops_megatron21") == 0)
 		flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 	else if (strcmp(metric, "tflops_megatron24") == 0)
@@ -512,9 +525,12 @@ static void vrow_line(const struct vrow *r, struct line *l)
 struct group {
 	char gpu[FIELD], stack[FIELD];
 	struct stats st;
+	double band_min;	/* the narrowest band its rows report */
+	int outside;		/* rows whose |error| exceeds their band */
 };
 
-static void group_add(struct group *g, int *n, const char *gpu, const char *stack, double err)
+static void group_add(struct group *g, int *n, const char *gpu, const char *stack, double err,
+		      double band)
 {
 	int i;
 
@@ -525,13 +541,18 @@ static void group_add(struct group *g, int *n, const char *gpu, const char *stac
 		memset(&g[i], 0, sizeof g[i]);
 		snprintf(g[i].gpu, FIELD, "%s", gpu);
 		snprintf(g[i].stack, FIELD, "%s", stack);
+		g[i].band_min = band;
 		(*n)++;
 	}
 	stats_add(&g[i].st, err);
+	g[i].band_min = fmin(g[i].band_min, band);
+	g[i].outside += fabs(err) > band * 100;
 }
 
 struct vresult {
 	struct step_result r;
+	double band;
+	char stack[FIELD];
 	int ran;
 };
 
@@ -559,7 +580,9 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 		}
 		(*runnable)++;
 		double measured = vrow_measured_s(&rows[i]);
-		if (measured <= 0 || row_simulate(schema, path, &res[i].r, NULL, &e) < 0) {
+		if (measured <= 0 ||
+		    row_simulate(schema, path, &res[i].r, NULL, &res[i].band, res[i].stack,
+				 &e) < 0) {
 			fprintf(stderr, "%s: %s\n", path, measured <= 0 ? "unknown metric" : e.msg);
 			status = 1;
 			continue;
@@ -572,7 +595,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 		l.err_pct = (measured / l.predicted - 1) * 100;
 		line_print(&l, (int)num(&rows[i], C_GPUS));
 		stats_add(st, l.err_pct);
-		group_add(groups, &n_groups, l.gpu, l.stack, l.err_pct);
+		group_add(groups, &n_groups, l.gpu, res[i].stack, l.err_pct, res[i].band);
 	}
 	printf("mean |error| %.2f%%, max |error| %.2f%%, mean error %+.2f%% over %d rows "
 	       "(reported, not a target)\n", stats_mean_abs(st), st->max_abs,
@@ -596,14 +619,22 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 			       r->pp_exposed_s, r->dp_exposed_s, r->optimizer_s);
 	}
 
-	printf("\nRESIDUALS per GPU and stack (validation rows; error = predicted/published "
-	       "throughput - 1)\n");
-	printf("%-10s %-20s %3s %10s %10s %10s\n", "gpu", "stack", "n", "mean|err|", "max|err|",
-	       "mean err");
-	for (int i = 0; i < n_groups; i++)
-		printf("%-10s %-20s %3d %9.2f%% %9.2f%% %+9.2f%%\n", groups[i].gpu, groups[i].stack,
-		       groups[i].st.n, stats_mean_abs(&groups[i].st), groups[i].st.max_abs,
-		       groups[i].st.sum / groups[i].st.n);
+	printf("\nRESIDUALS per GPU and the stack each scenario runs (validation rows; error = "
+	       "predicted/published throughput - 1)\n");
+	printf("%-10s %-20s %3s %10s %10s %10s %7s %8s\n", "gpu", "stack", "n", "mean|err|",
+	       "max|err|", "mean err", "band", "outside");
+	int outside = 0, rows_n = 0;
+	for (int i = 0; i < n_groups; i++) {
+		printf("%-10s %-20s %3d %9.2f%% %9.2f%% %+9.2f%% %6.1f%% %8d\n", groups[i].gpu,
+		       groups[i].stack, groups[i].st.n, stats_mean_abs(&groups[i].st),
+		       groups[i].st.max_abs, groups[i].st.sum / groups[i].st.n,
+		       groups[i].band_min * 100, groups[i].outside);
+		outside += groups[i].outside;
+		rows_n += groups[i].st.n;
+	}
+	/* the promise a band makes: a run like these rows lands inside it */
+	printf("bands: %d of %d validation rows outside the band their run reports\n", outside,
+	       rows_n);
 	return status;
 }
 

@@ -1,0 +1,46 @@
+/*
+ * host.h -- the CPU's side of a training step: a kernel runs only after
+ * the host has issued it, and an eager framework spends CPU time on every
+ * kernel it launches (Python, the module call, the autograd and ATen
+ * dispatchers, the allocator, cudaLaunchKernel).  The launch queue lets
+ * the host run ahead of the GPU while kernels are long, so what a pass
+ * costs is the larger of its two sides:
+ *
+ *     pass_s = max(sum of the pass's kernel times, kernels x host_s)
+ *
+ * per layer pass (forward or backward of one layer, one microbatch): the
+ * layers repeat, so this is the steady state of the queue.  When the CPU
+ * side is longer the GPU idles between kernels (small models, small
+ * microbatches); when the GPU side is longer the host's cost is hidden.
+ * The kernels are those compute.h counts for the pass (one per GEMM call,
+ * eager elementwise op, flash call); host_s is the stack's CPU time per
+ * launched kernel (stack.c, with its source), or the scenario's
+ * training.host_us_per_kernel.  A stack that replays CUDA graphs would
+ * launch a layer's kernels with one call; none of the stacks here does by
+ * default.
+ *
+ * An upper bound on the host's effect: the lead the host builds during a
+ * GPU-bound pass (the logits' GEMM and loss, a long attention kernel) is not
+ * carried into the host-bound passes after it, which a queue would allow
+ * (exactly: max over k of the host's time to pass k plus the GPU's from
+ * pass k on); with a host sync once per step (loss.item()) that lead is
+ * lost once per iteration anyway.  Idle GPU time inside a host-bound pass
+ * counts as compute in the breakdown and in power (busy_frac).
+ *
+ * Not modelled: views and other ops that launch no kernel (their CPU time
+ * is folded into the per-kernel figure, as the measurements behind it
+ * include them), the optimizer's and the data loader's host time, host
+ * syncs (loss.item()) that drain the queue once per step.
+ */
+#ifndef MODELS_HOST_H
+#define MODELS_HOST_H
+
+#include "models/compute.h"
+
+/* The host's time to issue `kernels` kernels at host_s each. */
+double host_issue_s(double kernels, double host_s);
+/* A pass bound by its host side: time_s becomes max(time_s, kernels x
+ * host_s); the difference is GPU idle, so gemm_s and flops are kept. */
+void host_bound(struct cmp_cost *pass, double host_s);
+
+#endif
