@@ -13,6 +13,8 @@
  *   regions    regions/regions.cfg   grid intensity, PUE, electricity price
  *   models     models/NAME.cfg       the model presets' shapes, parameters
  *                                    (total and active per token)
+ *   stacks     models/stack.c        the software stacks (training.stack):
+ *                                    what each fuses and overlaps, its band
  *
  * The files are looked for the way a scenario in scenarios/ looks for an
  * @include: there (relative to the current directory), in $TRAINSIM_PATH,
@@ -32,6 +34,7 @@
 #include "sim/path.h"
 #include "models/node.h"
 #include "models/run.h"
+#include "models/stack.h"
 #include "models/transformer.h"
 #include "cli/cmd.h"
 
@@ -41,7 +44,7 @@
 static const char list_usage[] =
 	"usage: trainsim list KIND [FILE.cfg]\n"
 	"Catalog entries with their key figures and sources; KIND is one of\n"
-	"gpus, links, nodes, storage, instances, regions, models.\n"
+	"gpus, links, nodes, storage, instances, regions, models, stacks.\n"
 	"The catalogs are looked for in scenarios/, $TRAINSIM_PATH and the\n"
 	"installed scenarios; FILE.cfg lists that catalog or scenario instead.\n"
 	"  -h, --help     this text\n";
@@ -96,6 +99,7 @@ static const struct kind kinds[] = {
 		{ "electricity_usd_per_kwh", "$/kWh", 'f' },
 		{ "date", "date", 's' } } },
 	{ "models", NULL, "models", { { NULL, NULL, 0 } } },
+	{ "stacks", NULL, NULL, { { NULL, NULL, 0 } } },
 	{ NULL, NULL, NULL, { { NULL, NULL, 0 } } },
 };
 
@@ -386,6 +390,44 @@ static int list_models(const struct cfg_schema *schema, const char *dir, FILE *o
 	return rc;
 }
 
+/* Stacks: a table in C (a scenario picks one by name), not a catalog
+ * file; the defaults and kernels each decides, yes or no, its band. */
+static int list_stacks(FILE *out, struct err *e)
+{
+	static const char *const head[] = { "stacks", "fused", "flash", "accum_fusion",
+		"seq_parallel", "dist_opt", "grad_overlap", "tp_overlap", "async_tp", "zero",
+		"band", "what (sources: models/stack.c)" };
+	struct table t = { 0, sizeof head / sizeof head[0], NULL };
+	char *row = tab_add_row(&t);
+
+	if (row == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (size_t c = 0; c < t.cols; c++)
+		snprintf(row + c * LIST_CELL, LIST_CELL, "%s", head[c]);
+	for (const struct stack_spec *st = stack_table; st->name; st++) {
+		const bool f[] = { st->fused_kernels, st->flash_attention, st->grad_accum_fusion,
+				   st->sequence_parallel, st->distributed_optimizer,
+				   st->overlap_grad_reduce, st->tp_comm_overlap,
+				   st->tp_async_allreduce };
+		size_t c = 0;
+
+		if ((row = tab_add_row(&t)) == NULL) {
+			free(t.cell);
+			return err_set(e, ERR_RUN, "out of memory");
+		}
+		snprintf(row, LIST_CELL, "%s", st->name);
+		for (; c < sizeof f / sizeof f[0]; c++)
+			snprintf(row + (c + 1) * LIST_CELL, LIST_CELL, "%s", f[c] ? "yes" : "no");
+		snprintf(row + ++c * LIST_CELL, LIST_CELL, "%d", st->zero_stage);
+		snprintf(row + ++c * LIST_CELL, LIST_CELL, "%g%%", 100 * st->band);
+		snprintf(row + ++c * LIST_CELL, LIST_CELL, "%s", st->what);
+	}
+	fprintf(out, "# %zu stacks (training.stack; the first is the default)\n", t.rows - 1);
+	tab_print(&t, out);
+	free(t.cell);
+	return 0;
+}
+
 static int run_list(const struct kind *k, const char *given, FILE *out, struct err *e)
 {
 	struct cfg_schema *schema = run_schema_new();
@@ -395,6 +437,11 @@ static int run_list(const struct kind *k, const char *given, FILE *out, struct e
 
 	if (schema == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
+	if (k->file == NULL) {
+		cfg_schema_free(schema);
+		return given ? err_set(e, ERR_USAGE, "list stacks: no FILE.cfg (the stacks "
+				       "are built in: models/stack.c)") : list_stacks(out, e);
+	}
 	if (k->group == NULL && given == NULL &&
 	    path_find("scenarios", "scenarios", k->file, path, sizeof path, gpath,
 		      sizeof gpath) < 0) {
@@ -439,5 +486,5 @@ int cmd_list(int argc, char **argv, struct err *e)
 		if (strcmp(argv[1], k->name) == 0)
 			return run_list(k, argc == 3 ? argv[2] : NULL, stdout, e);
 	return err_set(e, ERR_USAGE, "list: %s: unknown kind (expected gpus, links, "
-		       "nodes, storage, instances, regions or models)", argv[1]);
+		       "nodes, storage, instances, regions, models or stacks)", argv[1]);
 }

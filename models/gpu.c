@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/gpu.h"
+#include "models/stack.h"
 
 const struct cfg_setting gpu_settings[] = {
 	{ "gpus.*.peak_bf16_tflops", CFG_FLOAT, "TFLOP/s", 1, 1e5, NULL, NULL,
@@ -39,6 +40,10 @@ const struct cfg_setting gpu_settings[] = {
 	{ "gpus.*.band", CFG_FLOAT, "", 0, 1, "0.25", NULL,
 	  "relative uncertainty of an iteration's time from this GPU's kernel "
 	  "laws (combined with the stack's band)" },
+	{ "gpus.*.validated_band.*", CFG_FLOAT, "", 0, 1, NULL, NULL,
+	  "the band of this GPU under the stack named by the key: the largest "
+	  "|error| of its independent validation rows (make validate); where "
+	  "given it replaces the combination of the GPU's and the stack's bands" },
 	{ "gpus.*.kernels", CFG_STRING, "", 0, 0, "", NULL,
 	  "folder of measured kernel tables (gemm-bf16.tsv, gemm-fp8.tsv, "
 	  "attention.tsv), relative to the file that names it (\"\": none)" },
@@ -179,4 +184,34 @@ void gpu_warn_uncalibrated(const struct gpu_spec *g)
 	fprintf(stderr, "trainsim: warning: %s is uncalibrated (no kernel measurements "
 		"or validated runs: its kernel laws are assumptions, +-%.0f%%); "
 		"calibrated = 0\n", g->name, 100 * g->band);
+}
+
+double gpu_band(const struct scenario *sc, const struct gpu_spec *g, const char *stack,
+		double stack_band)
+{
+	/* a pair with validation rows says how far off it was; an untried
+	 * pair combines the two independent uncertainties */
+	if (sc_has(sc, "gpus.%s.validated_band.%s", g->name, stack))
+		return sc_float(sc, "gpus.%s.validated_band.%s", g->name, stack);
+	return hypot(g->band, stack_band);
+}
+
+int gpu_check_bands(const struct scenario *sc, struct err *e)
+{
+	const char *const *gpus, *const *stacks;
+	size_t n = sc_children(sc, "gpus", &gpus);
+	char group[512], path[1024];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(group, sizeof group, "gpus.%s.validated_band", gpus[i]);
+		size_t m = sc_children(sc, group, &stacks);
+		for (size_t j = 0; j < m; j++) {
+			if (stack_find(stacks[j]) != NULL)
+				continue;
+			snprintf(path, sizeof path, "%s.%s", group, stacks[j]);
+			return sc_error(sc, e, path, "unknown stack (expected %s)",
+					STACK_CHOICES);
+		}
+	}
+	return 0;
 }

@@ -51,6 +51,11 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.tp_comm_overlap", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "overlap tensor-parallel all-gathers and reduce-scatters with the GEMMs "
 	  "(Transformer Engine; needs sequence parallelism); default: the stack's" },
+	{ "parallel.tp_async_allreduce", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "in backward, a column-parallel layer's input-gradient all-reduce (reduce-"
+	  "scatter with sequence parallelism) runs under its weight-gradient GEMM "
+	  "(Megatron-LM --async-tensor-model-parallel-allreduce, on since 2021-09); "
+	  "default: the stack's" },
 	{ "parallel.overlap_p2p_comm", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "pipeline sends and receives run beside the compute (Megatron-Core's "
 	  "--overlap-p2p-communication, interleaved schedule); false: a stage waits "
@@ -96,6 +101,7 @@ void par_defaults(struct par_opts *o)
 	o->overlap_grad_reduce = true;
 	o->fused_kernels = true;
 	o->stack_band = stack_table[0].band;
+	o->stack = stack_table[0].name;
 	o->dtype = PAR_BF16;
 	o->p2p_scatter_gather = true;
 	o->grad_reduce_bytes = stack_table[0].grad_reduce_bytes;
@@ -166,6 +172,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 
 	par_defaults(o);
 	o->stack_band = st->band;
+	o->stack = st->name;
 	const char *sch = sc_str(sc, "parallel.schedule");
 	o->schedule = strcmp(sch, "interleaved") == 0 ? PAR_INTERLEAVED :
 		      strcmp(sch, "deepspeed") == 0 ? PAR_DEEPSPEED : PAR_1F1B;
@@ -184,6 +191,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->flash_attention = pick(sc, "parallel.flash_attention", st->flash_attention);
 	o->grad_accum_fusion = pick(sc, "parallel.grad_accum_fusion", st->grad_accum_fusion);
 	o->tp_comm_overlap = pick(sc, "parallel.tp_comm_overlap", st->tp_comm_overlap);
+	o->tp_async_allreduce = pick(sc, "parallel.tp_async_allreduce",
+				     st->tp_async_allreduce);
 	o->overlap_p2p_comm = pick(sc, "parallel.overlap_p2p_comm", st->overlap_p2p_comm);
 	o->p2p_scatter_gather = pick(sc, "parallel.p2p_scatter_gather", st->p2p_scatter_gather);
 	o->fused_kernels = st->fused_kernels;

@@ -32,9 +32,11 @@ struct par_opts {
 	bool flash_attention;
 	bool grad_accum_fusion;		/* wgrad GEMM accumulates into fp32 main_grad */
 	bool tp_comm_overlap;		/* TP collectives hidden behind GEMMs (TE) */
+	bool tp_async_allreduce;	/* backward dX collective under the wgrad GEMM */
 	bool fused_kernels;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;		/* the loss upcasts logits to fp32 (eager AMP) */
 	double stack_band;		/* the stack's relative band (stack.h) */
+	const char *stack;		/* training.stack, the stack's name */
 	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
 	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */

@@ -76,7 +76,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	if (layout_from_scenario(sc, &md->m, &md->L, e) < 0)
 		return -1;
 	gpu_from_scenario(sc, md->L.gpu, &md->g);
-	if (gpu_check(&md->g, sc_where_of(sc), e) < 0)
+	if (gpu_check(&md->g, sc_where_of(sc), e) < 0 || gpu_check_bands(sc, e) < 0)
 		return -1;
 	gpu_warn_uncalibrated(&md->g);
 	if (pools_from_scenario(sc, md->L.nodes, &md->pools, e) < 0)
@@ -98,7 +98,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 		run_model_free(md);
 		return -1;
 	}
-	md->band = hypot(md->g.band, md->step.par.stack_band);
+	md->band = gpu_band(sc, &md->g, md->step.par.stack, md->step.par.stack_band);
 	md->iteration_s = md->full.compute_s;
 	md->flops_per_iter = md->full.flops_per_iter;
 	md->tokens_per_iter = (int64_t)md->L.global_batch * md->m.seq_len;

@@ -5,7 +5,8 @@
  * (make validate, measured after the step model's last change, 2026-12-01;
  * that is what a band is for, nothing in the model was tuned on them):
  * megatron_lm_2021 21% (MT-NLG 530B, three rows, 16-21% too fast; Table 1,
- * its calibration, is within 5%), megatron_core 32% (eleven Megatron-Core
+ * its calibration, is within 5%), megatron_lm_2022 9% (Korthikanti et al.
+ * 2022, nine rows, -8.9% to +3.9%), megatron_core 32% (eleven Megatron-Core
  * H100 rows, 4-32% too fast, mean +21%), deepspeed_zero 17% (OPT-175B, one
  * row), pytorch_eager 65% (six llm-foundry MPT rows on 8 H100 with FSDP,
  * 25-64.3% too fast, mean +39%, the largest rounded up: MPT's Triton flash attention, which the
@@ -63,7 +64,31 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_lm_2021", "Megatron-LM 2021 (SC'21): fused kernels, no flash",
 	  false, false, false, true, false, 0, 0,
 	  true, false, false, false, true, 2, false, 0.21,
-	  STACK_HOST_US, false, false, false },
+	  STACK_HOST_US, false, false, false, false },
+	/* Megatron-LM of mid-2022 (NVIDIA/Megatron-LM main after the
+	 * sequence_parallel merge of 2022-05-20, commit d898a89 of
+	 * 2022-05-25), the code of Korthikanti et al., "Reducing Activation
+	 * Recomputation in Large Transformer Models" (arXiv:2205.05198): the
+	 * 2021 fused kernels, no flash attention (--use-flash-attn came on
+	 * 2022-12-08), --sequence-parallel and --recompute-activations
+	 * available (off unless asked);
+	 * --async-tensor-model-parallel-allreduce on by default (arguments.py
+	 * --no-async-..., since 2021-09-02): the column-parallel layers' input-
+	 * gradient all-reduce, or reduce-scatter with sequence parallelism,
+	 * runs under their weight-gradient GEMM
+	 * (mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication);
+	 * gradient accumulation fused into the weight-gradient GEMM
+	 * (--no-gradient-accumulation-fusion; added 2022-02), which needs fp32
+	 * accumulation, which bf16 forces (arguments.py), so DP all-reduces
+	 * fp32 gradients: 4 bytes; local DDP by default (--DDP-impl local),
+	 * gradients all-reduced after the backward, not overlapped (the
+	 * paper's section 6.3 says so of its runs); no distributed optimizer
+	 * (merged 2022-06, off by default); p2p as 2021 (scatter-gather,
+	 * blocking). */
+	{ "megatron_lm_2022", "Megatron-LM 2022: + async TP all-reduce, grad-accum fusion",
+	  false, true, false, false, false, 0, 0,
+	  true, false, false, false, true, 4, false, 0.09,
+	  STACK_HOST_US, false, false, false, true },
 	/* Megatron-Core 0.5+ / Megatron-LM core_r0.5.0 (2024) as NeMo and its
 	 * example scripts run GPT: Transformer Engine fused LayerNorm+GEMM and
 	 * flash attention (cuDNN/FA2 backends), --sequence-parallel,
@@ -72,11 +97,14 @@ const struct stack_spec stack_table[] = {
 	 * gradient_accumulation_fusion on by default (arguments.py),
 	 * --tp-comm-overlap (Transformer Engine userbuffers; Megatron-Core
 	 * docs, "Communication overlap"), --overlap-p2p-communication with the
-	 * interleaved schedule, scatter-gather p2p.  Bucket: Megatron's rule. */
+	 * interleaved schedule, scatter-gather p2p.  Bucket: Megatron's rule.
+	 * Without the TP overlap, the input gradient's collective still runs
+	 * under the weight-gradient GEMM (megatron/core/tensor_parallel/
+	 * layers.py of core_r0.8.0, as 2022's, no longer optional). */
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
 	  true, false, true, true, true, 4, true, 0.32,
-	  STACK_HOST_US, false, false, false },
+	  STACK_HOST_US, false, false, false, true },
 	/* DeepSpeed ZeRO (Rajbhandari et al. SC'20; deepspeed.ai ZeRO docs)
 	 * training a Hugging Face Transformers GPT: eager PyTorch kernels
 	 * (GeLU, dropout, add apart; HF's eager attention: scale, mask,
@@ -90,7 +118,7 @@ const struct stack_spec stack_table[] = {
 	{ "deepspeed_zero", "DeepSpeed ZeRO with a Hugging Face model: eager kernels",
 	  false, false, false, true, false, 1, 0,
 	  false, true, false, false, false, 2, false, 0.17,
-	  STACK_HOST_US, false, false, false },
+	  STACK_HOST_US, false, false, false, false },
 	/* PyTorch eager with DDP or FSDP under AMP (torch.autocast; PyTorch
 	 * AMP docs): fp32 master weights, eager LayerNorm/GeLU/dropout kernels
 	 * at their measured rates, logits upcast to fp32 for cross-entropy
@@ -106,9 +134,9 @@ const struct stack_spec stack_table[] = {
 	{ "pytorch_eager", "PyTorch eager DDP/FSDP with AMP: unfused kernels",
 	  false, false, false, true, false, 0, 25,
 	  false, true, false, false, true, 4, false, 0.65,
-	  STACK_HOST_US, true, true, true },
+	  STACK_HOST_US, true, true, true, false },
 	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false,
-	  false, 0, false, 0, 0, false, false, false },
+	  false, 0, false, 0, 0, false, false, false, false },
 };
 
 const struct stack_spec *stack_find(const char *name)

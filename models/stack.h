@@ -45,12 +45,14 @@ struct stack_spec {
 	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
 	bool adam_foreach;		/* torch.optim.AdamW's foreach, not fused */
 	bool clip_grad_norm;		/* torch.nn.utils.clip_grad_norm_ each step */
+	bool tp_async_allreduce;	/* column layers' dX collective under the
+					 * weight-gradient GEMM (step.c) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */
 extern const struct stack_spec stack_table[];
 /* "name1|name2|..." for the settings table. */
-#define STACK_CHOICES "megatron_lm_2021|megatron_core|deepspeed_zero|pytorch_eager"
+#define STACK_CHOICES "megatron_lm_2021|megatron_lm_2022|megatron_core|deepspeed_zero|pytorch_eager"
 #define STACK_DEFAULT "megatron_lm_2021"
 
 /* The stack called name; NULL if none. */

@@ -316,15 +316,96 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 /* TE's num_splits default for its "pipeline" overlaps (base.py) */
 #define UB_RS_SPLITS 4.0
 
+/* How much longer GEMMs overlapped for covered_s run while a communication
+ * kernel holds comm_sms of the GPU's SMs. */
+static double comm_sms_slow_s(const struct gpu_spec *g, double covered_s, double comm_sms)
+{
+	double f = g->k.sms > 0 ? comm_sms / g->k.sms : 0;
+
+	return f > 0 && f < 1 ? covered_s * f / (1 - f) : 0;
+}
+
 static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
 {
 	double covered = fmin(*tp_s, pass->gemm_s);
-	double f = g->k.sms > 0 ? TE_UB_SMS / g->k.sms : 0;
-	double slow_s = f > 0 && f < 1 ? covered * f / (1 - f) : 0;
+	double slow_s = comm_sms_slow_s(g, covered, TE_UB_SMS);
 
 	pass->time_s += slow_s;
 	pass->gemm_s += slow_s;
 	*tp_s = fmax(0, *tp_s - pass->gemm_s);
+}
+
+/* Megatron-LM's asynchronous TP communication in backward (2021-09 on;
+ * mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication, main of
+ * 2022-05-25, and megatron/core/tensor_parallel/layers.py since): a
+ * column-parallel layer (QKV, MLP up, the logits) launches its input
+ * gradient's all-reduce -- reduce-scatter with sequence parallelism --
+ * before its weight-gradient GEMM and waits after it; with sequence
+ * parallelism the all-gather of the saved 1/t input that GEMM needs runs
+ * under the data-gradient GEMM.  Each collective is exposed only beyond
+ * the GEMM under it.  Meanwhile NCCL's kernel holds one SM per channel
+ * (one thread block each), NCCL_TP_CHANNELS of them: NCCL's logs on A100
+ * over NVSwitch show "Channel 00/24" (NVIDIA/nccl issue 578, 2021-10;
+ * NVIDIA/nccl-tests issue 100, 8 GPUs of an HGX A100), carried to other
+ * GPUs.  The recomputed forward's collectives, the row-parallel
+ * layers' (the attention projection's and MLP down's all-gathers with
+ * sequence parallelism) and the embedding's stay synchronous. */
+#define NCCL_TP_CHANNELS 24.0
+
+/* One collective of comm_s under a GEMM of gemm_s: what it hides, and the
+ * GEMM's slowdown added to pass. */
+static double async_hidden_s(const struct gpu_spec *g, double comm_s, double gemm_s,
+			     struct cmp_cost *pass)
+{
+	double hidden = fmin(comm_s, gemm_s);
+	double slow = comm_sms_slow_s(g, hidden, NCCL_TP_CHANNELS);
+
+	pass->time_s += slow;
+	pass->gemm_s += slow;
+	return hidden;
+}
+
+/* The per-layer and logits' effect; the GEMMs are priced as compute.c
+ * prices the backward's (the forward's shape), QKV of (a + 2 kv) d / t
+ * outputs (latent attention's up projections are not taken: no overlap
+ * on that side), the MLP up of f / t (2 f / t gated).  MoE layers expose
+ * what the dense ones do (their GEMMs, longer, hide at least as much) and
+ * lose the same SMs. */
+static int tp_async(const struct tfm *m, const struct par_opts *o,
+		    const struct gpu_spec *g, const struct cmp_shape *sh, struct net *net,
+		    const int *tp_gpus, double coll_bytes, struct layer_costs *c,
+		    struct err *e)
+{
+	double T = sh->b * sh->s / (sh->cp > 1 ? sh->cp : 1), t = sh->tp;
+	double kv = sh->kv > 0 ? sh->kv : sh->a, dqk = sh->dqk > 0 ? sh->dqk : sh->h / sh->a;
+	double f = sh->f > 0 ? sh->f : 4 * sh->h;
+	double width[2] = { sh->kv_lora > 0 ? 0 : (sh->a + 2 * kv) * dqk / t,
+			    (sh->gated ? 2 : 1) * f / t };
+	double dx_s, ag_s = 0;
+	struct cmp_cost gm, slow;
+
+	if (tp_coll_s(net, tp_gpus, sh->tp, o->sequence_parallel ? COLL_REDUCE_SCATTER :
+		      COLL_ALL_REDUCE, coll_bytes, &dx_s, e) < 0 ||
+	    (o->sequence_parallel &&
+	     tp_coll_s(net, tp_gpus, sh->tp, COLL_ALL_GATHER, coll_bytes, &ag_s, e) < 0))
+		return -1;
+	cmp_zero(&slow);
+	for (int i = 0; i < 2; i++) {
+		if (width[i] <= 0)
+			continue;
+		cmp_gemm(g, sh->fp8, 1, T, width[i], sh->h, &gm);
+		c->tp_bwd_s -= async_hidden_s(g, dx_s, gm.time_s, &slow);
+		/* the re-gathered input, new here: only its excess shows */
+		c->tp_bwd_s += ag_s - async_hidden_s(g, ag_s, gm.time_s, &slow);
+	}
+	cmp_add(&c->bwd, &slow, 1);
+	if (m->moe.experts > 0)
+		cmp_add(&c->moe_bwd, &slow, 1);
+	else
+		c->moe_bwd = c->bwd;
+	cmp_gemm(g, sh->fp8, 1, T, sh->V / t, sh->h, &gm);
+	c->tp_log_s -= async_hidden_s(g, c->tp_log_s, gm.time_s, &c->log_b);
+	return 0;
 }
 
 /* Weight gradients into their accumulator, every backward pass: Megatron's
@@ -515,6 +596,9 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_REDUCE, x.bytes, &c->tp_emb_s, e) < 0)
 		return -1;
 	c->tp_log_s = c->tp_emb_s;
+	if (o->tp_async_allreduce && !(o->tp_comm_overlap && o->sequence_parallel) &&
+	    L->tp > 1 && tp_async(m, o, g, &sh, net, tp_gpus, x.bytes, c, e) < 0)
+		return -1;
 	return 0;
 }
 
@@ -705,6 +789,10 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 			    o->recompute == PAR_RECOMPUTE_FULL, &b);
 		double colls = (double)(f.all_reduces + b.all_reduces) * 2.0 +
 			       (double)(f.ag_rs_pairs + b.ag_rs_pairs) * 2.0;
+		/* the column layers' inputs gathered again for their weight
+		 * gradients (tp_async, with sequence parallelism) */
+		if (o->tp_async_allreduce && o->sequence_parallel && !o->tp_comm_overlap)
+			colls += 2.0;
 		double per_layer = colls * (t - 1) / t * S;
 		double layers = (double)m->layers / L->pp;
 		/* plus the embedding's and the logits' all-reduce on the first

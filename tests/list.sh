@@ -64,4 +64,14 @@ ok $? "an unknown kind: exit 2, the kinds named"
 TRAINSIM_PATH=/nonexistent "$TRAINSIM" list gpus scenarios/none.cfg 2>"$tmp/e" >/dev/null
 [ $? -eq 2 ] && grep -q 'scenarios/none.cfg: cannot read' "$tmp/e"
 ok $? "a missing FILE.cfg: exit 2, named"
+# stacks: models/stack.c's table (megatron_lm_2022: Megatron-LM of May
+# 2022, fused kernels, gradient-accumulation fusion, local DDP without
+# overlap, the asynchronous TP all-reduce, band 9%)
+ok_eq "$("$TRAINSIM" list stacks | grep -c -v '^#')" 6 "list stacks: 5 stacks and a header line"
+ok_eq "$(row stacks megatron_lm_2022 | cut -d'|' -f1-11)" \
+	"megatron_lm_2022|yes|no|yes|no|no|no|no|yes|0|9%" \
+	"megatron_lm_2022: fused, no flash, accumulation fused, no SP, no distributed optimizer, no DP overlap, async TP all-reduce, band 9% (stack.c)"
+"$TRAINSIM" list stacks x.cfg 2>"$tmp/e" >/dev/null
+[ $? -eq 2 ] && grep -q 'list stacks: no FILE.cfg' "$tmp/e"
+ok $? "list stacks takes no FILE.cfg: exit 2"
 plan "$tap_n"

@@ -96,6 +96,8 @@ gpus.*.stream.gelu|T|-s 'training.stack="pytorch_eager"'|0.2|
 gpus.*.stream.dropout_add|T|-s 'training.stack="pytorch_eager"'|0.1|
 gpus.*.stream.softmax|T||0.3|
 gpus.*.stream.adam|T||0.5|
+gpus.*.validated_band.*|T||0.5|gpus.a100_80gb.validated_band.megatron_lm_2021
+gpus.*.band|T|-s 'training.stack="megatron_core"'||
 spot.policy|T|SPOTX||
 spot.batch|T|SPOTX -s 'spot.policy="elastic"'||
 training.checkpoint.on_notice|T|SPOTX||

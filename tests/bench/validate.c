@@ -119,7 +119,8 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 		*L_out = j.L;
 	/* the band a run of this scenario reports (run_model.c) */
 	if (band_out)
-		*band_out = rc < 0 ? 0 : hypot(j.g.band, j.cfg.par.stack_band);
+		*band_out = rc < 0 ? 0 : gpu_band(j.sc, &j.g, j.cfg.par.stack,
+						  j.cfg.par.stack_band);
 	if (stack_out)	/* the stack the scenario runs, whatever its row says */
 		snprintf(stack_out, FIELD, "%s", rc < 0 ? "" : sc_str(j.sc, "training.stack"));
 	step_job_free(&j);
