@@ -55,6 +55,12 @@ static int parse_size(const char *text, double *bytes, struct err *e)
 	if (end == text || *end || !(v > 0) || !isfinite(v))
 		return err_set(e, ERR_USAGE, "collective: size %s: expected a positive "
 			       "number of bytes, optionally with K, M or G", text);
+	/* 1 byte to 2^50 (1 PiB, thousands of times any GPU's memory): at
+	 * 10^21 bytes the flow solver's byte counts lose the precision to
+	 * finish ("flows cannot progress", exit 1). */
+	if (v < 1 || v > 0x1p50)
+		return err_set(e, ERR_USAGE, "collective: size %s: expected 1 byte to "
+			       "1048576G (2^50 bytes)", text);
 	*bytes = v;
 	return 0;
 }

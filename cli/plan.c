@@ -25,6 +25,7 @@
  * with the reasons per cluster size on stderr; 2 and 1 as trainsim's.
  */
 #include <float.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -349,7 +350,7 @@ int cmd_plan(int argc, char **argv, struct err *e)
 	if ((gpus ? parse_gpus(&p, gpus, e) : plan_default_gpus(&p, e)) < 0)
 		goto out;
 	if (tsv && (log.f = fopen(tsv, "w")) == NULL) {
-		err_set(e, ERR_RUN, "plan: --tsv %s: cannot create", tsv);
+		err_set(e, ERR_USAGE, "plan: --tsv %s: cannot create: %s", tsv, strerror(errno));
 		goto out;
 	}
 	if (log.f) {

@@ -83,28 +83,34 @@ struct acct {
 
 /* --- traces ---------------------------------------------------------------- */
 
-static int load_trace(struct acct *a, const struct scenario *sc, int slot, const char *rel,
-		      enum trace_qty q, const char *column, const char *type,
-		      const char *zone, struct err *e)
+/* The setting that names the trace in slot. */
+static void trace_key(const struct acct *a, int slot, char *key, size_t n)
 {
 	static const char *const key_of[TR_SPOT0] = {
 		[TR_PUE] = "power.pue_trace", [TR_GRID] = "carbon.grid_trace",
 		[TR_ELEC] = "cost.electricity_trace",
 	};
+
+	if (slot < TR_SPOT0)
+		snprintf(key, n, "%s", key_of[slot]);
+	else
+		snprintf(key, n, "pools.%s.spot_price_trace", a->pools.p[slot - TR_SPOT0].name);
+}
+
+static int load_trace(struct acct *a, const struct scenario *sc, int slot, const char *rel,
+		      enum trace_qty q, const char *column, const char *type,
+		      const char *zone, struct err *e)
+{
 	char path[4096], key[256];
 
 	if (rel == NULL || rel[0] == '\0')
 		return 0;
-	if (slot < TR_SPOT0)
-		snprintf(key, sizeof key, "%s", key_of[slot]);
-	else
-		snprintf(key, sizeof key, "pools.%s.spot_price_trace",
-			 a->pools.p[slot - TR_SPOT0].name);
+	trace_key(a, slot, key, sizeof key);
 	if (sc_path(sc, key, rel, path, sizeof path, e) < 0)
 		return -1;
 	if (q == TRACE_SPOT ? trace_load_aws_spot(&a->tr[slot], path, type, zone, e) :
 			      trace_load_csv(&a->tr[slot], path, q, column, e))
-		return -1;
+		return sc_where_named(sc_where_of(sc), e, key);
 	a->has[slot] = true;
 	return 0;
 }
@@ -116,7 +122,8 @@ static int load_traces(struct acct *a, const struct scenario *sc, struct err *e)
 
 	if (start[0] && trace_parse_utc(start, &origin) < 0)
 		return sc_error(sc, e, "run.start_utc", "bad time \"%s\" (expected "
-				"YYYY-MM-DD HH:MM:SS in UTC)", start);
+				"YYYY-MM-DD HH:MM:SS in UTC, years %d to %d)", start,
+				TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	if (load_trace(a, sc, TR_PUE, a->pw.pue_trace, TRACE_PUE, "", "", "", e) < 0 ||
 	    load_trace(a, sc, TR_GRID, a->co2.grid_trace, TRACE_CARBON,
 		       a->co2.trace_column, "", "", e) < 0)
@@ -134,8 +141,11 @@ static int load_traces(struct acct *a, const struct scenario *sc, struct err *e)
 		}
 	for (int k = 0; k < TR_N; k++)
 		if (a->has[k] && trace_cur_init(&a->cur[k], &a->tr[k],
-						start[0] ? origin : a->tr[k].t_s[0], e) < 0)
-			return -1;
+						start[0] ? origin : a->tr[k].t_s[0], e) < 0) {
+			char key[256];
+			trace_key(a, k, key, sizeof key);
+			return sc_where_named(sc_where_of(sc), e, key);
+		}
 	return 0;
 }
 

@@ -73,9 +73,10 @@ int failure_from_scenario(const struct scenario *sc, int nodes, int gpus_per_nod
 	f->enabled = sc_bool(sc, "failures.enabled") && (f->job_rate_per_s > 0 || trace[0]);
 	if (sc_bool(sc, "failures.enabled") && trace[0]) {
 		char path[4096];
-		if (sc_path(sc, "failures.trace", trace, path, sizeof path, e) < 0 ||
-		    replay_read_failures(path, nodes, &f->trace, &f->trace_n, e) < 0)
+		if (sc_path(sc, "failures.trace", trace, path, sizeof path, e) < 0)
 			return -1;
+		if (replay_read_failures(path, nodes, &f->trace, &f->trace_n, e) < 0)
+			return sc_where_named(sc_where_of(sc), e, "failures.trace");
 		f->job_rate_per_s = 0;	/* the trace replaces the processes */
 		for (int i = 0; i < FK_COUNT; i++)
 			f->p[i].rate_per_s = 0;

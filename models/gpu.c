@@ -169,7 +169,9 @@ int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e)
 		return sc_where_error(w, e, path, "%s (expected a folder of measured "
 				      "kernel tables)", g->kernels_error);
 	}
-	return err_set(e, ERR_USAGE, "%s", g->kernels_error);	/* FILE:LINE: column */
+	snprintf(path, sizeof path, "gpus.%s.kernels", g->name);
+	err_set(e, ERR_USAGE, "%s", g->kernels_error);	/* FILE:LINE: column */
+	return sc_where_named(w, e, path);
 }
 
 void gpu_warn_uncalibrated(const struct gpu_spec *g)

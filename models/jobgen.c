@@ -142,8 +142,10 @@ static int training_shape(const struct scenario *sc, const char *key, const char
 	}
 	fclose(probe);
 	if ((run = sc_load(schema, path, NULL, 0, e)) == NULL ||
-	    (job = run_job_from_scenario(run, NULL, e)) == NULL)
+	    (job = run_job_from_scenario(run, NULL, e)) == NULL) {
+		sc_where_named(sc_where_of(sc), e, key);
 		goto out;
+	}
 	run_job_shape(job, &out->gpus, &run_gpu, &out->work_s);
 	double iter_s, exposed_s, fabric_s = run_job_fabric_s(job, &iter_s, &exposed_s);
 	double train_s = out->work_s;
@@ -314,7 +316,9 @@ static int trace_jobs(const struct scenario *sc, int gpn, struct cjobs *js, stru
 		   (strcmp(fmt, "auto") == 0 && len > 4 && strcmp(rel + len - 4, ".csv") == 0);
 	rc = csv ? swf_read_csv(path, gpn, klass, js, e) : swf_read(path, gpn, klass, js, e);
 	free(path);
-	for (size_t i = first; rc >= 0 && i < js->n; i++) {
+	if (rc < 0)
+		return sc_where_named(sc_where_of(sc), e, "workload.trace");
+	for (size_t i = first; i < js->n; i++) {
 		js->v[i].ckpt_s = sc_float(sc, "workload.trace_checkpoint_s");
 		js->v[i].comm_frac = sc_float(sc, "workload.trace_comm_fraction");
 	}

@@ -44,12 +44,11 @@ static int tsv_open(struct tsv *t, const char *dir, const char *name, bool requi
 	snprintf(t->path, sizeof t->path, "%s/%s", dir, name);
 	if (!required && stat(t->path, &st) < 0 && errno == ENOENT)
 		return 0;
-	if (csv_open(&t->c, t->path, CSV_COMMENTS | CSV_TABS, e) < 0)
+	if (csv_open(&t->c, t->path, CSV_COMMENTS | CSV_TABS | CSV_HEADER, e) < 0)
 		return -1;
 	if ((rc = csv_next(&t->c, e)) <= 0) {
 		if (rc == 0)
-			err_set(e, ERR_USAGE, "%s: no header line (expected column names)",
-				t->path);
+			csv_error(&t->c, e, "no header line (expected column names)");
 		tsv_close(t);
 		return -1;
 	}
@@ -73,13 +72,18 @@ static int tsv_col(struct tsv *t, const char *name, struct err *e)
 			 name);
 }
 
-/* Field `col` of the current row as a number > 0. */
+/* Field `col` of the current row as a number > 0 and at most 2^31: the
+ * sizes are cuBLAS's and FlashAttention's int32 dimensions, the times
+ * seconds of one kernel (2^31 s is 68 years). */
 static int tsv_num(struct tsv *t, int col, double *v, struct err *e)
 {
 	const char *s = (size_t)col < t->c.n ? t->c.f[col] : "";
 
 	if (csv_number(s, v) < 0 || !(*v > 0))
 		return csv_error(&t->c, e, "%s: \"%s\" (expected a number > 0)",
+				 t->names[col], s);
+	if (*v > 0x1p31)
+		return csv_error(&t->c, e, "%s: \"%s\" (expected at most 2^31)",
 				 t->names[col], s);
 	return 0;
 }
@@ -102,6 +106,9 @@ static int tsv_read(struct tsv *t, const char *const *names, int n, double **col
 				return -1;
 		++*rows;
 	}
+	if (rc == 0 && *rows == 0)
+		return csv_error(&t->c, e, "no rows (expected a header and at least one "
+				 "measured row)");
 	return rc;
 }
 

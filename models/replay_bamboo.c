@@ -15,6 +15,7 @@
 
 #include "sim/csv.h"
 #include "models/replay_int.h"
+#include "models/trace.h"
 
 /* The nodes in the group now: a tree (POSIX tsearch) of their names,
  * which point into the CSV text and live as long as it. */
@@ -62,6 +63,10 @@ static int event(const struct csv *c, struct live *nodes, double *last_s, struct
 	if (c->n != 3 || csv_number(c->f[0], &ms) < 0 || ms < 0 || !*c->f[2])
 		return csv_error(c, e, "malformed line (expected TIME_MS,add|remove,NODE with "
 				 "TIME_MS >= 0)");
+	if (ms / 1000.0 > TRACE_SPAN_MAX_S)
+		return csv_error(c, e, "time %g ms is past %.0f s (expected times within "
+				 "the %d..%d window of every trace)", ms, TRACE_SPAN_MAX_S,
+				 TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	if (ms / 1000.0 < *last_s)
 		return csv_error(c, e, "time %g ms is before the previous line's (expected "
 				 "times in order)", ms);

@@ -14,6 +14,7 @@
 
 #include "sim/csv.h"
 #include "models/replay.h"
+#include "models/trace.h"
 
 /* The header line: its first field is not a time and its second is "node". */
 static int is_header(const struct csv *c)
@@ -33,6 +34,10 @@ static int fail_row(const struct csv *c, int nodes, double last_s, struct fail_r
 	    csv_number(c->f[1], &node) < 0 || node != floor(node))
 		return csv_error(c, e, "malformed line (expected time_s,node,kind with time_s "
 				 ">= 0 and an integer node)");
+	if (t_s > TRACE_SPAN_MAX_S)
+		return csv_error(c, e, "time %g s is past %.0f s (expected times within "
+				 "the %d..%d window of every trace)", t_s, TRACE_SPAN_MAX_S,
+				 TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	if (t_s < last_s)
 		return csv_error(c, e, "time %g s is before the previous line's (expected "
 				 "times in order)", t_s);
@@ -83,6 +88,9 @@ int replay_read_failures(const char *path, int nodes, struct fail_row **rows,
 		}
 		last_s = (*rows)[(*n)++].t_s;
 	}
+	if (rc == 0 && *n == 0)	/* none: the rates were meant, or another file */
+		rc = csv_error(&c, e, "no failures (expected time_s,node,kind rows; for no "
+			       "failures leave failures.trace empty and the rates 0)");
 	csv_close(&c);
 	if (rc < 0) {
 		free(*rows);

@@ -16,6 +16,7 @@
 
 #include "sim/jsonfile.h"
 #include "models/replay_int.h"
+#include "models/trace.h"
 
 #define SKY_FORMAT "(expected skypilot JSON {\"metadata\": {\"gap_seconds\": N}, " \
 	"\"data\": [counts]})"
@@ -32,6 +33,10 @@ static int gap(const char *path, json_t *doc, double *gap_s, struct err *e)
 	if (!json_is_number(g) || !(*gap_s > 0))
 		return err_set(e, ERR_USAGE, "%s: metadata.gap_seconds: must be a positive "
 			       "number " SKY_FORMAT, path);
+	if (*gap_s > TRACE_SPAN_MAX_S)
+		return err_set(e, ERR_USAGE, "%s: metadata.gap_seconds: %g s is past %.0f s "
+			       "(the %d..%d window of every trace)", path, *gap_s,
+			       TRACE_SPAN_MAX_S, TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	return 0;
 }
 
@@ -73,6 +78,11 @@ static int counts(const char *path, json_t *data, double gap_s, struct replay_ca
 			return -1;
 	}
 	t->end_s = (double)json_array_size(data) * gap_s;
+	if (t->end_s > TRACE_SPAN_MAX_S)
+		return err_set(e, ERR_USAGE, "%s: %zu ticks of %g s span %g s, past %.0f s "
+			       "(the %d..%d window of every trace)", path,
+			       json_array_size(data), gap_s, t->end_s, TRACE_SPAN_MAX_S,
+			       TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	return 0;
 }
 

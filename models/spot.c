@@ -99,9 +99,10 @@ static int read_pool(const struct scenario *sc, const struct pool *p, int idx,
 	if (trace[0]) {
 		char path[4096];
 		snprintf(key, sizeof key, "pools.%s.capacity_trace", n);
-		if (sc_path(sc, key, trace, path, sizeof path, e) < 0 ||
-		    replay_read_capacity(path, &sp->tr, e) < 0)
+		if (sc_path(sc, key, trace, path, sizeof path, e) < 0)
 			return -1;
+		if (replay_read_capacity(path, &sp->tr, e) < 0)
+			return sc_where_named(sc_where_of(sc), e, key);
 		sp->has_trace = true;
 		if (spot_check_spacing(sc, n, &sp->tr, e) < 0) {
 			replay_cap_free(&sp->tr);

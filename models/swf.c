@@ -25,8 +25,16 @@ static const char *const swf_names[SWF_FIELDS] = {
 
 static int read_line(FILE *f, char *buf, const char *path, long line, struct err *e)
 {
+	size_t n;
+
 	if (fgets(buf, LINE_MAX_BYTES, f) == NULL)
 		return 0;
+	/* fgets stops at a newline, not at a NUL: a NUL before the line's
+	 * end hides its tail from strchr (and means binary data). */
+	n = strlen(buf);
+	if ((n == 0 || buf[n - 1] != '\n') && !feof(f) && n + 1 < LINE_MAX_BYTES)
+		return err_set(e, ERR_USAGE, "%s:%ld: a NUL byte (expected text: is it "
+			       "binary or UTF-16?)", path, line);
 	if (strchr(buf, '\n') == NULL && !feof(f))
 		return err_set(e, ERR_USAGE, "%s:%ld: line longer than %d bytes", path,
 			       line, LINE_MAX_BYTES - 1);
@@ -85,6 +93,15 @@ static int swf_job(struct cjobs *js, const double *v, int gpn, int klass,
 	if (v[1] < 0)
 		return err_set(e, ERR_USAGE, "%s:%ld: submit_time: %.17g is negative",
 			       path, line, v[1]);
+	static const int times[] = { 1, 3, 8 };	/* submit, run, requested time */
+	for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+		int k = times[i];
+		if (v[k] > TRACE_SPAN_MAX_S)
+			return err_set(e, ERR_USAGE, "%s:%ld: %s: %.17g s is past %.0f s "
+				       "(the %d..%d window of every trace)", path, line,
+				       swf_names[k], v[k], TRACE_SPAN_MAX_S, TRACE_YEAR_MIN,
+				       TRACE_YEAR_MAX);
+	}
 	if (gpus > 1e7 || gpus != floor(gpus))
 		return err_set(e, ERR_USAGE, "%s:%ld: requested_processors: %.17g is not "
 			       "a whole count up to 10^7", path, line, gpus);
@@ -117,7 +134,10 @@ long swf_read(const char *path, int gpus_per_node, int klass, struct cjobs *js,
 	if (f == NULL)
 		return err_set(e, ERR_USAGE, "%s: cannot open: %s", path, strerror(errno));
 	while ((rc = read_line(f, buf, path, ++line, e)) > 0) {
-		char *p = buf + strspn(buf, " \t");
+		char *p = buf;
+		if (line == 1 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+			p += 3;		/* a UTF-8 byte-order mark, as textfile.h drops */
+		p += strspn(p, " \t");
 		if (*p == ';')
 			continue;
 		if ((rc = swf_row(p, path, line, v, e)) < 0)
@@ -129,6 +149,9 @@ long swf_read(const char *path, int gpus_per_node, int klass, struct cjobs *js,
 		jobs += rc;
 	}
 	fclose(f);
+	if (rc == 0 && jobs == 0)
+		return err_set(e, ERR_USAGE, "%s:%ld: no jobs (expected SWF lines of jobs that "
+			       "ran on processors: run_time > 0)", path, line - 1 > 0 ? line - 1 : 1);
 	return rc < 0 ? -1 : jobs;
 }
 
@@ -151,7 +174,8 @@ static int csv_time(const char *t, double *out)
 	}
 	errno = 0;
 	*out = strtod(t, &end);
-	return !csv_is_decimal(t) || errno || end == t || *end || !isfinite(*out) ? -1 : 0;
+	return !csv_is_decimal(t) || errno || end == t || *end || !isfinite(*out) ||
+	       fabs(*out) > TRACE_SPAN_MAX_S ? -1 : 0;
 }
 
 static int csv_header(const struct csv *c, int *col, struct err *e)
@@ -195,8 +219,9 @@ static int csv_job(struct csv_ctx *x, char *const *f, int n, long line, struct e
 	for (int k = 0; k < 3; k++)
 		if (csv_time(f[x->col[C_SUBMIT + k]], &t[k]) < 0)
 			return err_set(e, ERR_USAGE, "%s:%ld: %s: \"%s\" is not seconds or "
-				       "YYYY-MM-DD HH:MM:SS", x->path, line,
-				       csv_names[C_SUBMIT + k], f[x->col[C_SUBMIT + k]]);
+				       "YYYY-MM-DD HH:MM:SS (years %d to %d)", x->path, line,
+				       csv_names[C_SUBMIT + k], f[x->col[C_SUBMIT + k]],
+				       TRACE_YEAR_MIN, TRACE_YEAR_MAX);
 	if (t[2] < t[1] || t[1] < t[0])
 		return err_set(e, ERR_USAGE, "%s:%ld: end: submit <= start <= end does not "
 			       "hold", x->path, line);
@@ -233,7 +258,7 @@ long swf_read_csv(const char *path, int gpus_per_node, int klass, struct cjobs *
 	long jobs = 0;
 	struct csv_ctx x = { path, col, gpus_per_node, klass, -1, js };
 
-	if (csv_open(&c, path, 0, e) < 0)
+	if (csv_open(&c, path, CSV_HEADER, e) < 0)
 		return -1;
 	rc = csv_next(&c, e);
 	if (rc == 0)
@@ -245,6 +270,9 @@ long swf_read_csv(const char *path, int gpus_per_node, int klass, struct cjobs *
 			break;
 		jobs += rc;
 	}
+	if (rc == 0 && jobs == 0)
+		rc = csv_error(&c, e, "no jobs (expected rows of jobs with gpus > 0 that "
+			       "ran: end > start)");
 	csv_close(&c);
 	return rc < 0 ? -1 : jobs;
 }

@@ -33,6 +33,10 @@ static int offset_s(const char *s, long *out_s)
 
 	if (end == NULL || *end != '\0' || !(*s == 'Z' || *s == '+' || *s == '-'))
 		return -1;
+	/* The world's offsets run from UTC-12 to UTC+14 (IANA tz database,
+	 * Pacific/Kiritimati); glibc's %z also takes +25:00. */
+	if (z.tm_gmtoff < -12 * 3600 || z.tm_gmtoff > 14 * 3600)
+		return -1;
 	*out_s = z.tm_gmtoff;
 	return 0;
 }

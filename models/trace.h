@@ -59,6 +59,12 @@ int trace_parse_utc(const char *text, int64_t *out_s);
 /* The years a trace time may fall in (others are refused as bad times). */
 #define TRACE_YEAR_MIN 1970
 #define TRACE_YEAR_MAX 2200
+/* The longest time a trace may span, or an offset in one be, in seconds:
+ * the window above, 1970-01-01 to 2201-01-01 (84,371 days).  Every
+ * reader of times in seconds (failure, capacity and job traces) refuses
+ * more, before the seconds become int64 nanoseconds (which hold 292
+ * years: 10^20 s wrapped to a negative time). */
+#define TRACE_SPAN_MAX_S 7289654400.0
 
 /* Walks a trace forward in simulated time; sim time 0 is UTC origin_s. */
 struct trace_cur {

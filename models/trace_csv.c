@@ -182,7 +182,7 @@ int trace_load_csv(struct trace *t, const char *path, enum trace_qty q,
 
 	if (trace_begin(t, path, e) < 0)
 		return -1;
-	if (csv_open(&c, path, 0, e) < 0) {
+	if (csv_open(&c, path, CSV_HEADER, e) < 0) {
 		trace_free(t);
 		return -1;
 	}

@@ -151,6 +151,14 @@ const struct sc_where *sc_where_of(const struct scenario *sc);
 int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* A file a setting names (a trace, a kernel table, a job list) was found
+ * but its reader failed: e holds the reader's "FILE:LINE: what is wrong";
+ * add which setting named the file, " (read for -s KEY=VALUE)" or
+ * " (read for KEY at FILE:LINE)", so that a bad trace given by -s says
+ * which -s.  Every caller of a file reader on a path from sc_path() ends
+ * its error with this.  Returns -1. */
+int sc_where_named(const struct sc_where *w, struct err *e, const char *path);
+
 const char *sc_file(const struct scenario *sc);
 /* A file a setting names (a trace): rel looked for in the scenario's
  * directory, $TRAINSIM_PATH, then the installed scenarios (sim/path.h);

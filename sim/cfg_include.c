@@ -7,7 +7,8 @@
  * file" without the name, and its scanner exit()s on a directory or a NUL
  * byte.  So the scenario and every file it includes are read here and
  * checked alike (a regular file of bounded size, infile.h; no NUL byte; no
- * string left open at the end of its line), each @include line is checked
+ * string left open at the end of its line or opened where no value can
+ * be), each @include line is checked
  * (found on the path of sim/path.h, no cycle, at most CFG_INCLUDE_DEPTH
  * deep) with the FILE:LINE of the @include and the path tried, and the
  * files are spliced into one text for config_read_string().  A table maps
@@ -48,6 +49,8 @@ struct splice {
 	char *text;			/* the spliced text so far */
 	size_t len, cap;
 	enum lex lex;			/* scanner state, across files as libconfig's */
+	char prev;			/* the last code character before, 0: none */
+	bool misplaced;			/* a string opened where no value can be */
 	struct stat open[CFG_INCLUDE_DEPTH + 1];	/* files being read, for cycles */
 	int depth;
 };
@@ -200,6 +203,12 @@ static int read_text(const char *path, struct stat *st, char **buf,
 		free(*buf);
 		return -1;
 	}
+	/* A UTF-8 byte-order mark (an editor's) is no part of the text,
+	 * as textfile.h drops it from traces; the lines do not move. */
+	if (*len >= 3 && memcmp(*buf, "\xEF\xBB\xBF", 3) == 0) {
+		memmove(*buf, *buf + 3, *len - 2);	/* and its NUL */
+		*len -= 3;
+	}
 	return 0;
 }
 
@@ -225,21 +234,44 @@ static const char *first_of(const char *p, const char *end, char a, char b, char
 	return best;
 }
 
-/* Move the scanner state over one line's code part [p, end). */
+/* The last character of code in [from, to) that is not blank into
+ * sp->prev (unchanged when all are blank). */
+static void note_prev(struct splice *sp, const char *from, const char *to)
+{
+	while (to > from && (to[-1] == ' ' || to[-1] == '\t' || to[-1] == '\r' ||
+			     to[-1] == '\n' || to[-1] == '\f' || to[-1] == '\v'))
+		to--;
+	if (to > from)
+		sp->prev = to[-1];
+}
+
+/* Move the scanner state over one line's code part [p, end).  Where a
+ * string opens, the code before it must allow one (a value after = or :,
+ * an element after [, ( or ",", or a string to join): elsewhere libconfig
+ * 1.5 fails with "syntax error" and leaks the string's buffer (its grammar
+ * frees no token it drops; found by tests/fuzz), so sp->misplaced says so
+ * and the caller refuses the line first. */
 static void lex_line(struct splice *sp, const char *p, const char *end)
 {
+	const char *seg = p;	/* where the current run of code began */
+
 	for (; p < end; p++) {
 		switch (sp->lex) {
 		case LEX_CODE:
-			if ((p = first_of(p, end, '"', '#', '/')) == end)
+			if ((p = first_of(p, end, '"', '#', '/')) == end) {
+				note_prev(sp, seg, end);
 				return;
-			if (*p == '"')
+			}
+			if (*p == '"') {
+				note_prev(sp, seg, p);
+				if (!strchr("=:,([\"", sp->prev) || sp->prev == '\0')
+					sp->misplaced = true;
 				sp->lex = LEX_STRING;
-			else if (*p == '#')
+			} else if (*p == '#' || (p + 1 < end && p[1] == '/')) {
+				note_prev(sp, seg, p);
 				return;		/* a comment to the end of the line */
-			else if (p + 1 < end && p[1] == '/')
-				return;
-			else if (p + 1 < end && p[1] == '*') {
+			} else if (p + 1 < end && p[1] == '*') {
+				note_prev(sp, seg, p);
 				sp->lex = LEX_COMMENT;
 				p++;
 			}
@@ -249,8 +281,11 @@ static void lex_line(struct splice *sp, const char *p, const char *end)
 				return;
 			if (*p == '\\' && p + 1 < end)
 				p++;
-			else if (*p == '"')
+			else if (*p == '"') {
 				sp->lex = LEX_CODE;
+				sp->prev = '"';
+				seg = p + 1;
+			}
 			break;
 		case LEX_COMMENT:
 			if ((p = first_of(p, end, '*', 0, 0)) == end)
@@ -258,6 +293,7 @@ static void lex_line(struct splice *sp, const char *p, const char *end)
 			if (p + 1 < end && p[1] == '/') {
 				sp->lex = LEX_CODE;
 				p++;
+				seg = p + 1;
 			}
 			break;
 		}
@@ -363,6 +399,10 @@ static int splice_file(struct splice *sp, const char *path, const char *text,
 			return err_set(e, ERR_USAGE, "%s:%u: a string with no closing "
 				       "quote on its line (expected \"text\" on one "
 				       "line)", path, line);
+		if (sp->misplaced)
+			return err_set(e, ERR_USAGE, "%s:%u: syntax error (a string where "
+				       "no value can be: expected one after =, :, [, ( "
+				       "or a comma)", path, line);
 		emit(sp, rest, (size_t)(next - rest), f, line);
 		if (eol == NULL)
 			emit(sp, "\n", 1, f, line);

@@ -6,7 +6,7 @@
  * so accessors read both like a file value:
  *   - INT: decimal or 0x hex with an optional sign, stored as int, or as
  *     int64 beyond 32 bits (FLOAT takes anything strtod() reads whole,
- *     finite);
+ *     finite and not hex, as a file's float);
  *   - BOOL: true or false, any case;
  *   - STRING, ENUM, REF: the text, with or without double quotes (\" and
  *     \\ escape inside them);
@@ -73,6 +73,11 @@ static int parse_float(const char *t, double *v)
 
 	if (*t == '\0' || isspace((unsigned char)*t))
 		return -1;
+	/* Decimal only, as libconfig reads a float in a file: strtod would
+	 * also take a hex float (0x1p0). */
+	const char *digits = t + (*t == '+' || *t == '-');
+	if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+		return -1;
 	errno = 0;
 	*v = strtod(t, &end);
 	if (*end != '\0' || !isfinite(*v))
@@ -92,6 +97,20 @@ static void bad_number(const char *tok, bool want_int, int bad, char *why,
 	else
 		snprintf(why, n, "%s is not %s", tok[0] ? tok : "nothing",
 			 want_int ? "an integer" : "a number");
+}
+
+/* Where the quote that opens t closes (\" and \\ being escapes, as
+ * unquote() reads them): NULL if it does not, "" when at the end, else
+ * what follows it. */
+static const char *quote_end(const char *t, size_t len)
+{
+	for (size_t i = 1; i < len; i++) {
+		if (t[i] == '\\' && i + 1 < len && (t[i + 1] == '"' || t[i + 1] == '\\'))
+			i++;
+		else if (t[i] == '"')
+			return t + i + 1;
+	}
+	return NULL;
 }
 
 /* Text with or without double quotes; \" and \\ escapes inside quotes. */
@@ -280,9 +299,20 @@ int cfg_add_parsed(const struct cfg_setting *d, config_setting_t *parent,
 		break;
 	case CFG_STRING:
 	case CFG_ENUM:
-	case CFG_REF:
+	case CFG_REF: {
+		/* "a100 (the shell ate the closing quote, or it was never
+		 * typed): not the name "\"a100" that no entry has. */
+		const char *end = len > 0 && tok[0] == '"' ? quote_end(tok, len) : "";
+		char cut[CFG_ECHO_MAX + 4];
+		if (end == NULL || *end) {
+			snprintf(why, n, "%s: %s", cfg_cut(cut, sizeof cut, tok),
+				 end ? "text after the closing quote" : "a string with no closing quote");
+			rc = -1;
+			break;
+		}
 		rc = add_string(parent, name, tok, len);
 		break;
+	}
 	case CFG_INT_LIST:
 	case CFG_FLOAT_LIST:
 		rc = add_list(d, parent, name, tok, len, why, n);

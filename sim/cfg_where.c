@@ -135,6 +135,30 @@ int sc_where_error(const struct sc_where *w, struct err *e, const char *path,
 	return rc;
 }
 
+int sc_where_named(const struct sc_where *w, struct err *e, const char *path)
+{
+	const struct scenario *sc = (const struct scenario *)w;
+	char loc[CFG_PATH_MAX + 64], tail[CFG_PATH_MAX + 128];
+
+	if (e == NULL || e->status == ERR_OK || sc == NULL)
+		return -1;
+	cfg_where(sc, path, loc, sizeof loc);
+	if (strncmp(loc, "-s ", 3) == 0)	/* "-s KEY=VALUE" names the key */
+		snprintf(tail, sizeof tail, " (read for %s)", loc);
+	else
+		snprintf(tail, sizeof tail, " (read for %s at %s)", path, loc);
+	/* The reader's FILE:LINE and what is wrong come first; the tail
+	 * replaces the end of a message too long to hold both. */
+	size_t n = strlen(e->msg), t = strlen(tail);
+	if (t >= sizeof e->msg)
+		t = sizeof e->msg - 1;
+	if (n + t >= sizeof e->msg)
+		n = sizeof e->msg - 1 - t;
+	memcpy(e->msg + n, tail, t);
+	e->msg[n + t] = '\0';
+	return -1;
+}
+
 /* ---- did you mean ------------------------------------------------------ */
 
 static size_t seg_count(const char *p)

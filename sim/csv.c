@@ -37,7 +37,7 @@ int csv_error(const struct csv *c, struct err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	return err_set(e, ERR_USAGE, "%s:%ld: %s", c->file, c->line, what);
+	return err_set(e, ERR_USAGE, "%s:%ld: %s", c->file, c->line > 0 ? c->line : 1, what);
 }
 
 bool csv_is_decimal(const char *s)
@@ -173,7 +173,35 @@ static void unquoted(const struct csv *c, char **s)
 		*end = '\0';	/* else *r is the comma, cut by the caller, or the end */
 }
 
+/* CSV_HEADER: the header's names differ; no row is wider than it. */
+static int check_width(struct csv *c, struct err *e)
+{
+	if (c->width == 0) {
+		for (size_t i = 0; i < c->n; i++)
+			for (size_t j = 0; j < i; j++)
+				if (strcmp(c->f[i], c->f[j]) == 0)
+					return csv_error(c, e, "column '%s' named twice in the "
+							 "header (fields %zu and %zu)", c->f[i],
+							 j + 1, i + 1);
+		c->width = c->n;
+		return 1;
+	}
+	if (c->n > c->width)
+		return csv_error(c, e, "%zu fields, the header has %zu (a trailing %s?)",
+				 c->n, c->width, c->flags & CSV_TABS ? "tab" : "comma");
+	return 1;
+}
+
+static int next_row(struct csv *c, struct err *e);
+
 int csv_next(struct csv *c, struct err *e)
+{
+	int rc = next_row(c, e);
+
+	return rc > 0 && (c->flags & CSV_HEADER) ? check_width(c, e) : rc;
+}
+
+static int next_row(struct csv *c, struct err *e)
 {
 	char *s;
 

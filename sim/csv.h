@@ -27,8 +27,11 @@
 
 #include "sim/err.h"
 
-/* CSV_TABS: fields split at tabs instead of commas (TSV files). */
-enum { CSV_COMMENTS = 1, CSV_TABS = 2 };
+/* CSV_TABS: fields split at tabs instead of commas (TSV files).
+ * CSV_HEADER: the first row is a header: its names must differ, and no
+ * later row may have more fields than it (a trailing comma, a stray
+ * column: "FILE:LINE: 3 fields, the header has 2"). */
+enum { CSV_COMMENTS = 1, CSV_TABS = 2, CSV_HEADER = 4 };
 
 struct csv {
 	const char *file;	/* for messages: the caller's string */
@@ -39,6 +42,7 @@ struct csv {
 	size_t n;		/* ... and how many (at least 1) */
 	size_t cap;
 	int flags;
+	size_t width;		/* CSV_HEADER: the header's fields (0 before it) */
 };
 
 int csv_open(struct csv *c, const char *path, int flags, struct err *e);
@@ -46,7 +50,8 @@ int csv_open(struct csv *c, const char *path, int flags, struct err *e);
 int csv_next(struct csv *c, struct err *e);
 void csv_close(struct csv *c);
 
-/* "FILE:LINE: " and the message, ERR_USAGE; returns -1. */
+/* "FILE:LINE: " and the message, ERR_USAGE; returns -1.  Before the
+ * first row (an empty file) the line is 1. */
 int csv_error(const struct csv *c, struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -1,7 +1,10 @@
 /* h5in.c -- see h5in.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -47,6 +50,23 @@ static int h5in_check_layout(struct h5in *f, struct err *e)
 	return 0;
 }
 
+/* A run file is a regular file (no FIFO, device or directory), and one
+ * that cannot be read says why, as a trace does; no size limit (a run
+ * sampled every second is hundreds of MB). */
+static int h5in_check_file(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || access(path, R_OK) < 0)
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, ERR_USAGE, "%s: cannot read: %s", path, strerror(EISDIR));
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, ERR_USAGE, "%s: not a regular file (a directory, "
+			       "device or FIFO is never read)", path);
+	return 0;
+}
+
 struct h5in *h5in_open(const char *path, struct err *e)
 {
 	struct h5in *f;
@@ -58,6 +78,11 @@ struct h5in *h5in_open(const char *path, struct err *e)
 	if (f == NULL || (f->path = strdup(path)) == NULL) {
 		free(f);
 		err_set(e, ERR_RUN, "%s: out of memory", path);
+		return NULL;
+	}
+	if (h5in_check_file(path, e) < 0) {
+		free(f->path);
+		free(f);
 		return NULL;
 	}
 	f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -194,12 +219,90 @@ int h5in_check_run(struct h5in *f, struct err *e)
 	return 0;
 }
 
+/* --- iteration order ------------------------------------------------------- */
+
+/*
+ * Groups and attributes are walked in HDF5's native order and sorted here,
+ * never walked "in increasing order" by libhdf5: for an index it cannot
+ * walk directly, libhdf5 1.10 builds a table of nlinks entries with
+ * nlinks taken from the file (H5G__dense_build_table, H5Gdense.c), leaves
+ * the entries it could not fill uninitialised when the file's index holds
+ * fewer or breaks midway, and H5G__link_release_table then frees those
+ * garbage pointers: a segfault on a corrupt dense link table
+ * (tests/fuzz/known).  A native walk reads the index's B-tree as it is
+ * (H5B2_iterate), with no table.  Each entry's creation order comes with
+ * it (info->corder); sorting by it gives what H5_ITER_INC gave for the
+ * files trainsim writes (order tracked and indexed), and by name (strcmp,
+ * as libhdf5 sorts) for files that do not track it.
+ */
+struct h5in_ent {
+	char *name;
+	int64_t corder;
+	double v;
+};
+
+struct h5in_walk {
+	struct h5in_ent *ent;
+	size_t n, cap;
+	int all_corder;	/* every entry has a valid creation order */
+	int failed;	/* out of memory */
+};
+
+static int h5in_walk_add(struct h5in_walk *w, const char *name, int corder_valid,
+			 int64_t corder, double v)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 32;
+		struct h5in_ent *ne = realloc(w->ent, cap * sizeof *ne);
+
+		if (ne == NULL)
+			return w->failed = 1, -1;
+		w->ent = ne;
+		w->cap = cap;
+	}
+	if ((w->ent[w->n].name = strdup(name)) == NULL)
+		return w->failed = 1, -1;
+	if (w->n == 0)
+		w->all_corder = 1;
+	w->all_corder &= corder_valid != 0;
+	w->ent[w->n].corder = corder;
+	w->ent[w->n++].v = v;
+	return 0;
+}
+
+static int h5in_by_corder(const void *a, const void *b)
+{
+	const struct h5in_ent *x = a, *y = b;
+
+	return x->corder != y->corder ? (x->corder < y->corder ? -1 : 1)
+				      : strcmp(x->name, y->name);
+}
+
+static int h5in_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct h5in_ent *)a)->name,
+		      ((const struct h5in_ent *)b)->name);
+}
+
+static void h5in_walk_sort(struct h5in_walk *w)
+{
+	if (w->n > 1)
+		qsort(w->ent, w->n, sizeof *w->ent,
+		      w->all_corder ? h5in_by_corder : h5in_by_name);
+}
+
+static void h5in_walk_free(struct h5in_walk *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->ent[i].name);
+	free(w->ent);
+	memset(w, 0, sizeof *w);
+}
+
 /* --- float attributes of a group ---------------------------------------- */
 
 struct attr_walk {
-	struct h5in_attrs *a;
-	size_t cap;
-	int failed;	/* out of memory */
+	struct h5in_walk w;
 	int bad;	/* a numeric attribute that is not a single number */
 	char bad_name[64];
 };
@@ -207,12 +310,10 @@ struct attr_walk {
 static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void *ctx)
 {
 	struct attr_walk *w = ctx;
-	struct h5in_attrs *a = w->a;
 	hid_t attr, type;
 	double v;
 	H5T_class_t cls;
 
-	(void)info;
 	if ((attr = H5Aopen(loc, name, H5P_DEFAULT)) < 0)
 		return 0;
 	type = H5Aget_type(attr);
@@ -230,32 +331,35 @@ static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void 
 		return -1;
 	}
 	H5Aclose(attr);
-	if (a->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 32;
-		char **nn = realloc(a->names, cap * sizeof *nn);
-		double *vv;
+	return h5in_walk_add(&w->w, name, info->corder_valid, info->corder, v);
+}
 
-		if (nn == NULL)
-			goto oom;
-		a->names = nn;
-		if ((vv = realloc(a->values, cap * sizeof *vv)) == NULL)
-			goto oom;
-		a->values = vv;
-		w->cap = cap;
+/* The walk's entries, sorted, moved into out. */
+static int attrs_take(struct h5in_walk *w, struct h5in_attrs *out)
+{
+	h5in_walk_sort(w);
+	out->names = malloc((w->n ? w->n : 1) * sizeof *out->names);
+	out->values = malloc((w->n ? w->n : 1) * sizeof *out->values);
+	if (out->names == NULL || out->values == NULL) {
+		free(out->names);
+		free(out->values);
+		memset(out, 0, sizeof *out);
+		return -1;
 	}
-	if ((a->names[a->n] = strdup(name)) == NULL)
-		goto oom;
-	a->values[a->n++] = v;
+	for (size_t i = 0; i < w->n; i++) {
+		out->names[i] = w->ent[i].name;
+		out->values[i] = w->ent[i].v;
+	}
+	out->n = w->n;
+	free(w->ent);
+	memset(w, 0, sizeof *w);
 	return 0;
-oom:
-	w->failed = 1;
-	return -1;
 }
 
 int h5in_float_attrs(struct h5in *f, const char *obj, struct h5in_attrs *out,
 		     struct err *e)
 {
-	struct attr_walk w = { out, 0, 0, 0, "" };
+	struct attr_walk w = { { 0 }, 0, "" };
 	char units[512];
 	hid_t g;
 	herr_t rc;
@@ -265,21 +369,26 @@ int h5in_float_attrs(struct h5in *f, const char *obj, struct h5in_attrs *out,
 		return h5in_fail(f, e, "find", obj);
 	if ((g = H5Oopen(f->file, obj, H5P_DEFAULT)) < 0)
 		return h5in_fail(f, e, "open", obj);
-	/* Creation order when the file tracks it (trainsim's do), else names. */
-	rc = H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, on_attr, &w);
-	if (rc < 0 && !w.failed && !w.bad && out->n == 0)
-		rc = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, on_attr, &w);
+	/* Native order, sorted by creation order when the file tracks it
+	 * (trainsim's do), else by name: see "iteration order" above. */
+	rc = H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, NULL, on_attr, &w);
+	if (rc < 0 && !w.w.failed && !w.bad && w.w.n == 0)
+		rc = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, on_attr, &w);
 	H5Oclose(g);
 	if (w.bad) {
-		h5in_attrs_free(out);
+		h5in_walk_free(&w.w);
 		return err_set(e, ERR_USAGE, "%s: %s/%s: not a single number (an array "
 			       "attribute; not a trainsim run file?)", f->path,
 			       strcmp(obj, "/") ? obj : "", w.bad_name);
 	}
-	if (rc < 0 || w.failed) {
-		h5in_attrs_free(out);
-		return w.failed ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
-				: h5in_fail(f, e, "read the attributes of", obj);
+	if (rc < 0 || w.w.failed) {
+		h5in_walk_free(&w.w);
+		return w.w.failed ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
+				  : h5in_fail(f, e, "read the attributes of", obj);
+	}
+	if (attrs_take(&w.w, out) < 0) {
+		h5in_walk_free(&w.w);
+		return err_set(e, ERR_RUN, "%s: out of memory", f->path);
 	}
 	out->units = calloc(out->n ? out->n : 1, sizeof *out->units);
 	if (out->units == NULL) {
@@ -315,40 +424,16 @@ void h5in_attrs_free(struct h5in_attrs *a)
 
 /* --- group members -------------------------------------------------------- */
 
-struct name_walk {
-	char **names;
-	size_t n, cap;
-	int failed;
-};
-
 static herr_t on_link(hid_t g, const char *name, const H5L_info_t *info, void *ctx)
 {
-	struct name_walk *w = ctx;
-
 	(void)g;
-	(void)info;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 16;
-		char **nn = realloc(w->names, cap * sizeof *nn);
-
-		if (nn == NULL)
-			goto oom;
-		w->names = nn;
-		w->cap = cap;
-	}
-	if ((w->names[w->n] = strdup(name)) == NULL)
-		goto oom;
-	w->n++;
-	return 0;
-oom:
-	w->failed = 1;
-	return -1;
+	return h5in_walk_add(ctx, name, info->corder_valid, info->corder, 0);
 }
 
 int h5in_members(struct h5in *f, const char *group, char ***names, size_t *n,
 		 struct err *e)
 {
-	struct name_walk w = { 0 };
+	struct h5in_walk w = { 0 };
 	hid_t g;
 	herr_t rc;
 
@@ -358,17 +443,24 @@ int h5in_members(struct h5in *f, const char *group, char ***names, size_t *n,
 		return 0;
 	if ((g = H5Gopen2(f->file, group, H5P_DEFAULT)) < 0)
 		return h5in_fail(f, e, "open group", group);
-	rc = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, on_link, &w);
+	/* Native order, then sorted: see "iteration order" above. */
+	rc = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, NULL, on_link, &w);
 	if (rc < 0 && !w.failed && w.n == 0)
-		rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, on_link, &w);
+		rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, on_link, &w);
 	H5Gclose(g);
-	if (rc < 0 || w.failed) {
-		h5in_names_free(w.names, w.n);
-		return w.failed ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
-				: h5in_fail(f, e, "list group", group);
+	char **out = rc < 0 || w.failed ? NULL : malloc((w.n ? w.n : 1) * sizeof *out);
+	if (out == NULL) {
+		int oom = w.failed || rc >= 0;
+		h5in_walk_free(&w);
+		return oom ? err_set(e, ERR_RUN, "%s: out of memory", f->path)
+			   : h5in_fail(f, e, "list group", group);
 	}
-	*names = w.names;
+	h5in_walk_sort(&w);
+	for (size_t i = 0; i < w.n; i++)
+		out[i] = w.ent[i].name;
+	*names = out;
 	*n = w.n;
+	free(w.ent);
 	return 0;
 }
 

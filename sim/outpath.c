@@ -71,6 +71,31 @@ static void outp_clean_stale(const char *dir, const char *base)
 	closedir(d);
 }
 
+/* access() says yes to root anywhere, and a file system may still refuse
+ * (/proc, a read-only mount): create and remove a temporary file of the
+ * target's own pattern there, so the run's own create cannot fail later
+ * (after the whole simulation) for the same reason. */
+static int outp_try_create(const char *target, struct err *e)
+{
+	char probe[4096 + 16];
+	int fd;
+
+	if (snprintf(probe, sizeof probe, "%s", target) >= (int)sizeof probe - 12)
+		return err_set(e, ERR_USAGE, "-o %s: path too long", target);
+	char *slash = strrchr(probe, '/');
+	char *base = slash ? slash + 1 : probe;
+	size_t bl = strlen(target) - (size_t)(base - probe);
+	memmove(base + 1, target + (base - probe), bl);
+	base[0] = '.';
+	memcpy(base + 1 + bl, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+	if ((fd = mkstemp(probe)) < 0)
+		return err_set(e, ERR_USAGE, "-o %s: cannot create a file there: %s", target,
+			       strerror(errno));
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
 int outp_check(const char *target, const char *const *inputs, size_t n_inputs,
 	       struct err *e)
 {
@@ -113,6 +138,8 @@ int outp_check(const char *target, const char *const *inputs, size_t n_inputs,
 	if (access(dir, W_OK | X_OK) < 0)
 		return err_set(e, ERR_USAGE, "-o %s: directory %s is not writable: %s",
 			       target, dir, strerror(errno));
+	if (outp_try_create(target, e) < 0)
+		return -1;
 	outp_clean_stale(dir, strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
 	return 0;
 }

@@ -75,6 +75,12 @@ char *textfile_read(const char *path, size_t *len, struct err *e)
 		free(text);
 		return NULL;
 	}
+	/* A UTF-8 byte-order mark (spreadsheets write one) is no part of
+	 * the first field or key. */
+	if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+		memmove(text, text + 3, n - 2);	/* and its NUL */
+		n -= 3;
+	}
 	if (len)
 		*len = n;
 	return text;

@@ -11,7 +11,8 @@
  * A NUL byte is refused with its line ("FILE:LINE: a NUL byte ..."): it
  * would cut the text short for every string function after it, and it
  * means binary data or UTF-16, not the text a trace is.  Both errors are
- * ERR_USAGE: the file is the user's input.
+ * ERR_USAGE: the file is the user's input.  A UTF-8 byte-order mark at the
+ * start is dropped (spreadsheets write one before the first header).
  */
 #ifndef SIM_TEXTFILE_H
 #define SIM_TEXTFILE_H

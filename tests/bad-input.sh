@@ -2,7 +2,8 @@
 # Every row of tests/bad-input.tsv is bad input: trainsim must exit 2, say
 # where and what on stderr (the row's pattern: FILE:LINE: KEY: ...), and leave
 # no output file.  A row whose arguments start with collect, export,
-# collective or cluster runs that subcommand (collect and cluster with -o).
+# collective, cluster, plan or list runs that subcommand (collect and
+# cluster with -o).
 # TRAINSIM_WRAPPER (e.g. "valgrind --error-exitcode=99 --leak-check=full
 # --errors-for-leak-kinds=definite") runs each case under a checker; its own
 # exit code then differs from 2 and the case fails.
@@ -19,7 +20,7 @@ grep -v -e '^#' -e '^$' "$table" | while IFS='	' read -r name args pattern; do
 	case $args in
 	collect\ *) set -- collect -o "$out" ${args#collect } ;;
 	cluster\ *) set -- cluster -q -o "$out" ${args#cluster } ;;
-	export\ *|collective\ *) set -- $args ;;
+	export\ *|collective\ *|plan\ *|list\ *) set -- $args ;;
 	*) set -- -q -o "$out" $args ;;
 	esac
 	${TRAINSIM_WRAPPER:-} "$TRAINSIM" "$@" >"$tmp/stdout" 2>"$tmp/stderr"

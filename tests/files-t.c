@@ -89,19 +89,21 @@ static void test_tabs(void)
 }
 
 /* The error of reading `text` as CSV to its end, or "" if none. */
-static const char *csv_fails(const char *name, const char *text, size_t len, struct err *e)
+static const char *csv_fails_as(const char *name, const char *text, size_t len,
+				int flags, struct err *e)
 {
 	struct csv c;
 	int rc;
 
 	*e = (struct err){ 0 };
-	if (csv_open(&c, put(name, text, len), 0, e) < 0)
+	if (csv_open(&c, put(name, text, len), flags, e) < 0)
 		return e->msg;
 	while ((rc = csv_next(&c, e)) > 0)
 		;
 	csv_close(&c);
 	return rc < 0 ? e->msg : "";
 }
+#define csv_fails(name, text, len, e) csv_fails_as(name, text, len, 0, e)
 
 static void test_errors(void)
 {
@@ -128,6 +130,34 @@ static void test_errors(void)
 	tap_ok(text && len == 5 && strcmp(text, "ab\ncd") == 0 && textfile_line(text, 3) == 2,
 	       "text read whole; offset 3 is on line 2");
 	free(text);
+
+	/* A spreadsheet's UTF-8 byte-order mark is dropped: "ab" is the first
+	 * field, and the lines do not move. */
+	text = textfile_read(put("bom.txt", "\xEF\xBB\xBF" "ab\ncd", 8), &len, &e);
+	tap_ok(text && len == 5 && strcmp(text, "ab\ncd") == 0, "a byte-order mark dropped");
+	free(text);
+	/* CSV_HEADER: a row wider than the header (a trailing comma) and a
+	 * name twice in the header are refused at their lines. */
+	csv_fails_as("wide.csv", "t,v\n1,2\n3,4,\n", 13, CSV_HEADER, &e);
+	snprintf(want, sizeof want, "%s/wide.csv:3: 3 fields, the header has 2 (a trailing comma?)",
+		 dir);
+	tap_ok(strcmp(e.msg, want) == 0, "CSV_HEADER: line 3 has 3 fields of 2 (%s)", e.msg);
+	csv_fails_as("twice.csv", "t,v,t\n1,2,3\n", 12, CSV_HEADER, &e);
+	snprintf(want, sizeof want, "%s/twice.csv:1: column 't' named twice in the header "
+		 "(fields 1 and 3)", dir);
+	tap_ok(strcmp(e.msg, want) == 0, "CSV_HEADER: t named twice (%s)", e.msg);
+	tap_ok(csv_fails_as("narrow.csv", "t,v,w\n1,2\n", 10, CSV_HEADER, &e)[0] == '\0',
+	       "CSV_HEADER: a narrower row is the reader's to judge (%s)", e.msg);
+	struct csv c;
+	e = (struct err){ 0 };
+	if (csv_open(&c, put("empty.csv", "", 0), 0, &e) == 0) {
+		tap_ok(csv_next(&c, &e) == 0 && csv_error(&c, &e, "no rows") < 0, "empty file: no rows");
+		snprintf(want, sizeof want, "%s/empty.csv:1: no rows", dir);
+		tap_ok(strcmp(e.msg, want) == 0, "an empty file's error is on line 1, not 0 (%s)",
+		       e.msg);
+		csv_close(&c);
+	} else
+		tap_ok(0, "empty.csv opens (%s)", e.msg);
 }
 
 /* jsonfile_load's message for `text` (NULL if it loads). */

@@ -288,6 +288,27 @@ static void test_sc_path(void)
 	tap_ok(sc_path(sc, "model.name", "u.csv", out, sizeof out, &e) == 0 &&
 	       strcmp(out, want) == 0, "a trace on $TRAINSIM_PATH");
 	unsetenv("TRAINSIM_PATH");
+
+	/* A reader's error on a file a setting named ends with that setting. */
+	memset(&e, 0, sizeof e);
+	err_set(&e, ERR_USAGE, "t.csv:3: price: \"x\" is not a number");
+	at_dir("t.csv:3: price: \"x\" is not a number (read for model.name at ~/x.cfg:2)",
+	       want, sizeof want);
+	tap_ok(sc_where_named(sc_where_of(sc), &e, "model.name") < 0 &&
+	       e.status == ERR_USAGE && strcmp(e.msg, want) == 0,
+	       "a trace's error names the setting that named the trace, and where");
+	if (strcmp(e.msg, want) != 0)
+		tap_diag("got \"%s\"", e.msg);
+	/* 1,023 bytes of reader message: the tail replaces its end. */
+	memset(&e, 0, sizeof e);
+	e.status = ERR_USAGE;
+	memset(e.msg, 'x', sizeof e.msg - 1);
+	e.msg[sizeof e.msg - 1] = '\0';
+	sc_where_named(sc_where_of(sc), &e, "model.name");
+	at_dir(" (read for model.name at ~/x.cfg:2)", want, sizeof want);
+	size_t n = strlen(e.msg), t = strlen(want);
+	tap_ok(n == sizeof e.msg - 1 && n > t && strcmp(e.msg + n - t, want) == 0 &&
+	       e.msg[0] == 'x', "a full message keeps its start and gains the setting");
 	sc_free(sc);
 
 	char d[64];

@@ -13,7 +13,7 @@ pin: tests/bench/validate-b
 	mv tests/fitted.tmp $(srcdir)/tests/fitted.tsv
 	rm -f tests/fitted.new
 .PHONY: pin
-SHELL_TESTS += tests/bad-input.sh tests/output-path.sh
+SHELL_TESTS += tests/bad-input.sh tests/output-path.sh tests/sweep-tmp.sh tests/trace-text.sh
 EXTRA_DIST += tests/bad
 UNIT_TESTS += tests/run-model-t
 SHELL_TESTS += tests/e2e-run.sh

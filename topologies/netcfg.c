@@ -274,6 +274,14 @@ static struct net_cfg *cfg_read(const struct scenario *sc, const char *gpu, int 
 		goto fail;
 	read_fabric(sc, p);
 	read_collective(sc, p);
+	/* read_fabric takes the leaf's and the spine's: a third ratio would
+	 * be dropped without a word. */
+	size_t n_over = sc_list_len(sc, "network.fat_tree.oversubscription");
+	if (n_over > 2) {
+		sc_error(sc, e, "network.fat_tree.oversubscription", "%zu ratios (expected "
+			 "at most 2: the leaf's and the spine's)", n_over);
+		goto fail;
+	}
 	if (p->topology != TOPO_NONE &&
 	    (read_link(sc, sc_str(sc, "network.scale_out_link"),
 		       "network.scale_out_link", &p->scale_out, e) < 0 ||

@@ -21,7 +21,9 @@
 # across machines with --sshloginfile (a shared file system is assumed:
 # paths are absolute), or as a Slurm array job with --slurm.  A run whose
 # .h5 exists is skipped (trainsim renames its file into place only on
-# success), so rerunning resumes; a failed run is reported with the first
+# success), so rerunning resumes (and first removes the temp files,
+# runs/.NAME.h5.tmp.XXXXXX, that runs killed mid-write left: see
+# sweep_clean_tmp); a failed run is reported with the first
 # line of its log and does not stop the others.  Then `trainsim collect`
 # writes DIR/results.tsv and DIR/results.h5, and the study's sweep_plot
 # draws DIR/plots/*.png and *.svg.  Exit status: 0 when every run
@@ -189,6 +191,7 @@ sweep_go() {
 		cat "$SWEEP_DIR/commands.txt"
 		return 0
 	fi
+	sweep_clean_tmp
 	if [ "$SWEEP_SLURM" = 1 ] && [ "$SWEEP_COLLECT_ONLY" = 0 ]; then
 		sweep_slurm "$todo"
 		return $?
@@ -199,6 +202,31 @@ sweep_go() {
 	sweep_collect || return 1
 	[ "$SWEEP_PLOT" = 0 ] || sweep_draw || return 1
 	return "$failed"
+}
+
+# A run killed mid-write (kill -9, a node lost, a Slurm time limit) leaves
+# its temp file, runs/.NAME.h5.tmp.XXXXXX (12-41 MB for the big studies),
+# and a resumed sweep would keep it forever.  Before any run starts,
+# remove those of this grid's targets by trainsim's own rule for its
+# target: named by our pattern (".", a target's name, ".tmp.", six letters
+# or digits), a regular file of ours, older than this moment -- every run
+# of this sweep starts later, so nothing it writes can match; another
+# sweep on the same folder would be writing newer files.
+sweep_clean_tmp() {
+	[ -d "$SWEEP_DIR/runs" ] || return 0
+	stamp=$SWEEP_DIR/.sweep-clean.$$
+	: >"$stamp" || return 0
+	find "$SWEEP_DIR/runs" -maxdepth 1 -type f -name '.*.h5.tmp.??????' \
+		-user "$(id -u)" ! -newer "$stamp" -print |
+	awk -v expf="$SWEEP_DIR/expected.txt" '
+	BEGIN { while ((getline f < expf) > 0) { n = split(f, p, "/"); ours[p[n]] = 1 } }
+	{
+		n = split($0, p, "/"); b = p[n]
+		# ".NAME.h5.tmp.XXXXXX": NAME.h5 is what lies between.
+		if (substr(b, 2, length(b) - 12) in ours && substr(b, length(b) - 5) ~ /^[A-Za-z0-9]+$/)
+			print
+	}' | while IFS= read -r f; do rm -f "$f"; done
+	rm -f "$stamp"
 }
 
 sweep_run_all() {
