@@ -151,13 +151,15 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->gpu = g;
 	p->gpu.name = p->gpu_name;	/* g's strings die with sc */
 	p->gpu.nvlink = NULL;
-	p->sp = sc_bool(sc, "parallel.sequence_parallel");
-	p->flash = sc_bool(sc, "parallel.flash_attention");
-	p->attn = ATTN_FLASH2;
-	if (sc_has(sc, "parallel.attention_kernel")) {
-		p->attn = attn_impl_find(sc_str(sc, "parallel.attention_kernel"));
-		p->flash = p->attn != ATTN_UNFUSED;
-	}
+	/* as the step model will run them: the stack's defaults where the
+	 * scenario says nothing (megatron_core runs flash attention) */
+	struct par_opts par;
+	par_from_scenario(sc, &par);
+	p->sp = par.sequence_parallel;
+	p->flash = par.flash_attention;
+	p->attn = par.attention_kernel;
+	if (p->attn == ATTN_UNFUSED && p->flash)
+		p->attn = ATTN_FLASH2;
 	p->virtual_stages = strcmp(sc_str(sc, "parallel.schedule"), "interleaved") == 0 ?
 			    (int)sc_int(sc, "parallel.virtual_stages") : 1;
 	p->ckpt_s = sc_float(sc, "training.checkpoint.interval_s");
