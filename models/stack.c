@@ -1,18 +1,19 @@
 /*
  * stack.c -- the software stacks' facts (see stack.h), each with its source.
  *
- * Bands are the largest |error| of the stack's independent validation rows
- * (make validate, measured after the step model's last change, 2026-12-01;
- * that is what a band is for, nothing in the model was tuned on them):
- * megatron_lm_2021 21% (MT-NLG 530B, three rows, 16-21% too fast; Table 1,
- * its calibration, is within 5%), megatron_lm_2022 9% (Korthikanti et al.
- * 2022, nine rows, -8.9% to +3.9%), megatron_core 32% (eleven Megatron-Core
- * H100 rows, 4-32% too fast, mean +21%), deepspeed_zero 17% (OPT-175B, one
- * row), pytorch_eager 29% (six llm-foundry MPT rows on 8 H100 with FSDP,
- * 11.9-28.3% too fast, mean +19.5%, the largest rounded up; measured after
- * the host and eager-loop models, the straggler term, the DP collectives'
- * SMs and the Triton attention kernel the rows run (attn_impl.h),
- * 2026-12-01; 65% before that kernel, when they were 25-64.3% too fast).
+ * A stack's band is the uncertainty of its facts on a GPU without
+ * validation rows of its own: combined with the GPU's (hypot) where
+ * gpus.*.validated_band gives no figure for the pair.  Each is the largest
+ * |error| of the stack's independent validation rows (make validate,
+ * 2026-12-01, every model change of that day included; nothing in the
+ * model was tuned on them): megatron_lm_2021 21% (A100: MT-NLG 530B,
+ * BLOOM, OPT; Table 1, its calibration, is within 5.3%), megatron_lm_2022
+ * 9% (Korthikanti et al. 2022, nine rows, -8.9% to +3.9%), megatron_core
+ * 32% (eleven Megatron-Core H100 rows, -16% to +24%, kept at the morning's
+ * widest), deepspeed_zero 17% (no row runs it now: OPT's scenario is
+ * Megatron kernels under FSDP, megatron_lm_2021 with ZeRO-3),
+ * pytorch_eager 31% (six llm-foundry MPT rows on 8 H100 with FSDP and the
+ * Triton attention kernel they ran, +15.9% to +30.6%).
  *
  * DP gradient bytes: Megatron reduces gradients in the weights' 2 bytes
  * under fp16 (Table 1); with bf16 Megatron-LM's arguments.py turns on
