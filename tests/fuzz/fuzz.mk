@@ -11,7 +11,10 @@
 # malloc fails or is never touched and H5Fopen fails cleanly ("cannot open
 # as HDF5", exit 2), so under ASan a huge request returns NULL
 # (allocator_may_return_null) and one malloc may reach 8 GB while the RSS
-# stays capped at 2 GB.
+# stays capped at 2 GB.  A library built before ./configure --enable-fuzz
+# (a tree bootstrapped with gcc) has no coverage counters: the harnesses
+# would link it and fuzz blind (100 counters, all in the harness), so
+# make fuzz refuses it.
 noinst_HEADERS += tests/fuzz/targets.h
 UNIT_TESTS += tests/fuzz-replay
 tests_fuzz_replay_SOURCES = tests/fuzz-replay.c tests/fuzz/targets.c
@@ -34,6 +37,9 @@ fuzz/fuzz-trace: $(FUZZ_DEPS)
 fuzz/fuzz-h5: $(FUZZ_DEPS)
 	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_h5
 fuzz: fuzz/fuzz-scenario fuzz/fuzz-trace fuzz/fuzz-h5
+	@nm libtrainsim.a 2>/dev/null | grep -q __sanitizer_cov || { \
+		echo "make fuzz: libtrainsim.a has no coverage instrumentation (objects built" \
+		     "before ./configure --enable-fuzz): make clean, then make fuzz"; exit 1; }
 	@st=0; for t in $(FUZZ_TARGETS); do \
 		mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
 		$(SHELL) $(srcdir)/tests/fuzz/seed.sh $(srcdir) $$t fuzz-corpus/$$t || exit 1; \
