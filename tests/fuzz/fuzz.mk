@@ -36,7 +36,7 @@ fuzz/fuzz-trace: $(FUZZ_DEPS)
 	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_trace
 fuzz/fuzz-h5: $(FUZZ_DEPS)
 	$(AM_V_CCLD)$(FUZZ_BUILD) -DFUZZ_TARGET=fuzz_h5
-fuzz: fuzz/fuzz-scenario fuzz/fuzz-trace fuzz/fuzz-h5
+fuzz: fuzz/fuzz-scenario fuzz/fuzz-trace fuzz/fuzz-h5 trainsim$(EXEEXT)
 	@nm libtrainsim.a 2>/dev/null | grep -q __sanitizer_cov || { \
 		echo "make fuzz: libtrainsim.a has no coverage instrumentation (objects built" \
 		     "before ./configure --enable-fuzz): make clean, then make fuzz"; exit 1; }
