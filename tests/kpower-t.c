@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
+#include "tests/h200-power.h"
 #include "sim/cfg.h"
 #include "models/compute.h"
 #include "models/gpu.h"
@@ -19,26 +20,6 @@
 #include "models/run.h"
 
 static struct cfg_schema *schema;
-
-/* The mean of one phase of the H200's power.tsv (-1: not there). */
-static double measured_w(const char *phase)
-{
-	char path[4096], line[512], name[64];
-	double w = -1, v;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/scenarios/catalog/kernels/h200_sxm/power.tsv",
-		 tap_srcdir());
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (line[0] != '#' && sscanf(line, "%63s %lf", name, &v) == 2 &&
-		    strcmp(name, phase) == 0)
-			w = v;
-	fclose(f);
-	return w;
-}
 
 /* scenarios/tiny.cfg on GPU `name`, with one more override (or NULL);
  * the GPU and the power model filled. */
