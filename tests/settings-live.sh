@@ -22,6 +22,9 @@ FAIL='-s failures.per_node_per_1000_days=20000'
 SPOTX="-s 'pools.od.class=\"on_demand\"' -s pools.od.nodes=1 -s 'pools.sp.class=\"spot\"' -s pools.sp.nodes=1 -s pools.sp.preemption_per_node_hour=2 -s cost.gpu_hour_usd=5"
 OWN="-s 'cost.mode=\"owned\"'"
 FORM="-s 'training.iteration_model=\"formula\"'"
+# the formula model at a set training level (idle + 0.8 (TDP - idle)): TDP
+# matters there; the default level, from the kernels' work, does not
+FORMB="$FORM -s power.gpu_busy_fraction=0.8"
 STO="-s storage_types.t.write_bw_per_node_gbyte_s=0.5 -s storage_types.t.read_bw_per_node_gbyte_s=1 -s 'training.checkpoint.storage=\"t\"'"
 TIER='-s storage.tiers.s3.usd_per_gb_month=0.023'
 N64='-s cluster.gpus=64 -s parallel.tp=1 -s parallel.pp=1 -s parallel.micro_batch=4'
@@ -75,14 +78,14 @@ parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 training.efficiency|T|FORM||
 training.host_us_per_kernel|T||5000|
 training.adam_foreach|T|-s 'training.stack="pytorch_eager"'||
-power.gpu_busy_fraction|T|FORM||
+power.gpu_busy_fraction|T|FORM|0.5|
 gpus.*.peak_bf16_tflops|T|FORM|400|
 gpus.*.peak_fp8_tflops|T|H100|1500|gpus.h100_sxm.peak_fp8_tflops
 gpus.*.gemm_fp8_tflops|T|H100|900|gpus.h100_sxm.gemm_fp8_tflops
 gpus.*.calibration|T||"none"|
 gpus.*.hbm_gb|T||1|
 gpus.*.hbm_bw_gbyte_s|T||1000|
-gpus.*.tdp_w|T|FORM|500|
+gpus.*.tdp_w|T|FORMB|500|
 cluster.node|T||"generic"|
 nodes.*.gpu|T||"h100_sxm"|nodes.dgx_a100.gpu
 gpus.*.idle_w|T||80|
@@ -251,7 +254,7 @@ while read -r key type range def; do
 		val=$(echo "$line" | cut -d'|' -f4)
 		path=$(echo "$line" | cut -d'|' -f5)
 	fi
-	for v in FAIL SPOTX OWN FORM STO TIER N64 BIG DF64 DFX H100 MOE MLA; do
+	for v in FAIL SPOTX OWN FORM FORMB STO TIER N64 BIG DF64 DFX H100 MOE MLA; do
 		eval "x=\$$v"
 		extra=$(echo "$extra" | awk -v n="$v" -v x="$x" '{ for (i = 1; i <= NF; i++) if ($i == n) $i = x; print }')
 	done
