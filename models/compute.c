@@ -45,7 +45,9 @@ void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
 	out->dyn_j = kpw_stream_j(g, bytes, out->time_s);
 }
 
-/* Add one GEMM (times 2: its two backward GEMMs of the same size) to acc. */
+/* Add one GEMM (times 2: its two backward GEMMs of the same size) to acc,
+ * in the datatype of the run (FP8 where the run is): the GEMMs of the
+ * layers' Transformer Engine modules.  Their FP8 casts are fp8.c's. */
 static void add_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 		     struct cmp_cost *acc, double times, double batch,
 		     double M, double N, double K)
@@ -54,6 +56,36 @@ static void add_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	cmp_gemm(g, sh->fp8, batch, M, N, K, &c);
 	cmp_add(acc, &c, times);
+}
+
+/* A GEMM that stays in bf16 under FP8: Megatron-Core's output layer
+ * (tensor_parallel.ColumnParallelLinear, not a Transformer Engine module:
+ * megatron/core/models/gpt/gpt_model.py, core_r0.10-r0.12), the MoE
+ * router (a plain torch linear, transformer/moe/router.py) and the
+ * unfused attention core's batched GEMMs (torch.baddbmm/bmm; FP8
+ * attention, TE's fp8_dpa, is off by default in NeMo 2 recipes). */
+static void add_gemm_bf16(const struct gpu_spec *g, struct cmp_cost *acc,
+			  double times, double batch, double M, double N, double K)
+{
+	struct cmp_cost c;
+
+	cmp_gemm(g, false, batch, M, N, K, &c);
+	cmp_add(acc, &c, times);
+}
+
+/* A Transformer Engine GEMM (forward; bwd: its dgrad and wgrad) with the
+ * FP8 casts and transposes that run around it (cmp_fp8_io). */
+static void add_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *acc, enum cmp_te_kind kind, bool bwd,
+			double batch, double M, double N, double K)
+{
+	add_gemm(g, sh, acc, bwd ? 2 : 1, batch, M, N, K);
+	if (sh->fp8) {
+		struct cmp_cost c;
+
+		cmp_fp8_io(g, sh, kind, bwd, batch * M, N, K, &c);
+		cmp_add(acc, &c, 1);
+	}
 }
 
 static void add_stream(const struct gpu_spec *g, struct cmp_cost *acc,
@@ -181,34 +213,35 @@ static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double heads = sh->b * sh->a / sh->tp;
 	double scores = heads * qlen(sh) * sh->s;
 
-	add_gemm(g, sh, acc, 1, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
+	add_gemm_bf16(g, acc, 1, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	add_softmax(g, sh, acc, scores, false);
 	if (sh->dropout)
 		add_stream(g, acc, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));	/* dropout */
-	add_gemm(g, sh, acc, 1, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
+	add_gemm_bf16(g, acc, 1, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
 }
 
 /* The projections into queries, keys and values: one fused QKV GEMM, or
  * latent attention's down and up projections (times = 2 for backward). */
 static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
-		      struct cmp_cost *acc, double times)
+		      struct cmp_cost *acc, bool bwd)
 {
 	double T = sh->b * qlen(sh), h = sh->h, t = sh->tp, a = sh->a;
+	double times = bwd ? 2 : 1;
 
 	if (sh->kv_lora <= 0) {
-		add_gemm(g, sh, acc, times, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
+		add_te_gemm(g, sh, acc, CMP_TE_LN_COL, bwd, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
 		return;
 	}
 	double dqk = head_qk(sh), nope = dqk - sh->rope;
 
 	if (sh->q_lora > 0) {
-		add_gemm(g, sh, acc, times, 1, T, sh->q_lora, h);		/* W^DQ */
-		add_gemm(g, sh, acc, times, 1, T, a * dqk / t, sh->q_lora);	/* W^UQ */
+		add_te_gemm(g, sh, acc, CMP_TE_COL, bwd, 1, T, sh->q_lora, h);		/* W^DQ */
+		add_te_gemm(g, sh, acc, CMP_TE_COL, bwd, 1, T, a * dqk / t, sh->q_lora);	/* W^UQ */
 	} else {
-		add_gemm(g, sh, acc, times, 1, T, a * dqk / t, h);		/* W^Q */
+		add_te_gemm(g, sh, acc, CMP_TE_COL, bwd, 1, T, a * dqk / t, h);		/* W^Q */
 	}
-	add_gemm(g, sh, acc, times, 1, T, sh->kv_lora + sh->rope, h);	/* W^DKV */
-	add_gemm(g, sh, acc, times, 1, T, a * (nope + head_v(sh)) / t, sh->kv_lora);
+	add_te_gemm(g, sh, acc, CMP_TE_COL, bwd, 1, T, sh->kv_lora + sh->rope, h);	/* W^DKV */
+	add_te_gemm(g, sh, acc, CMP_TE_COL, bwd, 1, T, a * (nope + head_v(sh)) / t, sh->kv_lora);
 	/* the norms of the latents, fused with rotary embedding */
 	add_stream(g, acc, KS_LAYERNORM, T * (sh->q_lora + sh->kv_lora) * (times + 1) *
 		   ACT_BYTES);
@@ -218,26 +251,28 @@ static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
  * h -> f and (bias-)GeLU, or h -> 2f (up and gate) and SwiGLU, which reads
  * 2f and writes f (priced as GeLU's kind of kernel). */
 static void mlp_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
-		    struct cmp_cost *acc, double batch, double M, double f)
+		    struct cmp_cost *acc, enum cmp_te_kind up_kind, double batch,
+		    double M, double f)
 {
 	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
 
-	add_gemm(g, sh, acc, 1, batch, M, up / t, h);
+	add_te_gemm(g, sh, acc, up_kind, false, batch, M, up / t, h);
 	add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
 		   batch * M * f / t * (sh->gated ? 3 : 2) * ACT_BYTES);
-	add_gemm(g, sh, acc, 1, batch, M, h, f / t);
+	add_te_gemm(g, sh, acc, CMP_TE_ROW, false, batch, M, h, f / t);
 }
 
 /* Its backward: GeLU x, dy -> dx; SwiGLU up, gate, dy -> d up, d gate. */
 static void mlp_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
-		    struct cmp_cost *acc, double batch, double M, double f)
+		    struct cmp_cost *acc, enum cmp_te_kind up_kind, double batch,
+		    double M, double f)
 {
 	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
 
-	add_gemm(g, sh, acc, 2, batch, M, h, f / t);
+	add_te_gemm(g, sh, acc, CMP_TE_ROW, true, batch, M, h, f / t);
 	add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
 		   batch * M * f / t * (sh->gated ? 5 : 3) * ACT_BYTES);
-	add_gemm(g, sh, acc, 2, batch, M, up / t, h);
+	add_te_gemm(g, sh, acc, up_kind, true, batch, M, up / t, h);
 }
 
 /* Tokens each of the busiest rank's experts takes: ep T k / E, times the
@@ -258,18 +293,18 @@ static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double local = sh->experts / ep, M = expert_tokens(sh);
 	double routed = local * M;	/* token-expert pairs on this rank */
 
-	add_gemm(g, sh, acc, backward ? 2 : 1, 1, T, sh->experts, h);	/* router */
+	add_gemm_bf16(g, acc, backward ? 2 : 1, 1, T, sh->experts, h);	/* router */
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
 	if (backward)
-		mlp_bwd(g, sh, acc, local, M, sh->fe);
+		mlp_bwd(g, sh, acc, CMP_TE_COL, local, M, sh->fe);
 	else
-		mlp_fwd(g, sh, acc, local, M, sh->fe);
+		mlp_fwd(g, sh, acc, CMP_TE_COL, local, M, sh->fe);
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unpermute */
 	if (sh->shared > 0) {
 		if (backward)
-			mlp_bwd(g, sh, acc, 1, T, sh->shared * sh->fe);
+			mlp_bwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe);
 		else
-			mlp_fwd(g, sh, acc, 1, T, sh->shared * sh->fe);
+			mlp_fwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe);
 	}
 }
 
@@ -281,18 +316,18 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	cmp_zero(out);
 	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
-	qkv_gemms(g, sh, out, 1);					/* QKV */
+	qkv_gemms(g, sh, out, false);					/* QKV */
 	if (sh->flash)
 		add_flash(g, sh, out, false);
 	else
 		attn_core_fwd(g, sh, out);
-	add_gemm(g, sh, out, 1, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
+	add_te_gemm(g, sh, out, CMP_TE_ROW, false, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	add_bda_fwd(g, sh, out);
 	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
 	if (sh->experts > 0)
 		moe_mlp(g, sh, out, false);
 	else
-		mlp_fwd(g, sh, out, 1, T, ffn(sh));			/* h -> 4h -> h */
+		mlp_fwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));			/* h -> 4h -> h */
 	add_bda_fwd(g, sh, out);
 }
 
@@ -309,20 +344,20 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	if (sh->experts > 0)
 		moe_mlp(g, sh, out, true);
 	else
-		mlp_bwd(g, sh, out, 1, T, ffn(sh));			/* 4h -> h -> 4h */
+		mlp_bwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));			/* 4h -> h -> 4h */
 	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN: x, dy -> dx */
 	add_bda_bwd(g, sh, out);
-	add_gemm(g, sh, out, 2, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
+	add_te_gemm(g, sh, out, CMP_TE_ROW, true, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	if (sh->flash) {
 		add_flash(g, sh, out, true);
 	} else {
-		add_gemm(g, sh, out, 2, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
+		add_gemm_bf16(g, out, 2, heads, qlen(sh), head_v(sh), sh->s);	/* x V */
 		if (sh->dropout)	/* its mask applied to dy */
 			add_stream(g, out, KS_COPY, scores * (2 * ACT_BYTES + MASK_BYTES));
 		add_softmax(g, sh, out, scores, true);			/* y, dy -> dx */
-		add_gemm(g, sh, out, 2, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
+		add_gemm_bf16(g, out, 2, heads, qlen(sh), sh->s, head_qk(sh));	/* Q K^T */
 	}
-	qkv_gemms(g, sh, out, 2);					/* QKV */
+	qkv_gemms(g, sh, out, true);					/* QKV */
 	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN */
 }
 
@@ -427,7 +462,7 @@ void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	cmp_zero(out);
 	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 2 * ACT_BYTES);	/* final LN */
-	add_gemm(g, sh, out, 1, 1, T, vt, h);				/* logits */
+	add_gemm_bf16(g, out, 1, 1, T, vt, h);				/* logits */
 	add_loss_fwd(g, sh, T * vt, out);
 }
 
@@ -438,7 +473,7 @@ void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	cmp_zero(out);
 	add_loss_bwd(g, sh, T * vt, out);
-	add_gemm(g, sh, out, 2, 1, T, vt, h);
+	add_gemm_bf16(g, out, 2, 1, T, vt, h);
 	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
 }
 

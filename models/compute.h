@@ -120,6 +120,26 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
  * parameter (fp32 master, momentum, variance and gradient read; master,
  * momentum, variance written and the fp16 copy). */
 double cmp_adam_s(const struct gpu_spec *g, double params);
+/* Transformer Engine's FP8 around its GEMMs (fp8.c, TE v1.13 with the
+ * delayed-scaling recipe, as Megatron-Core/NeMo 2024-25 run it): which
+ * module a GEMM sits in says which casts run.  LN_COL: LayerNorm fused
+ * with a column-parallel GEMM (TELayerNormColumnParallelLinear: QKV, FC1),
+ * its LayerNorm writing FP8; COL: a column-parallel TE Linear whose input
+ * is cast (MoE experts, latent-attention projections); ROW: the
+ * row-parallel TE Linear (proj, FC2) whose input is cast and whose output
+ * gradient is sequence-split under sequence parallelism.  The output
+ * layer, router and attention core stay bf16 (compute.c). */
+enum cmp_te_kind { CMP_TE_LN_COL, CMP_TE_COL, CMP_TE_ROW };
+
+/* The FP8 casts and transposes of one GEMM [M x K] x [K x N] (M: all its
+ * rows, batch included), forward or backward. */
+void cmp_fp8_io(const struct gpu_spec *g, const struct cmp_shape *sh,
+		enum cmp_te_kind kind, bool bwd, double M, double N, double K,
+		struct cmp_cost *out);
+/* Once per iteration: the FP8 cast and transpose of `params` GEMM weights
+ * into TE's cached FP8 copies (Megatron passes is_first_microbatch, so TE
+ * refreshes its weight workspace on the first microbatch only). */
+double cmp_fp8_weights_s(const struct gpu_spec *g, double params);
 /* Transformer Engine's TP-communication overlap (userbuffers, TE v1.8
  * module/base.py initialize_ub defaults, as Megatron-Core --tp-comm-overlap
  * runs it with sequence parallelism) cuts the GEMMs it overlaps into

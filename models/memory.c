@@ -7,6 +7,13 @@
  * an iteration (TE's is_first_microbatch weight caching): 2 bytes per
  * parameter beside the bf16 weights. */
 #define FP8_WEIGHT_CACHE_BYTES 2.0
+/* With fp8_params (NeMo's bf16_with_fp8_mixed: TE's fp8_model_init) the
+ * weights are Float8Tensors: 1 byte each and the cached 1-byte transpose,
+ * no bf16 copy (the fp32 master stays with the optimizer): the 2 bytes the
+ * weights count already, nothing beside them (TE v1.13
+ * pytorch/tensor/float8_tensor.py; NeMo precision/mixed_precision.py).
+ * Taken for every parameter: the embedding, output layer and norms, which
+ * stay bf16, are counted at 2 bytes too. */
 
 /*
  * One layer's stored activations per token, in bytes per unit of h, apart:
@@ -202,7 +209,7 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	if (o->zero_stage == 3 && L->dp > 1 && n > 0)
 		out->weights_bytes += zero3_live_bytes(out->params - experts, n,
 						       o->zero_prefetch_bytes);
-	if (fp8)
+	if (fp8 && !o->fp8_params)
 		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /
 				      (o->zero_stage == 3 ? L->dp : 1);
 	out->grads_bytes = z.grads_bytes;

@@ -79,6 +79,9 @@ const struct cfg_setting par_settings[] = {
 	  "pipeline engine).  Sequence parallelism splits it anyway; default: the stack's" },
 	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
 	  "GEMM datatype (peak taken from the GPU catalog)" },
+	{ "parallel.fp8_params", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "FP8 weights only (NeMo's fp8_params, TE fp8_model_init): no bf16 copy "
+	  "beside Transformer Engine's FP8 weight and its transpose; needs dtype fp8" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
 	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
 	  "fp16 elements" },
@@ -168,6 +171,10 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      attn_impl_names[o->attention_kernel],
 				      o->flash_attention ? "is" : "is not",
 				      o->flash_attention ? "false" : "true");
+	if (o->fp8_params && o->dtype != PAR_FP8)
+		return sc_where_error(w, e, "parallel.fp8_params", "FP8 weights need "
+				      "FP8 GEMMs (expected parallel.dtype = \"fp8\", or "
+				      "fp8_params false)");
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
 		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
 				      "distributed optimizer and ZeRO both shard the "
@@ -226,6 +233,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
 	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
+	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;

@@ -46,6 +46,7 @@ struct par_opts {
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	enum par_dtype dtype;
+	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer
 					 * bucket; 0: par_dp_bucket_bytes() */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */

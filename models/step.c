@@ -404,7 +404,7 @@ static int tp_async(const struct tfm *m, const struct par_opts *o,
 		cmp_add(&c->moe_bwd, &slow, 1);
 	else
 		c->moe_bwd = c->bwd;
-	cmp_gemm(g, sh->fp8, 1, T, sh->V / t, sh->h, &gm);
+	cmp_gemm(g, false, 1, T, sh->V / t, sh->h, &gm);	/* bf16: compute.c */
 	c->tp_log_s -= async_hidden_s(g, c->tp_log_s, gm.time_s, &c->log_b);
 	return 0;
 }
@@ -950,6 +950,22 @@ static void tr_close(void *ctx, struct step_result *out)
 	t->ns = NULL;
 }
 
+/* The GEMM weights Transformer Engine casts to FP8 on a GPU of the memory
+ * model's stage: its parameters less the embedding (first stage) and the
+ * output layer (last), which stay bf16 (compute.c), and less the norms
+ * and biases, taken as the stage's share of the layers' matrices. */
+static double te_params(const struct tfm *m, const struct layout *L,
+			const struct mem_breakdown *mem)
+{
+	double p = mem->params;
+
+	if (mem->stage == 0)
+		p -= tfm_embed_params(m) / L->tp;
+	if (mem->stage == L->pp - 1)
+		p -= tfm_head_params(m) / L->tp;
+	return fmax(p * tfm_layer_matrix_params(m, false) / tfm_layer_params(m, false), 0);
+}
+
 int step_simulate_net(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g,
 		      struct net *net, struct step_result *out, struct err *e)
@@ -1036,6 +1052,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
 		       cmp_grad_buffer_s(g, mem.params, mem.params / (sharded ? L->dp : 1),
 					 L->dp, o->fused_kernels && o->zero_stage == 0);
+	/* FP8: the updated weights' casts into TE's FP8 copies, on the next
+	 * first microbatch, serial with the step as Adam is */
+	if (o->dtype == PAR_FP8)
+		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem));
 	struct net_transport nt = { net, NULL, sym.rails_symmetric ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
