@@ -331,6 +331,48 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	add_bda_fwd(g, sh, out);
 }
 
+/* Backward passes an eager model's autograd runs beside the GEMMs and the
+ * kernels above (PyTorch 2.x; the GPT modules of nanoGPT, Hugging Face and
+ * llm-foundry), in the layer's activation dtype:
+ *   bias grads   each nn.Linear with a bias runs as addmm over the flattened
+ *                tokens; its derivative for the broadcast bias is the
+ *                output gradient summed over them (tools/autograd/
+ *                derivatives.yaml, addmm: "self: maybe_multiply(grad,
+ *                beta)", reduced by sum_to to the bias's shape): one
+ *                reduction kernel per linear reading its T x N gradient,
+ *                QKV, projection and the MLP's two;
+ *   norm params  layer_norm_backward computes dgamma and dbeta in a kernel
+ *                of its own (aten/src/ATen/native/cuda/layer_norm_kernel.cu,
+ *                GammaBetaBackward after the dX kernel) that reads x and dy
+ *                again: 2 elements' bytes per element, each of two norms;
+ *   split cat    the fused QKV output is split (q, k, v = qkv.split(...);
+ *                MPT's chunk), whose backward (SplitBackward0) concatenates
+ *                the three gradients into one tensor: 2 x (3 h) elements'
+ *                bytes per token, one kernel.
+ * Megatron's stacks run the same three (its linear layers' grad_output.sum,
+ * apex's cuComputeGradGammaBeta, split_tensor_along_last_dim's backward),
+ * but are not charged there: Table 1, the A100 calibration, was fitted
+ * without them, and adding them means refitting its two constants. */
+static void add_eager_bwd_extras(const struct gpu_spec *g, const struct cmp_shape *sh,
+				 struct cmp_cost *acc)
+{
+	double T = sh->b * qlen(sh), t = sh->tp, h = sh->h;
+	double qkv = (sh->a + 2 * kv_heads(sh)) * head_qk(sh) / t;
+
+	if (sh->fused)
+		return;
+	if (sh->bias) {
+		double up = (sh->gated ? 2 : 1) * ffn(sh) / t;
+		double widths[] = { qkv, h, up, h };
+		for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+			add_stream(g, acc, KS_COPY, T * widths[i] * ACT_BYTES);
+	}
+	for (int i = 0; i < 2; i++)
+		add_stream(g, acc, KS_LAYERNORM, hidden_elems(sh) * 2 * ACT_BYTES);
+	if (sh->kv_lora <= 0)
+		add_stream(g, acc, KS_COPY, T * qkv * 2 * ACT_BYTES);
+}
+
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {
@@ -359,6 +401,7 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	}
 	qkv_gemms(g, sh, out, true);					/* QKV */
 	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN */
+	add_eager_bwd_extras(g, sh, out);
 }
 
 double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -421,12 +464,38 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
  * scatter, log_softmax_backward reads dy and y and writes dx (12), and the
  * cast's backward returns bf16 (4 + 2): 22 bytes in three (ATen's CUDA
  * NLLLoss and SoftMax kernels, PyTorch 2.x). */
+/* flash-attn's CrossEntropyLoss (flash_attn/losses/cross_entropy.py,
+ * v1.0.x, over the xentropy_cuda_lib extension, apex's
+ * SoftmaxCrossEntropyLoss kernels; llm-foundry's loss_fn:
+ * fused_crossentropy, its default): forward one kernel reading the bf16
+ * logits (2 bytes; its second pass over a row, 100 KB at V = 50k, taken
+ * from L2) and writing a loss and a log-sum-exp per row; backward one
+ * kernel reading them again and writing the bf16 gradient (2 + 2).
+ * Training metrics (Composer's Trainer._eval_train_metrics, v0.16, after
+ * each microbatch's backward, under no_grad and autocast; llm-foundry's
+ * MPT registers LanguageCrossEntropy and LanguagePerplexity, each a
+ * torch.nn.CrossEntropyLoss of its own, composer/metrics/nlp.py): each the
+ * autocast loss forward above, cast and log_softmax in fp32, 14 bytes per
+ * logit in two kernels. */
+#define XENT_FWD_BYTES 2.0
+#define XENT_BWD_BYTES 4.0
+#define METRIC_CE_BYTES_CAST (ACT_BYTES + F32_BYTES)
+#define METRIC_CE_BYTES_LSM (2 * F32_BYTES)
+
 static const double mg_loss_fwd_bytes[] = { 6, 4, 8, 8, 4, 8 };
 static const double mg_loss_bwd_bytes[] = { 8, 6 };
 
 static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
+	for (int i = 0; i < (int)sh->metric_ce; i++) {
+		add_stream(g, out, KS_COPY, logits * METRIC_CE_BYTES_CAST);
+		add_stream(g, out, KS_SOFTMAX, logits * METRIC_CE_BYTES_LSM);
+	}
+	if (!sh->fused && sh->xentropy) {
+		add_stream(g, out, KS_SOFTMAX, logits * XENT_FWD_BYTES);
+		return;
+	}
 	if (!sh->fused) {
 		if (sh->fp32_logits)	/* the cast, then log_softmax in fp32 */
 			add_stream(g, out, KS_COPY, logits * (ACT_BYTES + F32_BYTES));
@@ -441,6 +510,10 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
+	if (!sh->fused && sh->xentropy) {
+		add_stream(g, out, KS_SOFTMAX, logits * XENT_BWD_BYTES);
+		return;
+	}
 	if (!sh->fused && sh->fp32_logits) {
 		add_stream(g, out, KS_COPY, logits * F32_BYTES);	/* nll_loss: zeros */
 		add_stream(g, out, KS_COPY, logits * 3 * F32_BYTES);	/* log_softmax */

@@ -53,8 +53,11 @@ struct cmp_shape {
 	enum attn_impl attn;	/* which flash kernel (attn_impl.h; 0: FlashAttention-2) */
 	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
+	bool xentropy;		/* eager stacks: flash-attn's fused loss kernel */
+	double metric_ce;	/* no-grad fp32 cross-entropies per microbatch */
 	bool fp8;		/* GEMMs in FP8 */
 	bool dropout;		/* attention dropout (inside the flash kernel) */
+	bool bias;		/* linear layers carry biases (GPT) */
 	double peak_flops;	/* tensor peak of the datatype in use */
 	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
 	double kv;		/* key/value heads (0: a) */

@@ -1,5 +1,8 @@
 /* eager.c -- see eager.h. */
+#include <math.h>
+
 #include "models/eager.h"
+#include "models/host.h"
 #include "models/kpower.h"
 
 #define CAST_BYTES 6.0		/* fp32 -> bf16 or back: 4 + 2 */
@@ -80,26 +83,80 @@ void eager_fp32_stream(const struct gpu_spec *g, double elems, struct cmp_cost *
 	more_bytes(g, KS_DROPOUT_ADD, 2 * 4 * elems, fwd);	/* two fp32 residual adds */
 	add_kernels(g, 2, CAST_BYTES * elems, fwd);		/* GEMM inputs to bf16 */
 	more_bytes(g, KS_LAYERNORM, 2 * 6 * elems, bwd);
+	more_bytes(g, KS_LAYERNORM, 2 * 4 * elems, bwd);	/* their dgamma/dbeta: x, dy */
 	more_bytes(g, KS_DROPOUT_ADD, 2 * 4 * elems, bwd);
 	add_kernels(g, 2, CAST_BYTES * elems, bwd);		/* their gradients back */
 }
 
-double eager_optimizer_s(const struct gpu_spec *g, double params, bool foreach,
-			 bool clip, bool ddp)
+double eager_fsdp_predivide(int dp)
 {
-	double t;
+	double f = 1;
 
-	if (params <= 0)
+	/* torch/distributed/fsdp/_init_utils.py (PyTorch 2.1) */
+	while (dp > 0 && fmod(dp, f) == 0 && dp / f > f)
+		f *= 2;
+	return f;
+}
+
+void eager_fsdp_grad(const struct gpu_spec *g, double params, int dp, bool reduce_fp32,
+		     struct cmp_cost *out)
+{
+	double rb = reduce_fp32 ? 4 : 2, pre = eager_fsdp_predivide(dp), post = dp / pre;
+
+	cmp_zero(out);
+	if (params <= 0 || dp <= 1)
+		return;
+	if (reduce_fp32)	/* .to(reduce_dtype): bf16 in, fp32 out */
+		add_kernels(g, 1, params * CAST_BYTES, out);
+	if (pre > 1)		/* in place: read and write */
+		add_kernels(g, 1, params * 2 * rb, out);
+	if (post > 1)		/* over the shard */
+		add_kernels(g, 1, params / dp * 2 * rb, out);
+}
+
+/* n tensors' per-tensor kernels on the GPU: the bytes once, a launch each
+ * beyond the first */
+static double per_tensor_s(const struct gpu_spec *g, double bytes, double kernels)
+{
+	return kern_stream_s(&g->k, KS_ADAM, bytes) + (kernels - 1) * g->k.launch_s;
+}
+
+double eager_optimizer_s(const struct gpu_spec *g, const struct eager_opt *o)
+{
+	double t, kernels = 0, sync_s = 0, n = o->tensors > 1 ? o->tensors : 1;
+
+	if (o->params <= 0)
 		return 0;
 	/* multi-tensor kernels: a launch per pass (per chunk of tensors in
 	 * fact; a pass over a model's parameters is bandwidth-bound) */
-	t = foreach ? kern_stream_s(&g->k, KS_ADAM, params * ADAMW_FOREACH_BYTES) +
-		      (ADAMW_FOREACH_PASSES - 1) * g->k.launch_s :
-		      kern_stream_s(&g->k, KS_ADAM, params * ADAMW_FUSED_BYTES);
-	if (clip)
-		t += kern_stream_s(&g->k, KS_ADAM, params * CLIP_BYTES) +
-		     (CLIP_PASSES - 1) * g->k.launch_s;
-	if (ddp)	/* a bucket's worth per copy: the launches are few */
-		t += kern_stream_s(&g->k, KS_COPY, params * DDP_COPY_BYTES);
-	return t;
+	switch (o->impl) {
+	case EAGER_ADAM_FOREACH:
+		t = per_tensor_s(g, o->params * ADAMW_FOREACH_BYTES, ADAMW_FOREACH_PASSES);
+		break;
+	case EAGER_ADAM_LOOP:
+	case EAGER_ADAM_COMPOSER:
+		kernels = ADAMW_FOREACH_PASSES * n;
+		t = per_tensor_s(g, o->params * ADAMW_FOREACH_BYTES, kernels);
+		if (o->impl == EAGER_ADAM_COMPOSER) {
+			/* each .item() exposes the tensor's last kernel: a mean
+			 * one of its eight; the += 1 and the read are two more
+			 * operations per tensor on the host */
+			sync_s = n * t / kernels;
+			kernels += 2 * n;
+		}
+		break;
+	default:
+		t = kern_stream_s(&g->k, KS_ADAM, o->params * ADAMW_FUSED_BYTES);
+	}
+	if (o->clip && o->clip_per_tensor) {
+		kernels += CLIP_PASSES * n;
+		t += per_tensor_s(g, o->params * CLIP_BYTES, CLIP_PASSES * n);
+	} else if (o->clip) {
+		t += per_tensor_s(g, o->params * CLIP_BYTES, CLIP_PASSES);
+	}
+	if (o->ddp)	/* a bucket's worth per copy: the launches are few */
+		t += kern_stream_s(&g->k, KS_COPY, o->params * DDP_COPY_BYTES);
+	/* the per-tensor loops launch from Python (host.h) */
+	double host_s = host_issue_s(kernels, o->host_s);
+	return (host_s > t ? host_s : t) + sync_s;
 }

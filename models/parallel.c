@@ -21,6 +21,24 @@ const struct cfg_setting par_settings[] = {
 	  "PyTorch AMP loop (training.stack = \"pytorch_eager\"): torch.optim.AdamW's "
 	  "default foreach implementation, eight passes over the fp32 state "
 	  "(80 bytes per parameter); false: fused=True (28 bytes); default: the stack's" },
+	{ "training.adam_impl", CFG_ENUM, "", 0, 0, "foreach", "foreach|fused|loop|composer",
+	  "PyTorch AMP loop: which AdamW runs (models/eager.h); foreach and fused as "
+	  "training.adam_foreach, loop: a per-tensor Python loop of the same 80 bytes "
+	  "in eight kernels per tensor, launched from the host (torch.optim.AdamW "
+	  "foreach=False), composer: that loop reading each tensor's step count "
+	  "back from the GPU (Composer's DecoupledAdamW, llm-foundry's optimizer); "
+	  "overrides training.adam_foreach; default: that setting" },
+	{ "training.loss_kernel", CFG_ENUM, "", 0, 0, "torch", "torch|xentropy",
+	  "eager stacks (pytorch_eager, deepspeed_zero): torch, F.cross_entropy on "
+	  "logits upcast to fp32 (cast, log_softmax, nll; models/compute.c), or "
+	  "xentropy, flash-attn's fused CrossEntropyLoss (llm-foundry's loss_fn: "
+	  "fused_crossentropy): one kernel each way over the bf16 logits; "
+	  "Megatron's stacks run their own" },
+	{ "training.metric_cross_entropies", CFG_INT, "", 0, 16, "0", NULL,
+	  "no-grad fp32 cross-entropy forwards over the logits after each "
+	  "microbatch for training metrics (Composer's train metrics; llm-foundry's "
+	  "MPT registers two, LanguageCrossEntropy and LanguagePerplexity); each "
+	  "a cast and a log_softmax, 14 bytes per logit" },
 	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved|deepspeed",
 	  "pipeline schedule: 1F1B (PipeDream-flush), Megatron's interleaved 1F1B, "
 	  "or DeepSpeed's PipelineEngine (TrainSchedule: 1F1B in lockstep steps, "
@@ -54,8 +72,14 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.grad_reduce_fp32", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "gradients accumulated and reduced in fp32 (Megatron-LM forces "
 	  "--accumulate-allreduce-grads-in-fp32 with bf16; PyTorch AMP's .grad is "
-	  "fp32); false: in the weights' 2 bytes (fp16 runs, --grad-reduce-in-bf16; "
-	  "ZeRO always reduces 2); default: the stack's" },
+	  "fp32); false: in the weights' 2 bytes (fp16 runs, --grad-reduce-in-bf16); "
+	  "ZeRO/FSDP: parallel.zero_reduce_fp32; default: the stack's" },
+	{ "parallel.zero_reduce_fp32", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "ZeRO/FSDP gradients reduce-scattered in fp32 (4 bytes): PyTorch FSDP "
+	  "MixedPrecision(reduce_dtype=torch.float32) beside bf16 params, Composer's "
+	  "fsdp_config mixed_precision: DEFAULT; FSDP then casts each unit's "
+	  "unsharded bf16 gradient to fp32 first (models/eager.h); false: in the "
+	  "weights' 2 bytes (DeepSpeed's default, FSDP's reduce_dtype = param_dtype)" },
 	{ "parallel.tp_comm_overlap", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "overlap tensor-parallel all-gathers and reduce-scatters with the GEMMs "
 	  "(Transformer Engine; needs sequence parallelism); default: the stack's" },
@@ -246,4 +270,15 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->amp_fp32_weights = st->amp_fp32_weights;
 	o->adam_foreach = pick(sc, "training.adam_foreach", st->adam_foreach);
 	o->clip_grad_norm = st->clip_grad_norm;
+	o->adam_loop = false;
+	o->adam_sync = false;
+	if (sc_has(sc, "training.adam_impl")) {
+		const char *impl = sc_str(sc, "training.adam_impl");
+		o->adam_sync = strcmp(impl, "composer") == 0;
+		o->adam_loop = o->adam_sync || strcmp(impl, "loop") == 0;
+		o->adam_foreach = strcmp(impl, "foreach") == 0;
+	}
+	o->zero_reduce_fp32 = sc_bool(sc, "parallel.zero_reduce_fp32");
+	o->xentropy = strcmp(sc_str(sc, "training.loss_kernel"), "xentropy") == 0;
+	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
 }

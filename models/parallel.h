@@ -56,6 +56,11 @@ struct par_opts {
 	double host_s_per_kernel;	/* CPU time to launch one kernel */
 	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
 	bool adam_foreach;		/* torch.optim.AdamW foreach (else fused) */
+	bool adam_loop;			/* a per-tensor loop (beats adam_foreach) */
+	bool adam_sync;			/* ... reading a GPU step count per tensor */
+	bool zero_reduce_fp32;		/* ZeRO/FSDP reduce-scatter in fp32 */
+	bool xentropy;			/* eager loss: flash-attn's fused kernel */
+	double metric_ce;		/* training metrics' cross-entropies */
 	bool clip_grad_norm;		/* clip_grad_norm_ before each update */
 	double gpu_speed_sigma;		/* per-GPU speed spread (straggler.h); read
 					 * by step_cfg_from_scenario(), 0 from

@@ -67,7 +67,7 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		.sp = sp, .flash = flash, .peak_flops = peak,
 		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
 		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
-		.dropout = m->dropout,
+		.dropout = m->dropout, .bias = m->bias,
 	};
 
 	if (m->mla.kv_lora_rank > 0) {
@@ -425,6 +425,38 @@ static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
 		cmp_grad_accum(g, params, o->grad_accum_fusion, out);
 }
 
+/* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
+ * shapes are counted as GPT's for the launches, by their bytes). */
+#define LAYER_WEIGHTS 4.0
+
+/* FSDP's per-microbatch upcast and divides of a unit's unsharded gradient
+ * of params (eager.h), added to the backward pass it follows: under the AMP
+ * loop with ZeRO-2/3 (FSDP SHARD_GRAD_OP / FULL_SHARD) over dp ranks. */
+static void fsdp_grad(const struct gpu_spec *g, const struct par_opts *o,
+		      const struct layout *L, double params, struct cmp_cost *pass)
+{
+	struct cmp_cost c;
+
+	if (!o->amp_fp32_weights || o->zero_stage < 2)
+		return;
+	eager_fsdp_grad(g, params, L->dp, o->zero_reduce_fp32, &c);
+	cmp_add(pass, &c, 1);
+}
+
+/* The tensors the optimizer and the gradient clip visit on a rank: a GPT
+ * layer's four weight matrices, their biases and its two norms' scale (and
+ * shift with LayerNorm), the embeddings, an untied head, the final norm
+ * (PyTorch modules' parameters, as FSDP with use_orig_params=True, Composer
+ * 0.16's default, leaves them; MoE and MLA layers are counted as GPT's). */
+static double opt_tensors(const struct tfm *m, const struct layout *L)
+{
+	double norm = m->norm == TFM_LAYERNORM ? 2 : 1;
+	double layer = LAYER_WEIGHTS * (m->bias ? 2 : 1) + 2 * norm;
+
+	return (double)m->layers / L->pp * layer + 1 + (m->learned_positions ? 1 : 0) +
+	       (m->tied_embeddings ? 0 : 1) + norm;
+}
+
 /* Autocast's per-microbatch cast of the fp32 weights a pass's GEMMs use
  * (eager.h), added to the pass; not with ZeRO/FSDP, whose mixed precision
  * casts the shard. */
@@ -438,10 +470,6 @@ static void weight_cast(const struct gpu_spec *g, const struct par_opts *o,
 	eager_weight_cast(g, params, tensors, &c);
 	cmp_add(pass, &c, 1);
 }
-
-/* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
- * shapes are counted as GPT's for the launches, by their bytes). */
-#define LAYER_WEIGHTS 4.0
 
 /* A layer's autocast passes over fp32 parameters (eager.h), without
  * ZeRO/FSDP (whose mixed precision holds bf16 weights, so the stream is
@@ -479,6 +507,8 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	sh.attn = o->attention_kernel;
 	sh.fused = o->fused_kernels;
 	sh.fp32_logits = o->fp32_logits;
+	sh.xentropy = o->xentropy;
+	sh.metric_ce = o->metric_ce;
 	sh.fp8 = o->dtype == PAR_FP8;
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
@@ -489,6 +519,8 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		xs.attn = sh.attn;
 		xs.fused = sh.fused;
 		xs.fp32_logits = sh.fp32_logits;
+		xs.xentropy = sh.xentropy;
+		xs.metric_ce = sh.metric_ce;
 		xs.fp8 = sh.fp8;
 		xs.cp = L->cp;
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
@@ -526,6 +558,13 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	grad_accum(g, o, L, vocab_params + (m->learned_positions ?
 		   (double)m->seq_len * h : 0), 1, false, &extra);
 	cmp_add(&c->emb_b, &extra, 1);
+	/* FSDP's work on each unit's unsharded gradient: a unit per layer,
+	 * the root (embeddings, head, final norm) with the embedding's */
+	fsdp_grad(g, o, L, dense_p, &c->bwd);
+	if (m->moe.experts > 0)
+		fsdp_grad(g, o, L, moe_p, &c->moe_bwd);
+	fsdp_grad(g, o, L, vocab_params + (double)tfm_head_params(m) / t +
+		  (m->learned_positions ? (double)m->seq_len * h : 0), &c->emb_b);
 	weight_cast(g, o, vocab_params, 1, &c->log_f);
 	grad_accum(g, o, L, vocab_params, 1, true, &extra);
 	cmp_add(&c->log_b, &extra, 1);
@@ -1045,10 +1084,17 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * without ZeRO); PyTorch's AMP loop its own passes (eager.h:
 	 * clip_grad_norm_'s read is among them); at the slowest GPU's speed
 	 * below, their energy that of streaming kernels (kpower.h) */
+	/* the AMP loop's optimizer step (eager.h): on its shard under ZeRO;
+	 * FSDP clips through its own per-tensor clip_grad_norm_ */
+	struct eager_opt opt = {
+		.params = mem.params / (sharded ? L->dp : 1), .tensors = opt_tensors(m, L),
+		.impl = o->adam_sync ? EAGER_ADAM_COMPOSER : o->adam_loop ? EAGER_ADAM_LOOP :
+			o->adam_foreach ? EAGER_ADAM_FOREACH : EAGER_ADAM_FUSED,
+		.clip = o->clip_grad_norm, .clip_per_tensor = o->zero_stage >= 2 && L->dp > 1,
+		.ddp = o->zero_stage == 0 && L->dp > 1, .host_s = o->host_s_per_kernel,
+	};
 	double opt_s = o->amp_fp32_weights ?
-		       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
-					 o->adam_foreach, o->clip_grad_norm,
-					 o->zero_stage == 0 && L->dp > 1) :
+		       eager_optimizer_s(g, &opt) :
 		       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
 		       cmp_grad_buffer_s(g, mem.params, mem.params / (sharded ? L->dp : 1),
 					 L->dp, o->fused_kernels && o->zero_stage == 0);
@@ -1072,7 +1118,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
 		/* the stack's DDP gradient bytes; ZeRO (DeepSpeed's default
 		 * communication_data_type) reduces in the weights' 2 bytes */
-		.grad_bytes = o->zero_stage >= 1 ? 2 : o->grad_reduce_bytes,
+		.grad_bytes = o->zero_stage >= 1 ? (o->zero_reduce_fp32 ? 4 : 2) :
+			      o->grad_reduce_bytes,
 		.prefetch_bytes = o->zero_prefetch_bytes,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?

@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(20);
+	tap_plan(36);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -71,6 +71,23 @@ int main(void)
 	sh.flash = false;
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.kernels, 17, 1e-12, "eager layer forward without flash: 17 launches");
+	/* its backward: bias-dropout-add (two), the MLP's GEMMs twice each
+	 * (four), GeLU, LN, bias-dropout-add (two), projection twice, flash,
+	 * QKV twice, LN = 16, and the eager autograd's own: two dgamma/dbeta
+	 * kernels and the QKV split's concatenation = 19 */
+	sh.flash = true;
+	cmp_layer_bwd(&g, &sh, &c);
+	tap_near(c.kernels, 19, 1e-12, "eager layer backward with flash: 16 + 3 autograd kernels");
+	/* with biases, four reductions of the output gradients over the 128
+	 * tokens: QKV 192, projection 64, MLP 256 and 64 columns, 2 bytes
+	 * each: 147,456 B at 0.5 TB/s = 0.294912 us, plus four launches */
+	struct cmp_cost cb;
+	sh.bias = true;
+	cmp_layer_bwd(&g, &sh, &cb);
+	tap_near(cb.time_s - c.time_s, 0.294912 * US + 4 * 5 * US, 1e-15,
+		 "bias gradients: one reduction per linear layer");
+	sh.bias = false;
+	sh.flash = false;
 	/* the AMP loss backward: zero-fill 4, log_softmax backward 12, cast
 	 * back 4 + 2 bytes per logit; with the logits GEMM twice and the final
 	 * LN: 3 + 2 + 1 launches */
@@ -98,16 +115,86 @@ int main(void)
 	eager_fp32_stream(&g, 1e6, &c, &xb);
 	tap_near(c.time_s, 32 * US + 16 * US + 34 * US, 1e-12, "fp32 stream forward: 82 us");
 	tap_near(c.kernels, 2, 1e-12, "fp32 stream: two casts are new kernels");
-	tap_near(xb.time_s, 48 * US + 16 * US + 34 * US, 1e-12, "fp32 stream backward: 98 us");
+	/* (and the dgamma/dbeta kernels' reread of x and dy, 4 more bytes a
+	 * norm: 8 MB at 0.25 TB/s, 32 us) */
+	tap_near(xb.time_s, 48 * US + 32 * US + 16 * US + 34 * US, 1e-12,
+		 "fp32 stream backward: 130 us");
 	/* AdamW foreach: 80 B/param = 160 us in eight passes (eight launches);
 	 * clip_grad_norm_: 12 B/param = 24 us in two */
-	tap_near(eager_optimizer_s(&g, 1e6, true, true, false), 160 * US + 8 * 5 * US +
-		 24 * US + 2 * 5 * US, 1e-15,
+	struct eager_opt o = { .params = 1e6, .tensors = 100, .impl = EAGER_ADAM_FOREACH,
+			       .clip = true, .host_s = 15.5 * US };
+	tap_near(eager_optimizer_s(&g, &o), 160 * US + 8 * 5 * US + 24 * US + 2 * 5 * US, 1e-15,
 		 "AdamW foreach + clip_grad_norm_: 92 bytes per parameter");
-	tap_near(eager_optimizer_s(&g, 1e6, false, false, false), 56 * US + 5 * US, 1e-15,
+	o.impl = EAGER_ADAM_FUSED;
+	o.clip = false;
+	tap_near(eager_optimizer_s(&g, &o), 56 * US + 5 * US, 1e-15,
 		 "AdamW fused=True: 28 bytes per parameter, one launch");
 	/* DDP's bucket copies, in and back: 16 B/param = 32 us */
-	tap_near(eager_optimizer_s(&g, 1e6, false, false, true), 56 * US + 5 * US + 32 * US +
-		 5 * US, 1e-15, "with DDP's bucket copies: 16 bytes per parameter more");
+	o.ddp = true;
+	tap_near(eager_optimizer_s(&g, &o), 56 * US + 5 * US + 32 * US + 5 * US, 1e-15,
+		 "with DDP's bucket copies: 16 bytes per parameter more");
+	/* a per-tensor loop (Composer's DecoupledAdamW) over 100 tensors with
+	 * FSDP's per-tensor clip: on the GPU 160 us + 800 launches (4000 us)
+	 * and 24 us + 200 launches (1000 us): 5184 us; the host launches the
+	 * 1000 kernels at 15.5 us: 15.5 ms, which bounds the step */
+	o = (struct eager_opt){ .params = 1e6, .tensors = 100, .impl = EAGER_ADAM_LOOP,
+				.clip = true, .clip_per_tensor = true, .host_s = 15.5 * US };
+	tap_near(eager_optimizer_s(&g, &o), 1000 * 15.5 * US, 1e-12,
+		 "AdamW loop + FSDP clip: host-bound, 10 kernels per tensor");
+	o.host_s = 0;
+	tap_near(eager_optimizer_s(&g, &o), 5184 * US, 1e-12,
+		 "AdamW loop + FSDP clip without host time: 1000 launches on the GPU");
+	/* Composer's loop: two more host operations per tensor (the step
+	 * count's += 1 and .item()), 1200 x 15.5 us = 18.6 ms, and each read
+	 * waits out the tensor's last kernel, a mean one of the loop's
+	 * (4160 us / 800 = 5.2 us) per tensor: 520 us more */
+	o.impl = EAGER_ADAM_COMPOSER;
+	o.host_s = 15.5 * US;
+	tap_near(eager_optimizer_s(&g, &o), 1200 * 15.5 * US + 520 * US, 1e-12,
+		 "Composer's DecoupledAdamW: a step-count read per tensor");
+
+	/* FSDP's predivide factor (_get_gradient_predivide_factor by hand:
+	 * f doubles while f | n and n / f > f) */
+	tap_near(eager_fsdp_predivide(8), 4, 0, "FSDP predivide on 8 ranks: 4 (post 2)");
+	tap_near(eager_fsdp_predivide(2), 2, 0, "FSDP predivide on 2 ranks: 2 (post 1)");
+	tap_near(eager_fsdp_predivide(16), 4, 0, "FSDP predivide on 16 ranks: 4 (post 4)");
+	tap_near(eager_fsdp_predivide(1), 1, 0, "FSDP predivide on 1 rank: none");
+	/* a 1M-parameter unit on 8 ranks reducing in fp32: the upcast 6 MB
+	 * (12 us + 5), the predivide 8 MB in place (16 + 5), the postdivide
+	 * over the 125k shard 1 MB (2 + 5): 45 us in three kernels */
+	eager_fsdp_grad(&g, 1e6, 8, true, &c);
+	tap_near(c.time_s, 45 * US, 1e-15, "FSDP fp32 reduce: upcast + pre- and postdivide");
+	tap_near(c.kernels, 3, 0, "FSDP fp32 reduce: three kernels");
+	/* in bf16: no upcast, the divides over 2-byte elements: 13 + 6 us */
+	eager_fsdp_grad(&g, 1e6, 8, false, &c);
+	tap_near(c.time_s, 19 * US, 1e-15, "FSDP bf16 reduce: the two divides only");
+	/* on 2 ranks the postdivide factor is 1: upcast and predivide */
+	eager_fsdp_grad(&g, 1e6, 2, true, &c);
+	tap_near(c.time_s, 38 * US, 1e-15, "FSDP on 2 ranks: no postdivide");
+
+	/* the loss: flash-attn's fused cross-entropy reads the bf16 logits
+	 * once (2 B) where autocast's casts (6 B) and runs log_softmax in fp32
+	 * (8 B): 12 bytes and a launch less per logit forward; 32k logits
+	 * here: 393.216 kB at 0.5 TB/s = 0.786432 us + 5 us */
+	struct cmp_cost xe;
+	double logits = 128 * 256;
+	sh.flash = true;
+	cmp_logits_fwd(&g, &sh, &c);
+	sh.xentropy = true;
+	cmp_logits_fwd(&g, &sh, &xe);
+	tap_near(c.time_s - xe.time_s, logits * 12 / 0.5e12 + 5 * US, 1e-15,
+		 "fused loss forward: 12 bytes per logit and a kernel less");
+	/* backward: 4 bytes in one kernel against 22 in three */
+	cmp_logits_bwd(&g, &sh, &xe);
+	sh.xentropy = false;
+	cmp_logits_bwd(&g, &sh, &c);
+	tap_near(c.time_s - xe.time_s, logits * 18 / 0.5e12 + 2 * 5 * US, 1e-15,
+		 "fused loss backward: 18 bytes per logit and two kernels less");
+	/* two training metrics: each a cast (6 B) and a log_softmax (8 B) */
+	cmp_logits_fwd(&g, &sh, &c);
+	sh.metric_ce = 2;
+	cmp_logits_fwd(&g, &sh, &xe);
+	tap_near(xe.time_s - c.time_s, 2 * (logits * 14 / 0.5e12 + 2 * 5 * US), 1e-15,
+		 "two metric cross-entropies: 28 bytes per logit in four kernels");
 	return tap_done();
 }

@@ -78,6 +78,10 @@ parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 training.efficiency|T|FORM||
 training.host_us_per_kernel|T||5000|
 training.adam_foreach|T|-s 'training.stack="pytorch_eager"'||
+training.adam_impl|T|-s 'training.stack="pytorch_eager"'|"loop"|
+training.loss_kernel|T|-s 'training.stack="pytorch_eager"'|"xentropy"|
+training.metric_cross_entropies|T||2|
+parallel.zero_reduce_fp32|T|N64 -s parallel.zero_stage=3||
 power.gpu_busy_fraction|T|FORM|0.5|
 gpus.*.peak_bf16_tflops|T|FORM|400|
 gpus.*.peak_fp8_tflops|T|H100|1500|gpus.h100_sxm.peak_fp8_tflops
