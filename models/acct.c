@@ -310,18 +310,26 @@ static int bill_start(struct billing *b, int64_t now_ns, int count)
 	return 0;
 }
 
-/* Release `count` instances, newest first; returns the seconds billed on
- * top of the time held (rounding up and minimum), summed over them. */
-static double bill_stop(struct billing *b, const struct cost *c, int64_t now_ns, int count)
+/* Release `count` instances of pool `pool`, newest first; returns the
+ * seconds billed on top of the time held (rounding up and minimum, or the
+ * rest of a commitment), summed over them; *term_s: the commitment's part. */
+static double bill_stop(struct billing *b, const struct cost *c, int pool, int64_t now_ns,
+			int count, double *term_s)
 {
 	double extra_s = 0;
 
+	*term_s = 0;
 	while (count > 0 && b->n > 0) {
 		struct starts *s = &b->s[b->n - 1];
 		int k = s->count < count ? s->count : count;
 		int64_t held_ns = now_ns - s->start_ns;
 
-		extra_s += k * (cost_billed_s(c, held_ns) - held_ns * 1e-9);
+		double billed_s = cost_pool_billed_s(c, pool, held_ns);
+		double rounded_s = cost_billed_s(c, held_ns);
+
+		extra_s += k * (billed_s - held_ns * 1e-9);
+		if (billed_s > rounded_s)
+			*term_s += k * (billed_s - rounded_s);
 		s->count -= k;
 		count -= k;
 		if (s->count == 0)
@@ -351,8 +359,12 @@ static void billing_update(struct acct *a, int64_t now_ns, const double *pool_no
 			if (bill_start(b, now_ns, want - b->billed) < 0)
 				want = b->billed;	/* out of memory: bill exactly */
 		} else if (want < b->billed) {
-			double extra_s = bill_stop(b, &a->cost, now_ns, b->billed - want);
+			double term_s;
+			double extra_s = bill_stop(b, &a->cost, i, now_ns, b->billed - want,
+						   &term_s);
+
 			a->tot.compute_usd += extra_s * a->node_usd_per_h[i] / 3600.0;
+			a->tot.commitment_unused_usd += term_s * a->node_usd_per_h[i] / 3600.0;
 		}
 		b->billed = want;
 	}
@@ -516,7 +528,10 @@ void acct_describe(const struct acct *a, FILE *out)
 			fprintf(out, "%-22s %d nodes, %s, $%.4g per node-hour%s\n", what,
 				a->pools.p[i].nodes, pool_class_names[a->pools.p[i].cls],
 				a->cost.pool[i].usd_per_node_hour,
-				a->cost.pool[i].committed ? ", paid for the whole run" : "");
+				!a->cost.pool[i].committed ? "" :
+				a->cost.pool[i].block ? ", a capacity block (whole days, then weeks)" :
+				a->cost.pool[i].term_s > 0 ? ", committed for its term" :
+				", paid for the whole run");
 	}
 	for (int k = 0; k < BUDGET_KINDS; k++)
 		if (a->bud.limit[k] > 0)
@@ -672,6 +687,7 @@ void acct_summarize(struct acct *a, int64_t end_ns, struct report *rep)
 	rep_summary(rep, "cost_electricity_usd", t->electricity_usd, "USD");
 	rep_summary(rep, "cost_capex_usd", t->capex_usd, "USD");
 	rep_summary(rep, "cost_opex_usd", t->opex_usd, "USD");
+	rep_summary(rep, "cost_commitment_unused_usd", t->commitment_unused_usd, "USD");
 	rep_summary(rep, "usd_per_mtok", per_mtok(t->cost_usd, tokens), "USD/Mtoken");
 	rep_summary(rep, "kwh_per_mtok", per_mtok(t->facility_energy_j / ACCT_J_PER_KWH,
 						  tokens), "kWh/Mtoken");

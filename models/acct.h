@@ -127,6 +127,7 @@ struct acct_totals {
 	double gpu_energy_j, node_energy_j, network_energy_j, storage_energy_j;
 	double cost_usd;
 	double compute_usd, storage_usd, electricity_usd, capex_usd, opex_usd;
+	double commitment_unused_usd;	/* committed time paid after the run */
 	double carbon_location_kg, carbon_market_kg, carbon_kg, embodied_kg;
 	double gpu_held_s, node_held_s;
 };

@@ -1,4 +1,5 @@
 /* cost.c -- see cost.h. */
+#include <math.h>
 #include <string.h>
 
 #include "models/cost.h"
@@ -15,8 +16,9 @@ const struct cfg_setting cost_settings[] = {
 	{ "cost.billing_minimum_s", CFG_FLOAT, "s", 0, 86400, "60", NULL,
 	  "least time billed per instance start (AWS Linux: 60 s)" },
 	{ "cost.commitments", CFG_ENUM, "", 0, 0, "term", "term|held",
-	  "reserved / capacity-block pools: paid for every node for the whole run "
-	  "(term) or only while held" },
+	  "reserved / capacity-block pools: paid for every node until the commitment "
+	  "ends (term: capacity blocks in AWS's day/week lengths, reserved for "
+	  "pools.*.term_days) or only while held" },
 	{ "cost.owned.server_usd", CFG_FLOAT, "USD", 0, 1e9, "0", NULL,
 	  "purchase price of one node with its GPUs (DGX H100 ~$199k list, 2023)" },
 	{ "cost.owned.network_usd_per_node", CFG_FLOAT, "USD", 0, 1e9, "0", NULL,
@@ -33,6 +35,9 @@ const struct cfg_setting cost_settings[] = {
 	  "cents_per_kwh), relative to the scenario; overrides the constant" },
 	{ "pools.*.price_usd_per_node_hour", CFG_FLOAT, "USD/node-h", 0, 1e6, "0", NULL,
 	  "price of one of the pool's nodes for an hour (overrides the catalog)" },
+	{ "pools.*.term_days", CFG_FLOAT, "days", 0, 3653, "0", NULL,
+	  "reserved pools: length of the commitment (EC2 Reserved Instances and "
+	  "Savings Plans: 365 or 1095); 0: the run's length" },
 	{ "pools.*.instance", CFG_STRING, "", 0, 0, "", NULL,
 	  "instance type in the instances catalog (scenarios/catalog/prices.cfg)" },
 	{ "pools.*.spot_price_trace", CFG_STRING, "", 0, 0, "", NULL,
@@ -108,6 +113,16 @@ static int pool_price(const struct scenario *sc, const struct pool *p, int gpus_
 	bool named = strcmp(p->name, "all") != 0 || sc_has(sc, "pools.all");
 
 	pp->committed = p->cls == POOL_RESERVED || p->cls == POOL_CAPACITY_BLOCK;
+	pp->block = p->cls == POOL_CAPACITY_BLOCK;
+	pp->term_s = named ? sc_float(sc, "pools.%s.term_days", p->name) * 86400.0 : 0;
+	if (pp->term_s > 0 && p->cls != POOL_RESERVED) {
+		char path[256];
+		snprintf(path, sizeof path, "pools.%s.term_days", p->name);
+		return sc_error(sc, e, path, "a commitment term for a %s pool (expected "
+				"class = \"reserved\"; capacity blocks last as long as "
+				"the run, rounded to the lengths AWS sells)",
+				pool_class_names[p->cls]);
+	}
 	pp->spot_trace = named ? sc_str(sc, "pools.%s.spot_price_trace", p->name) : "";
 	pp->spot_type = named ? sc_str(sc, "pools.%s.spot_instance_type", p->name) : "";
 	pp->spot_zone = named ? sc_str(sc, "pools.%s.spot_zone", p->name) : "";
@@ -194,4 +209,31 @@ double cost_billed_s(const struct cost *c, int64_t held_ns)
 	if (billed_ns * 1e-9 < c->minimum_s)
 		return c->minimum_s;
 	return billed_ns * 1e-9;
+}
+
+/* AWS sells capacity blocks of 1 to 14 days in whole days and up to 182
+ * days in whole weeks; a longer run books consecutive blocks. */
+static double block_s(double held_s)
+{
+	const double day_s = 86400.0, week_s = 7 * day_s, max_s = 182 * day_s;
+	double full_s = floor(held_s / max_s) * max_s, rest_s = held_s - full_s;
+
+	if (rest_s <= 0)
+		return full_s;
+	if (rest_s <= 14 * day_s)
+		return full_s + ceil(rest_s / day_s) * day_s;
+	return full_s + ceil(rest_s / week_s) * week_s;
+}
+
+double cost_pool_billed_s(const struct cost *c, int pool, int64_t held_ns)
+{
+	const struct pool_price *pp = &c->pool[pool];
+	/* whole seconds, so that a day held is not a day and a nanosecond */
+	double held_s = (double)((held_ns + 999999999) / 1000000000);
+
+	if (!pp->committed)
+		return cost_billed_s(c, held_ns);
+	if (pp->block)
+		return block_s(held_s);
+	return pp->term_s > held_s ? pp->term_s : cost_billed_s(c, held_ns);
 }

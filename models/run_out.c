@@ -82,7 +82,9 @@ int run_finish(struct run *r, int completed, struct err *e)
  * time spent training (and redoing lost work) stretches by the same
  * factor, so duration moves by band x that share of it; cost, energy and
  * carbon are taken to move with duration (to first order: the same power
- * for longer, GPU-hours billed by the hour). */
+ * for longer, GPU-hours billed by the hour), except the commitment paid
+ * past the run's end, which is fixed (and on the high side would be used
+ * up first: cost_usd_hi is then an upper bound). */
 static void summarize_band(struct run *r, double iter_s, double dur_s)
 {
 	static const char *const scaled[][2] = {
@@ -100,10 +102,11 @@ static void summarize_band(struct run *r, double iter_s, double dur_s)
 	rep_summary(r->rep, "duration_s_hi", dur_s * (1 + b * share), "s");
 	for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
 		double v = rep_summary_get(r->rep, scaled[i][0]);
+		double fixed = i == 0 ? rep_summary_get(r->rep, "cost_commitment_unused_usd") : 0;
 		snprintf(name, sizeof name, "%s_lo", scaled[i][0]);
-		rep_summary(r->rep, name, v * (1 - b * share), scaled[i][1]);
+		rep_summary(r->rep, name, fixed + (v - fixed) * (1 - b * share), scaled[i][1]);
 		snprintf(name, sizeof name, "%s_hi", scaled[i][0]);
-		rep_summary(r->rep, name, v * (1 + b * share), scaled[i][1]);
+		rep_summary(r->rep, name, fixed + (v - fixed) * (1 + b * share), scaled[i][1]);
 	}
 }
 

@@ -76,10 +76,63 @@ static void test_committed(void)
 	fixture_close(&f);
 }
 
+/* One run of the pool as `cls` (with `extra` overrides) held from 0 to
+ * end_s by all four nodes: what it costs and what of it is unused term. */
+static void committed_run(const char *cls, const char *extra, double end_s, double *usd,
+			  double *unused_usd)
+{
+	char c[64];
+	const char *ov[] = { c, extra ? extra : "cost.billing_increment_s=1" };
+	struct fixture f;
+	struct activity a4 = spot(4), none = { 0 };
+
+	snprintf(c, sizeof c, "pools.burst.class=\"%s\"", cls);
+	*usd = *unused_usd = -1;
+	if (fixture_open(&f, "spot.cfg", ov, 2) < 0)
+		return;
+	acct_set_activity(f.a, 0, &a4);
+	acct_set_activity(f.a, (int64_t)(end_s * S), &none);
+	*usd = acct_totals(f.a)->cost_usd;
+	*unused_usd = acct_totals(f.a)->commitment_unused_usd;
+	fixture_close(&f);
+}
+
+/* Capacity blocks are sold in whole days up to 14 days, whole weeks up to
+ * 182 days (AWS EC2 User Guide, "Find and purchase Capacity Blocks"); a
+ * reserved pool with a term is paid for the term; "held" pays the run. */
+static void test_terms(void)
+{
+	const double day = 86400, node_s = 0.01;	/* $ per node-second */
+	double usd, unused;
+
+	committed_run("capacity_block", NULL, 1000, &usd, &unused);
+	tap_near(usd, 4 * day * node_s, 1e-9, "capacity block, a 1000 s run: one day paid");
+	tap_near(unused, 4 * (day - 1000) * node_s, 1e-9,
+		 "capacity block: the day's unused 85,400 s are the unused commitment");
+	committed_run("capacity_block", NULL, 10.2 * day, &usd, &unused);
+	tap_near(usd, 4 * 11 * day * node_s, 1e-6, "capacity block, 10.2 days: 11 days");
+	committed_run("capacity_block", NULL, 20 * day, &usd, &unused);
+	tap_near(usd, 4 * 21 * day * node_s, 1e-6,
+		 "capacity block, 20 days: 21 (past 14 days, whole weeks)");
+	committed_run("capacity_block", NULL, 190 * day, &usd, &unused);
+	tap_near(usd, 4 * (182 + 8) * day * node_s, 1e-6,
+		 "capacity block, 190 days: a 182-day block and an 8-day one");
+	committed_run("reserved", "pools.burst.term_days=365", 30 * day, &usd, &unused);
+	tap_near(usd, 4 * 365 * day * node_s, 1e-6, "reserved, 1-year term, 30-day run: a year");
+	tap_near(unused, 4 * 335 * day * node_s, 1e-6, "of which 335 days unused");
+	committed_run("reserved", "pools.burst.term_days=365", 400 * day, &usd, &unused);
+	tap_near(usd, 4 * 400 * day * node_s, 1e-6, "reserved, a run past its term: the run");
+	tap_near(unused, 0, 1e-9, "nothing unused");
+	committed_run("capacity_block", "cost.commitments=\"held\"", 10.2 * day, &usd,
+		      &unused);
+	tap_near(usd, 4 * 10.2 * day * node_s, 1e-6, "held: a capacity block paid while held");
+}
+
 int main(void)
 {
 	test_preempted();
 	test_exact();
 	test_committed();
+	test_terms();
 	return tap_done();
 }

@@ -56,6 +56,8 @@ parallel.tp_comm_overlap|T|-s parallel.sequence_parallel=true||
 parallel.overlap_param_gather|T|-s parallel.distributed_optimizer=true||
 parallel.cp_comm|T|-s parallel.cp=2||
 model.mla.q_lora_rank|T|MLA|256|
+pools.*.term_days|F||365|
+cost.commitments|F|-s pools.base.term_days=365||
 model.mla.kv_lora_rank|T|MLA|256|
 model.mla.qk_nope_head_dim|T|MLA|128|
 model.mla.qk_rope_head_dim|T|MLA|64|
@@ -191,7 +193,6 @@ storage_types.*.source|a label: where the catalog's storage figures come from (t
 nodes.*.source|a label: where the catalog's node figures come from (trainsim list nodes)
 run.full_fidelity|checks the fast path: one event per iteration gives the same run by design (tests/disrupt-t)
 parallel.zero_prefetch_mb|ZeRO-3 gathers run one at a time on their stream; the depth allowed ahead (step_des.c gather_limit) never binds in the contexts tried (8 to 64 GPUs, HDR and OPA links, 1 KB to 1 GB): left for a context where compute and gathers alternate unevenly
-cost.commitments|DEAD today: non-spot pools hold every node until the run ends (run_nodes_held), so term and held bill the same; it matters only once a run can release reserved nodes
 gpus.*.stream.add|no kernel of models/compute.c streams an eager add (the residual is dropout_add): unused, left to the kernel model's owners to wire or drop
 EOF
 
