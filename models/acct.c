@@ -183,7 +183,7 @@ static void rates_update(struct acct *a)
 {
 	const struct activity *act = &a->act;
 	struct rates *r = &a->r;
-	double train_w = power_train_gpu_w(&a->pw, act->busy_frac, act->tensor_active_frac);
+	double train_w = power_train_gpu_w(&a->pw, act->kernel_frac, act->kernel_dyn_w);
 	/* owned hot spares: powered and idle beside the job's nodes */
 	double spares = a->cost.mode == COST_OWNED && act->nodes_held > 0 ? act->spare_nodes : 0;
 	double idle = act->gpus_held - act->gpus_training + spares * a->gpus_per_node;
@@ -492,7 +492,7 @@ static void describe_trace(FILE *out, const char *what, const struct trace *t)
 void acct_describe(const struct acct *a, FILE *out)
 {
 	fprintf(out, "# accounting\n");
-	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown)\n",
+	fprintf(out, "gpu_power_w            idle %.0f, training %.0f (no step breakdown: the formula level)\n",
 		a->pw.gpu_idle_w, power_train_gpu_w(&a->pw, 0, 0));
 	fprintf(out, "gpu_levels_w           gemm %.0f, memory-bound %.0f, communication %.0f\n",
 		a->pw.gemm_w, a->pw.mem_w, a->pw.comm_w);

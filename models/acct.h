@@ -56,13 +56,19 @@ struct activity {
 	 * carbon; a cloud provider's pool is not the job's to pay or power. */
 	int spare_nodes;
 	/* From the step model, per training GPU and iteration (0: unknown,
-	 * power uses power.gpu_busy_fraction).  With struct step_result:
+	 * power uses the formula level, power.h).  With struct step_result:
 	 * busy_frac and tensor_active_frac as they are, comm_frac =
 	 * (tp_exposed_s + pp_exposed_s + dp_exposed_s) / iteration_s; the rest
 	 * of the iteration is pipeline bubble. */
 	double busy_frac;		/* compute kernels running */
 	double tensor_active_frac;	/* of which tensor-core (GEMM) kernels */
 	double comm_frac;		/* exposed communication wait */
+	/* For power (power.h): the share of the time in kernels (the passes
+	 * and the optimizer) and their energy above idle over the time
+	 * (kpower.h), both over the iteration as paced (GC pauses included:
+	 * no kernels run in them). */
+	double kernel_frac;
+	double kernel_dyn_w;
 	/* Training time still needed at this activity's start, for budget
 	 * projections (accounting counts it down while GPUs train). */
 	double work_left_s;

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "models/compute.h"
+#include "models/kpower.h"
 
 #define ACT_BYTES 2.0		/* fp16/bf16 activation element */
 #define MASK_BYTES 1.0		/* dropout mask element */
@@ -10,7 +11,7 @@
 
 void cmp_zero(struct cmp_cost *c)
 {
-	c->time_s = c->gemm_s = c->flops = c->kernels = 0;
+	c->time_s = c->gemm_s = c->flops = c->kernels = c->dyn_j = 0;
 }
 
 void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times)
@@ -19,6 +20,7 @@ void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times)
 	acc->gemm_s += times * c->gemm_s;
 	acc->flops += times * c->flops;
 	acc->kernels += times * c->kernels;
+	acc->dyn_j += times * c->dyn_j;
 }
 
 void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
@@ -30,6 +32,7 @@ void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	out->gemm_s = t;
 	out->flops = 2.0 * M * N * K * batch;
 	out->kernels = 1;
+	out->dyn_j = kpw_tensor_j(g, out->flops, t);
 }
 
 void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
@@ -39,6 +42,7 @@ void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
 	out->gemm_s = 0;
 	out->flops = 0;
 	out->kernels = kind == KS_DROPOUT_ADD ? 2 : 1;	/* dropout, then add */
+	out->dyn_j = kpw_stream_j(g, bytes, out->time_s);
 }
 
 /* Add one GEMM (times 2: its two backward GEMMs of the same size) to acc. */
@@ -124,6 +128,7 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 	c.gemm_s = c.time_s;
 	c.flops = bwd ? 2.5 * f : f;
 	c.kernels = 1;
+	c.dyn_j = kpw_tensor_j(g, c.flops, c.time_s);
 	cmp_add(acc, &c, 1);
 }
 
@@ -471,6 +476,7 @@ static void add_ub_split(const struct gpu_spec *g, const struct cmp_shape *sh,
 	c.time_s *= split / whole - 1;
 	c.gemm_s = c.time_s;
 	c.flops = 0;
+	c.dyn_j = 0;	/* the same work, slower: no more energy */
 	c.kernels = chunks - 1;
 	cmp_add(acc, &c, 1);
 }

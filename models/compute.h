@@ -76,6 +76,7 @@ struct cmp_cost {
 	double gemm_s;		/* of which tensor-core (GEMM/attention) kernels */
 	double flops;		/* executed FLOPs */
 	double kernels;
+	double dyn_j;		/* energy above idle (kpower.h), J */
 };
 
 void cmp_zero(struct cmp_cost *c);

@@ -1,5 +1,6 @@
 /* eager.c -- see eager.h. */
 #include "models/eager.h"
+#include "models/kpower.h"
 
 #define CAST_BYTES 6.0		/* fp32 -> bf16 or back: 4 + 2 */
 #define ACCUM_BYTES 12.0	/* .grad += g in fp32: 4 + 4 in, 4 out */
@@ -9,6 +10,13 @@
 #define ADAMW_FUSED_BYTES 28.0
 #define CLIP_PASSES 2.0
 #define ADAMW_FOREACH_PASSES 8.0
+
+/* Energy above idle (kpower.h) of n kernels of kind moving bytes each. */
+static double stream_j(const struct gpu_spec *g, enum kern_stream kind, double bytes,
+		       double n)
+{
+	return n * kpw_stream_j(g, bytes, kern_stream_s(&g->k, kind, bytes));
+}
 
 void eager_weight_cast(const struct gpu_spec *g, double params, double tensors,
 		       struct cmp_cost *out)
@@ -20,6 +28,7 @@ void eager_weight_cast(const struct gpu_spec *g, double params, double tensors,
 	out->time_s = kern_stream_s(&g->k, KS_COPY, params * CAST_BYTES) +
 		      (tensors - 1) * g->k.launch_s;
 	out->kernels = tensors;
+	out->dyn_j = stream_j(g, KS_COPY, params * CAST_BYTES, 1);
 }
 
 void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
@@ -34,11 +43,13 @@ void eager_grad_accum(const struct gpu_spec *g, double params, double tensors,
 		out->time_s += kern_stream_s(&g->k, KS_COPY, params * CAST_BYTES) +
 			       (tensors - 1) * g->k.launch_s;
 		out->kernels += tensors;
+		out->dyn_j += stream_j(g, KS_COPY, params * CAST_BYTES, 1);
 	}
 	if (later > 0) {
 		out->time_s += later * (kern_stream_s(&g->k, KS_COPY, params * ACCUM_BYTES) +
 					(tensors - 1) * g->k.launch_s);
 		out->kernels += later * tensors;
+		out->dyn_j += stream_j(g, KS_COPY, params * ACCUM_BYTES, later);
 	}
 }
 
@@ -47,6 +58,7 @@ static void more_bytes(const struct gpu_spec *g, enum kern_stream kind, double b
 		       struct cmp_cost *c)
 {
 	c->time_s += kern_stream_s(&g->k, kind, bytes) - g->k.launch_s;
+	c->dyn_j += kpw_stream_j(g, bytes, kern_stream_s(&g->k, kind, bytes) - g->k.launch_s);
 }
 
 /* Add n kernels moving bytes each to c. */
@@ -54,6 +66,7 @@ static void add_kernels(const struct gpu_spec *g, double n, double bytes, struct
 {
 	c->time_s += n * kern_stream_s(&g->k, KS_COPY, bytes);
 	c->kernels += n;
+	c->dyn_j += stream_j(g, KS_COPY, bytes, n);
 }
 
 void eager_fp32_stream(const struct gpu_spec *g, double elems, struct cmp_cost *fwd,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/gpu.h"
+#include "models/kpower.h"
 #include "models/stack.h"
 
 const struct cfg_setting gpu_settings[] = {
@@ -156,6 +157,9 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 		out->kernels_error_at_key = strstr(e.msg, ": cannot read: ") != NULL;
 	}
 	kern_residuals(k);
+	out->ref_gemm_flops_s = out->ref_copy_Bps = 0;
+	out->ref_gemm_flops_s = kpw_ref_gemm_flops_s(out);
+	out->ref_copy_Bps = kpw_ref_copy_Bps(out);
 }
 
 int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e)

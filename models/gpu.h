@@ -38,6 +38,9 @@ struct gpu_spec {
 	double band;		/* relative uncertainty of an iteration's time
 				 * from this GPU's kernel laws */
 	struct kern_gpu k;	/* kernel laws and tables (kernels.h) */
+	/* The rates gemm_w and mem_w were measured at, by k (kpower.h; 0:
+	 * not yet computed, as in a spec filled by hand) */
+	double ref_gemm_flops_s, ref_copy_Bps;
 	char kernels_error[1024];	/* why the kernel folder did not load ("") */
 	bool kernels_error_at_key;	/* the folder itself is wrong (else a file) */
 };

@@ -48,4 +48,4 @@ bench-cluster: trainsim
 UNIT_TESTS += tests/models-params-t
 UNIT_TESTS += tests/models-shape-t
 SHELL_TESTS += tests/models-e2e.sh
-EXTRA_DIST += tests/toy-gpu.h
+EXTRA_DIST += tests/toy-gpu.h tests/h200-power.h

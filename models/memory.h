@@ -2,7 +2,10 @@
  * memory.h -- what one GPU holds at its peak during an iteration.
  *
  *   weights, gradients, optimizer states: 16 bytes per local parameter
- *       split by ZeRO stage or the distributed optimizer (zero.h);
+ *       split by ZeRO stage or the distributed optimizer (zero.h); ZeRO-3
+ *       adds the bf16 weights it has gathered whole: the layer being
+ *       computed and those prefetched ahead (parallel.zero_prefetch_mb,
+ *       at least one layer; step_des.c's window);
  *   activations: Korthikanti et al. (2022) per layer and microbatch,
  *       s b h (10 + 24/t + 5 a s/(h t))        tensor parallelism t
  *       s b h / t (34 + 5 a s/h)               with sequence parallelism

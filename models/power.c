@@ -1,13 +1,17 @@
 /* power.c -- see power.h. */
 #include <stdio.h>
+#include <string.h>
 
+#include "models/kpower.h"
 #include "models/power.h"
 #include "models/region.h"
 
 const struct cfg_setting power_settings[] = {
-	{ "power.gpu_busy_fraction", CFG_FLOAT, "", 0, 1, "0.8", NULL,
-	  "training power as a fraction of the way from idle to TDP, when the step "
-	  "model gives no breakdown (measured nodes: 0.76-0.82 of nameplate)" },
+	{ "power.gpu_busy_fraction", CFG_FLOAT, "", -1, 1, "-1", NULL,
+	  "training power without a step breakdown (formula model), as a fraction "
+	  "of the way from idle to TDP; negative (default -1): from the work done, "
+	  "idle + (gemm_w - idle) x training.efficiency x peak / the rate gemm_w "
+	  "was measured at (models/kpower.h)" },
 	/* Settings that re-described the GPU, the host or the platform: their
 	 * figures now come from the catalogs and the network as built. */
 	CFG_REMOVED_FOR("power.level.*", "GPU power levels are the GPU's catalog "
@@ -58,7 +62,7 @@ int power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
 	p->gemm_w = g->gemm_w;
 	p->mem_w = g->mem_w;
 	p->comm_w = g->comm_w;
-	p->busy_fraction = sc_float(sc, "power.gpu_busy_fraction");
+	p->formula_w = power_formula_w(sc, g);
 	p->pue = region_float(sc, "power.pue", "pue");
 	p->pue_trace = sc_str(sc, "power.pue_trace");
 	if (power_check_gpu(sc, g, e) < 0 || node_from_scenario(sc, &p->node, e) < 0)
@@ -74,13 +78,28 @@ static double clamp01(double x)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-double power_train_gpu_w(const struct power *p, double busy, double tensor)
+double power_formula_w(const struct scenario *sc, const struct gpu_spec *g)
 {
-	if (busy <= 0)
-		return p->gpu_idle_w + p->busy_fraction * (p->gpu_tdp_w - p->gpu_idle_w);
-	busy = clamp01(busy);
-	tensor = clamp01(tensor < busy ? tensor : busy);
-	/* the pipeline bubble waits in a p2p receive: a spinning NCCL
-	 * kernel, as exposed communication does */
-	return p->gemm_w * tensor + p->mem_w * (busy - tensor) + p->comm_w * (1 - busy);
+	double f = sc_float(sc, "power.gpu_busy_fraction");
+	bool fp8 = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0;
+	double rate = sc_float(sc, "training.efficiency") *
+		      (fp8 ? g->peak_fp8_flops : g->peak_bf16_flops);
+
+	if (f >= 0)
+		return g->idle_w + f * (g->tdp_w - g->idle_w);
+	/* every FLOP of the count runs in a tensor kernel: their energy is
+	 * the work's, at whatever rate each kernel runs (one second of it) */
+	return g->idle_w + kpw_tensor_j(g, rate, 1.0);
+}
+
+double power_train_gpu_w(const struct power *p, double kernel_frac, double kernel_dyn_w)
+{
+	double w;
+
+	if (kernel_frac <= 0)
+		return p->formula_w;
+	/* between kernels (exposed communication, the pipeline bubble) the
+	 * GPU spins in an NCCL kernel at comm_w */
+	w = p->gpu_idle_w + kernel_dyn_w + (p->comm_w - p->gpu_idle_w) * (1 - clamp01(kernel_frac));
+	return w < p->gpu_tdp_w ? w : p->gpu_tdp_w;
 }

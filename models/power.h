@@ -2,21 +2,29 @@
  * power.h -- IT power of the job: GPUs by what they are doing, the hosts
  * of their nodes, and the facility's PUE.
  *
- * A GPU draws its catalog power for what the step model says it does
- * during an iteration (gpus.cfg: gemm_w, mem_w, comm_w, idle_w; the H200's
- * measured, the others' scaled from it, with sources there):
+ * A GPU draws idle_w plus what its kernels' work costs (models/kpower.h):
+ * dynamic power follows the rate of work, so a GEMM at half the rate at
+ * which gemm_w was measured draws idle + half of (gemm_w - idle), and a
+ * memory-bound kernel likewise against mem_w and the copy rate, each at
+ * most TDP.  The step model sums that energy over an iteration's kernels
+ * (optimizer included; struct step_result kernel_dyn_w), so
  *
- *   P = gemm_w x tensor_active + mem_w x (busy - tensor_active)
- *     + comm_w x (1 - busy)
+ *   P = idle_w + kernel_dyn_w + (comm_w - idle_w) x (1 - kernel_frac)
  *
- * with busy the compute-busy fraction and tensor_active the share of time
- * in tensor-core (GEMM) kernels; the rest is exposed communication and the
- * pipeline bubble, both spent in spinning NCCL kernels.  Without a
- * breakdown (busy = 0: the formula iteration model) the training level is
- * idle + power.gpu_busy_fraction x (TDP - idle), 0.8 by default: training
- * nodes average 76-82% of nameplate (Latif et al., "Empirical Measurements
- * of AI Training Power Demand on a GPU-Accelerated Node", 2025; Newkirk et
- * al., arXiv:2506.14551, 2025; doc/sources.md section 6).  A GPU that is held but not training
+ * with kernel_frac the share of the iteration in compute kernels: the
+ * rest is exposed communication and the pipeline bubble, spent spinning
+ * in an NCCL kernel at comm_w (gpus.cfg: a V100 spinning in a collective
+ * drew 66 W against 53 W idle; the collectives' own data movement is
+ * not charged).
+ *
+ * Without a breakdown (the formula iteration model) the training level is
+ * the same law at the formula's own utilisation: every FLOP of its count
+ * in a tensor kernel, at training.efficiency of peak on average:
+ * idle + (gemm_w - idle) x efficiency x peak / R_gemm (at most TDP).  It
+ * leaves out the memory-bound kernels, which the step model finds add
+ * 3-45% to the kernels' dynamic energy (more for smaller models): a lower
+ * bound.  power.gpu_busy_fraction, when set, replaces it with
+ * idle + fraction x (TDP - idle).  A GPU that is held but not training
  * (checkpoint stall, restart, waiting for capacity) draws idle_w.
  *
  * Each node's host (CPUs, memory, host NICs, fans, drives, NVSwitches) is
@@ -39,7 +47,7 @@
 struct power {
 	double gpu_idle_w, gpu_tdp_w;
 	double gemm_w, mem_w, comm_w;	/* the GPU's activity levels */
-	double busy_fraction;	/* training level without a breakdown */
+	double formula_w;	/* training level without a breakdown */
 	struct node_spec node;
 	int gpus_per_node;
 	double host_busy_w, host_idle_w;	/* one job node's host, DC */
@@ -51,7 +59,11 @@ extern const struct cfg_setting power_settings[];
 /* Fill p; an error at the GPU's or the node's key when they do not hold. */
 int power_from_scenario(const struct scenario *sc, const struct gpu_spec *g,
 			struct power *p, struct err *e);
-/* Power of one training GPU; busy <= 0 means no breakdown is known. */
-double power_train_gpu_w(const struct power *p, double busy, double tensor);
+/* Power of one training GPU: kernel_frac of the iteration in kernels
+ * whose energy above idle is kernel_dyn_w on average (step_result);
+ * kernel_frac <= 0: no breakdown known, the formula level. */
+double power_train_gpu_w(const struct power *p, double kernel_frac, double kernel_dyn_w);
+/* The training level without a breakdown (see above). */
+double power_formula_w(const struct scenario *sc, const struct gpu_spec *g);
 
 #endif

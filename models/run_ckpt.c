@@ -48,6 +48,10 @@ void run_tell_accounting(struct run *r)
 		act.tensor_active_frac = st->tensor_active_frac;
 		act.comm_frac = (st->tp_exposed_s + st->pp_exposed_s + st->dp_exposed_s) /
 				st->iteration_s;
+		/* the kernels' share and energy over the paced iteration */
+		double paced = st->iteration_s / r->pace->iter_s;
+		act.kernel_frac = paced * (st->busy_frac + st->optimizer_s / st->iteration_s);
+		act.kernel_dyn_w = paced * st->kernel_dyn_w;
 		/* traffic while the replicas run, at the pace in force (GC
 		 * pauses included: the same bytes over a longer iteration) */
 		for (size_t i = 0; run_working(r) && i < st->n_tiers; i++) {

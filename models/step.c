@@ -11,6 +11,7 @@
 #include "models/compute.h"
 #include "models/eager.h"
 #include "models/host.h"
+#include "models/kpower.h"
 #include "models/megatron.h"
 #include "models/step.h"
 #include "models/straggler.h"
@@ -614,7 +615,7 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 /* Per-virtual-stage arrays of the plan. */
 struct plan_arrays {
 	double *hide;		/* per stage: its first forward passes */
-	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *params;
+	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *fwd_dyn, *bwd_dyn, *params;
 	int *layers, *rank_gpu;
 };
 
@@ -627,6 +628,8 @@ static void arrays_free(struct plan_arrays *a)
 	free(a->bwd_tp);
 	free(a->fwd_gemm);
 	free(a->bwd_gemm);
+	free(a->fwd_dyn);
+	free(a->bwd_dyn);
 	free(a->params);
 	free(a->layers);
 	free(a->rank_gpu);
@@ -642,11 +645,14 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	a->bwd_tp = calloc((size_t)V, sizeof(double));
 	a->fwd_gemm = calloc((size_t)V, sizeof(double));
 	a->bwd_gemm = calloc((size_t)V, sizeof(double));
+	a->fwd_dyn = calloc((size_t)V, sizeof(double));
+	a->bwd_dyn = calloc((size_t)V, sizeof(double));
 	a->params = calloc((size_t)V, sizeof(double));
 	a->layers = calloc((size_t)V, sizeof(int));
 	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
 	return a->hide && a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
-	       a->bwd_gemm && a->params && a->layers && a->rank_gpu ? 0 : -1;
+	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->layers &&
+	       a->rank_gpu ? 0 : -1;
 }
 
 /* Chunk vs's passes: its dense and MoE layers (layout.h: stages may be
@@ -676,6 +682,8 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		}
 		a->fwd_gemm[vs] = d * c->fwd.gemm_s;
 		a->bwd_gemm[vs] = d * c->bwd.gemm_s;
+		a->fwd_dyn[vs] = d * c->fwd.dyn_j;
+		a->bwd_dyn[vs] = d * c->bwd.dyn_j;
 		a->params[vs] = layer_rank_params(m, L, false, d);
 		if (x > 0) {
 			a->fwd[vs] += x * (c->moe_fwd.time_s + c->tp_fwd_s + c->ep_fwd_s);
@@ -684,6 +692,8 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 			a->bwd_tp[vs] += x * c->ep_bwd_s;
 			a->fwd_gemm[vs] += x * c->moe_fwd.gemm_s;
 			a->bwd_gemm[vs] += x * c->moe_bwd.gemm_s;
+			a->fwd_dyn[vs] += x * c->moe_fwd.dyn_j;
+			a->bwd_dyn[vs] += x * c->moe_bwd.dyn_j;
 			a->params[vs] += layer_rank_params(m, L, true, x);
 		}
 	}
@@ -694,6 +704,10 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 			(m->learned_positions ? (double)m->seq_len * h : 0);
 	a->fwd[V - 1] += c->log_f.time_s;
 	a->fwd_gemm[V - 1] += c->log_f.gemm_s;
+	a->fwd_dyn[0] += c->emb_f.dyn_j;
+	a->bwd_dyn[0] += c->emb_b.dyn_j;
+	a->fwd_dyn[V - 1] += c->log_f.dyn_j;
+	a->bwd_dyn[V - 1] += c->log_b.dyn_j;
 	a->bwd[V - 1] += c->log_b.time_s + c->tp_log_s;
 	a->bwd_tp[V - 1] += c->tp_log_s;
 	a->bwd_gemm[V - 1] += c->log_b.gemm_s;
@@ -714,6 +728,8 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		a->bwd_tp[V - 1] += k * (c->tp_bwd_s + eb + c->tp_log_s);
 		a->fwd_gemm[V - 1] += k * (f->gemm_s + c->log_f.gemm_s);
 		a->bwd_gemm[V - 1] += k * (b->gemm_s + c->log_b.gemm_s);
+		a->fwd_dyn[V - 1] += k * (f->dyn_j + c->log_f.dyn_j);
+		a->bwd_dyn[V - 1] += k * (b->dyn_j + c->log_b.dyn_j);
 		a->params[V - 1] += layer_rank_params(m, L, moe, k) + k * tfm_mtp_extra_params(m) / t;
 	}
 }
@@ -1015,12 +1031,25 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	bool rings_only = sharded;
 	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, rings_only, &sym, e) < 0)
 		goto done;
+	/* Adam, and the per-iteration gradient kernels: Megatron's
+	 * contiguous buffer where the stack keeps one (its fused stacks
+	 * without ZeRO); PyTorch's AMP loop its own passes (eager.h:
+	 * clip_grad_norm_'s read is among them); at the slowest GPU's speed
+	 * below, their energy that of streaming kernels (kpower.h) */
+	double opt_s = o->amp_fp32_weights ?
+		       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
+					 o->adam_foreach, o->clip_grad_norm,
+					 o->zero_stage == 0 && L->dp > 1) :
+		       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
+		       cmp_grad_buffer_s(g, mem.params, mem.params / (sharded ? L->dp : 1),
+					 L->dp, o->fused_kernels && o->zero_stage == 0);
 	struct net_transport nt = { net, NULL, sym.rails_symmetric ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
 		.pp = L->pp, .v = v, .microbatches = L->microbatches,
 		.fwd_s = a.fwd, .bwd_s = a.bwd, .fwd_tp_s = a.fwd_tp, .bwd_tp_s = a.bwd_tp,
-		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm, .p2p_s = p2p_s,
+		.fwd_gemm_s = a.fwd_gemm, .bwd_gemm_s = a.bwd_gemm,
+		.fwd_dyn_j = a.fwd_dyn, .bwd_dyn_j = a.bwd_dyn, .p2p_s = p2p_s,
 		.p2p_blocking = !o->overlap_p2p_comm,
 		.ds_schedule = o->schedule == PAR_DEEPSPEED,
 		.tp = L->tp, .dp = L->dp,
@@ -1035,19 +1064,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
-		/* Adam, and the per-iteration gradient kernels: Megatron's
-		 * contiguous buffer where the stack keeps one (its fused
-		 * stacks without ZeRO); PyTorch's AMP loop its own passes
-		 * (eager.h: clip_grad_norm_'s read is among them); at the
-		 * slowest GPU's speed */
-		.optimizer_s = slow * (o->amp_fp32_weights ?
-				       eager_optimizer_s(g, mem.params / (sharded ? L->dp : 1),
-							 o->adam_foreach, o->clip_grad_norm,
-							 o->zero_stage == 0 && L->dp > 1) :
-				       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
-				       cmp_grad_buffer_s(g, mem.params,
-							 mem.params / (sharded ? L->dp : 1),
-							 L->dp, o->fused_kernels && o->zero_stage == 0)),
+		.optimizer_s = slow * opt_s,
+		.optimizer_dyn_j = kpw_stream_run_j(g, KS_ADAM, opt_s),
 		.final_sync_s = embed_sync_s,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */

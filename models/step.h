@@ -109,6 +109,9 @@ struct step_result {
 	       optimizer_s;
 	double busy_frac;		/* mean over GPUs: compute-busy / iteration */
 	double tensor_active_frac;	/* mean over GPUs: GEMM kernels / iteration */
+	double kernel_dyn_w;		/* mean over GPUs: the kernels' energy above
+					 * idle (kpower.h), optimizer included,
+					 * over the iteration */
 	double peak_memory_bytes;	/* max over GPUs */
 	double flops_per_iter;		/* model FLOPs incl. recomputation (Megatron) */
 	double tflops_per_gpu;		/* flops_per_iter / (gpus * iteration_s) / 1e12 */
@@ -227,6 +230,8 @@ struct step_plan {
 	const double *fwd_s, *bwd_s;		/* whole pass incl. TP comm */
 	const double *fwd_tp_s, *bwd_tp_s;	/* of which TP comm; NULL = 0 */
 	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
+	const double *fwd_dyn_j, *bwd_dyn_j;	/* the kernels' energy above idle
+						 * (kpower.h), J; NULL = 0 */
 	double p2p_s;				/* activation / gradient transfer */
 	bool p2p_blocking;			/* the sender waits for it (step.c) */
 	bool ds_schedule;			/* DeepSpeed's TrainSchedule (deepspeed.h):
@@ -246,6 +251,7 @@ struct step_plan {
 	 * (sharded modes; Megatron-Core --overlap-param-gather) */
 	const double *param_gather_hide_s;
 	double optimizer_s;
+	double optimizer_dyn_j;			/* its kernels' energy above idle */
 	double final_sync_s;		/* after the gradients, before Adam: the
 					 * tied-embedding all-reduce */
 	/* network: NULL = communication free */

@@ -51,7 +51,7 @@ struct stage {
 	double seg_rate, seg_left_ns;
 	int64_t seg_mark_ns;
 	uint64_t seg_ev;
-	double busy_s, tp_s, gemm_s;
+	double busy_s, tp_s, gemm_s, dyn_j;
 	int64_t last_end_ns;
 	int *last_bwd;		/* per chunk: index of its last backward op */
 	int last_pass;		/* index of the stage's last pass */
@@ -459,6 +459,8 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	st->busy_s += (double)(ev_now(sim) - st->seg_start_ns) / 1e9;
 	st->tp_s += tp ? tp[vs] * frac : 0;
 	st->gemm_s += gm ? gm[vs] * frac : 0;
+	const double *dj = op->bwd ? d->p->bwd_dyn_j : d->p->fwd_dyn_j;
+	st->dyn_j += dj ? dj[vs] * frac : 0;
 	st->last_end_ns = ev_now(sim);
 	if (d->p->dp_mode == STEP_DP_ZERO3 && op->bwd && d->p->dp > 1) {
 		/* this layer's gradients: reduce-scatter them now */
@@ -758,12 +760,13 @@ static int des_run(const struct step_plan *p, struct step_result *out,
 		if (d.stages[k].last_end_ns > pipe_end_ns)
 			pipe_end_ns = d.stages[k].last_end_ns;
 	double pipe_end = (double)pipe_end_ns / 1e9;
-	double busy = 0, tp = 0, gemm = 0, wait = 0;
+	double busy = 0, tp = 0, gemm = 0, dyn = 0, wait = 0;
 	for (int k = 0; k < p->pp; k++) {
 		struct stage *st = &d.stages[k];
 		busy += st->busy_s;
 		tp += st->tp_s;
 		gemm += st->gemm_s;
+		dyn += st->dyn_j;
 		wait += pipe_end - st->busy_s;
 	}
 	double n = p->pp, tail = (sync - pipe_end) * n;
@@ -776,6 +779,7 @@ static int des_run(const struct step_plan *p, struct step_result *out,
 	*wait_mean_s = wait / n;
 	out->busy_frac = T > 0 ? (busy - tp) / n / T : 0;
 	out->tensor_active_frac = T > 0 ? gemm / n / T : 0;
+	out->kernel_dyn_w = T > 0 ? (dyn / n + p->optimizer_dyn_j) / T : 0;
 	/* each bucket is counted once per stage; every rank of the stage is in
 	 * exactly one of its tp groups: mean per rank over stages */
 	out->dp_comm_elems_per_rank = d.dp_elems / p->pp;

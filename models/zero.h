@@ -18,7 +18,8 @@
  *              all-gather after the step               (m + 1) Psi
  *     stage 3: all-gather before forward and before backward and reduce-
  *              scatter after backward, each microbatch 3 m Psi
- * Buffers for in-flight all-gathers (ZeRO-3's prefetch) are not counted.
+ * Buffers for the weights ZeRO-3 has gathered whole (the layer computed
+ * and those prefetched) are memory.c's, not these figures'.
  */
 #ifndef MODELS_ZERO_H
 #define MODELS_ZERO_H

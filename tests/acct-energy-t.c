@@ -13,7 +13,7 @@
 /* acct_sample fills 12 fixed columns, then 4 DCGM series per pool. */
 #define DCGM0 12
 #define IDLE_W 50.0
-#define TRAIN_W (50.0 + 0.8 * (400.0 - 50.0))	/* default busy fraction: 330 W */
+#define TRAIN_W (50.0 + 0.8 * (400.0 - 50.0))	/* acct-load.h's busy fraction: 330 W */
 
 /* Hosts: the node catalog's dgx_a100 (the default for a100_80gb): busy
  * 315 + 224 + 36 + 500 + 106 + 420 + 150 = 1,751 W, idle 135 + 96 + 24 +
@@ -185,10 +185,10 @@ static void test_market(void)
 	fixture_close(&f);
 }
 
-/* With the step model's breakdown: busy 0.8 of which tensor 0.55, and
- * 0.2 waiting (exposed communication 0.1, bubble 0.1).  With the A100's
- * catalog levels (GEMM 392 W, memory-bound 328 W, waiting 190 W):
- * 392 x 0.55 + 328 x 0.25 + 190 x 0.2 = 335.6 W; DCGM utilisation 90%,
+/* With the step model's breakdown: kernels 0.8 of the time (tensor
+ * 0.55), their energy 250 W above idle on average, and 0.2 waiting
+ * (exposed communication 0.1, bubble 0.1) at the A100's comm_w 68.6 W:
+ * 50 + 250 + (68.6 - 50) x 0.2 = 303.72 W (power.h); DCGM utilisation 90%,
  * tensor active 0.55. */
 static void test_breakdown(void)
 {
@@ -201,17 +201,19 @@ static void test_breakdown(void)
 	act.busy_frac = 0.8;
 	act.tensor_active_frac = 0.55;
 	act.comm_frac = 0.1;
+	act.kernel_frac = 0.8;
+	act.kernel_dyn_w = 250;
 	acct_set_activity(f.a, 0, &act);
 	acct_sample(f.a, 10 * S, v);
-	tap_near(v[DCGM0 + 0], 32 * 335.6, 1e-12,
-		 "DCGM power: 32 GPUs x 335.6 W from the breakdown");
+	tap_near(v[DCGM0 + 0], 32 * 303.72, 1e-12,
+		 "DCGM power: 32 GPUs x 303.72 W from the breakdown");
 	tap_near(v[DCGM0 + 2], 90, 1e-12, "DCGM GPU_UTIL = (busy + comm) x 100%");
 	tap_near(v[DCGM0 + 3], 0.55, 1e-12, "DCGM PIPE_TENSOR_ACTIVE = tensor-active fraction");
-	act.tensor_active_frac = 0.8;	/* all busy time in GEMMs */
+	act.kernel_dyn_w = 300;	/* the same time, more work done in it */
 	acct_set_activity(f.a, 10 * S, &act);
 	acct_sample(f.a, 20 * S, v);
-	tap_near(v[DCGM0 + 0], 32 * (392 * 0.8 + 190 * 0.2), 1e-12,
-		 "more tensor time, more power: 392 x 0.8 + 190 x 0.2 = 351.6 W");
+	tap_near(v[DCGM0 + 0], 32 * (50 + 300 + 18.6 * 0.2), 1e-12,
+		 "more work, more power: 50 + 300 + 18.6 x 0.2 = 353.72 W");
 	fixture_close(&f);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
+#include "tests/h200-power.h"
 #include "sim/cfg.h"
 #include "models/run.h"
 #include "models/gpu.h"
@@ -146,26 +147,6 @@ static void test_published(void)
 		tap_ok(0, "gb200_nvl72_tray loads");
 		tap_ok(0, "gb200_nvl72_tray loads");
 	}
-}
-
-/* The mean_w column of phase in the measurement table, or -1. */
-static double measured_w(const char *phase)
-{
-	char path[4096], line[512], name[64];
-	double w = -1, v;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/scenarios/catalog/kernels/h200_sxm/power.tsv",
-		 tap_srcdir());
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (line[0] != '#' && sscanf(line, "%63s %lf", name, &v) == 2 &&
-		    strcmp(name, phase) == 0)
-			w = v;
-	fclose(f);
-	return w;
 }
 
 static void test_h200_levels(void)

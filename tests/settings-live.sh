@@ -22,6 +22,9 @@ FAIL='-s failures.per_node_per_1000_days=20000'
 SPOTX="-s 'pools.od.class=\"on_demand\"' -s pools.od.nodes=1 -s 'pools.sp.class=\"spot\"' -s pools.sp.nodes=1 -s pools.sp.preemption_per_node_hour=2 -s cost.gpu_hour_usd=5"
 OWN="-s 'cost.mode=\"owned\"'"
 FORM="-s 'training.iteration_model=\"formula\"'"
+# the formula model at a set training level (idle + 0.8 (TDP - idle)): TDP
+# matters there; the default level, from the kernels' work, does not
+FORMB="$FORM -s power.gpu_busy_fraction=0.8"
 STO="-s storage_types.t.write_bw_per_node_gbyte_s=0.5 -s storage_types.t.read_bw_per_node_gbyte_s=1 -s 'training.checkpoint.storage=\"t\"'"
 TIER='-s storage.tiers.s3.usd_per_gb_month=0.023'
 N64='-s cluster.gpus=64 -s parallel.tp=1 -s parallel.pp=1 -s parallel.micro_batch=4'
@@ -57,6 +60,8 @@ parallel.overlap_param_gather|T|-s parallel.distributed_optimizer=true||
 parallel.cp_comm|T|-s parallel.cp=2||
 model.mla.q_lora_rank|T|MLA|256|
 pools.*.term_days|F||365|
+gpus.*.stream.add|T|-s model.dropout=false -s 'training.stack="pytorch_eager"'||
+parallel.zero_prefetch_mb|T|-s parallel.pp=1 -s parallel.zero_stage=3||
 cost.commitments|F|-s pools.base.term_days=365||
 model.mla.kv_lora_rank|T|MLA|256|
 model.mla.qk_nope_head_dim|T|MLA|128|
@@ -72,14 +77,14 @@ parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 training.efficiency|T|FORM||
 training.host_us_per_kernel|T||5000|
 training.adam_foreach|T|-s 'training.stack="pytorch_eager"'||
-power.gpu_busy_fraction|T|FORM||
+power.gpu_busy_fraction|T|FORM|0.5|
 gpus.*.peak_bf16_tflops|T|FORM|400|
 gpus.*.peak_fp8_tflops|T|H100|1500|gpus.h100_sxm.peak_fp8_tflops
 gpus.*.gemm_fp8_tflops|T|H100|900|gpus.h100_sxm.gemm_fp8_tflops
 gpus.*.calibration|T||"none"|
 gpus.*.hbm_gb|T||1|
 gpus.*.hbm_bw_gbyte_s|T||1000|
-gpus.*.tdp_w|T|FORM|500|
+gpus.*.tdp_w|T|FORMB|500|
 cluster.node|T||"generic"|
 nodes.*.gpu|T||"h100_sxm"|nodes.dgx_a100.gpu
 gpus.*.idle_w|T||80|
@@ -192,8 +197,6 @@ links.*.source|a label: where the catalog's link figures come from (trainsim lis
 storage_types.*.source|a label: where the catalog's storage figures come from (trainsim list storage)
 nodes.*.source|a label: where the catalog's node figures come from (trainsim list nodes)
 run.full_fidelity|checks the fast path: one event per iteration gives the same run by design (tests/disrupt-t)
-parallel.zero_prefetch_mb|ZeRO-3 gathers run one at a time on their stream; the depth allowed ahead (step_des.c gather_limit) never binds in the contexts tried (8 to 64 GPUs, HDR and OPA links, 1 KB to 1 GB): left for a context where compute and gathers alternate unevenly
-gpus.*.stream.add|no kernel of models/compute.c streams an eager add (the residual is dropout_add): unused, left to the kernel model's owners to wire or drop
 EOF
 
 # Where a wildcard key points in its context.
@@ -250,7 +253,7 @@ while read -r key type range def; do
 		val=$(echo "$line" | cut -d'|' -f4)
 		path=$(echo "$line" | cut -d'|' -f5)
 	fi
-	for v in FAIL SPOTX OWN FORM STO TIER N64 BIG DF64 DFX H100 MOE MLA; do
+	for v in FAIL SPOTX OWN FORM FORMB STO TIER N64 BIG DF64 DFX H100 MOE MLA; do
 		eval "x=\$$v"
 		extra=$(echo "$extra" | awk -v n="$v" -v x="$x" '{ for (i = 1; i <= NF; i++) if ($i == n) $i = x; print }')
 	done

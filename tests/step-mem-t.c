@@ -35,7 +35,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(28);
+	tap_plan(31);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -126,5 +126,25 @@ int main(void)
 	mem_stage(&t2, &L, &o, 1, &b2);
 	tap_near(b2.optimizer_bytes, 12 * b2.params / 8, 1e-12,
 		 "distributed optimizer: 12 Psi / N_d");
+
+	/* ZeRO-3 on one stage (pp 1, dp 32): 2 Psi/32 weights plus the bf16
+	 * weights gathered whole, the layer computed and those fetched ahead:
+	 * a 24-layer stage of P1 parameters has 2 P1/24 bytes a layer (~143 MB) */
+	L.pp = 1; L.dp = 32; L.microbatches = 1;
+	o.distributed_optimizer = false;
+	o.zero_stage = 3;
+	double layer_b = 2 * P1 / 24;
+	o.zero_prefetch_bytes = 1e3;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.weights_bytes, 2 * P1 / 32 + 2 * layer_b, 1e-12,
+		 "ZeRO-3, prefetch below a layer: the layer and one ahead");
+	o.zero_prefetch_bytes = 5 * layer_b + 1;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.weights_bytes, 2 * P1 / 32 + 6 * layer_b, 1e-12,
+		 "ZeRO-3, prefetch of five layers: six layers whole");
+	o.zero_prefetch_bytes = 1e12;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.weights_bytes, 2 * P1 / 32 + 24 * layer_b, 1e-12,
+		 "ZeRO-3, prefetch past the model: at most every layer");
 	return tap_done();
 }

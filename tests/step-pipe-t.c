@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(51);
+	tap_plan(52);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -114,6 +114,24 @@ int main(void)
 	tap_near(r.bubble_s / r.compute_s, 3.0 / 8, 1e-12, "1F1B bubble (p-1)/m = 3/8");
 	tap_near(r.compute_s, 24e-3, 1e-12, "compute m (t_f + t_b) per stage");
 	sums_to_total(&r, "1F1B breakdown sums to the iteration");
+	/* the kernels' energy above idle (kpower.h): 3 J per forward, 5 J per
+	 * backward pass, 2 J of optimizer; each stage runs 8 of each: mean per
+	 * GPU (8 x (3 + 5) + 2) J over the iteration (33 ms + 0.5 ms of Adam) */
+	{
+		double fj[4] = { 3, 3, 3, 3 }, bj[4] = { 5, 5, 5, 5 };
+		struct step_plan q = p;
+		struct step_result rq;
+
+		q.fwd_dyn_j = fj;
+		q.bwd_dyn_j = bj;
+		q.optimizer_s = 0.5e-3;
+		q.optimizer_dyn_j = 2;
+		int rc = step_run(&q, &rq, &e);
+
+		tap_ok(rc == 0 && fabs(rq.kernel_dyn_w - 66 / 33.5e-3) < 1e-9 * rq.kernel_dyn_w,
+		       "kernel energy: (8 x (3 + 5) + 2) J / 33.5 ms = %.1f W (got %.1f)",
+		       66 / 33.5e-3, rc == 0 ? rq.kernel_dyn_w : 0);
+	}
 
 	/* 1F1B with m < p: bubble still (p-1)/m of ideal */
 	plan(&p, 8, 1, 2, 1e-3, 1e-3);
