@@ -312,7 +312,14 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
  * pipelined and bulk reduce-scatters and all-gathers 16: with as many
  * of each, a mean of TE_UB_SMS = 8.5 of the GPU's SMs (132 on H100) is lost to
  * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
- * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms. */
+ * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms.
+ * A lower bound for the TE of 2024: until TE 2.0 (2025-02) set_sm_margin
+ * defaulted to 0, so the overlapped GEMMs were launched for all the SMs
+ * (comm_gemm_overlap.h of v1.8, 2024-07-24: _math_sms = the SM count
+ * without it) and blocks the comm kernels displace run in a later wave;
+ * how much later depends on cuBLAS's kernel (a 132-block H100 GEMM beside
+ * a 24-block NCCL kernel nearly doubles: NVIDIA developer forum thread
+ * 337991), which is not known here, so only the SMs are charged. */
 #define TE_UB_SMS 8.5
 /* TE's num_splits default for its "pipeline" overlaps (base.py) */
 #define UB_RS_SPLITS 4.0
