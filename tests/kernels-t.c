@@ -287,9 +287,12 @@ static void test_streams(void)
 					      KS_DROPOUT_ADD };
 	for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++) {
 		enum kern_stream k = measured[i];
-		double frac = sum[k] / n[k] * 1e9 / 4.8e12;
+		/* measure.py's add is x + x: two of its three counted
+		 * tensors are one in HBM */
+		double moved = k == KS_ADD ? 2.0 / 3.0 : 1.0;
+		double frac = moved * sum[k] / n[k] * 1e9 / 4.8e12;
 		char name[128];
-		snprintf(name, sizeof name, "stream.%s = measured %.0f GB/s / 4800 (0.5%%)",
+		snprintf(name, sizeof name, "stream.%s = measured %.0f GB/s (as moved) / 4800 (0.5%%)",
 			 kern_stream_names[k], sum[k] / n[k]);
 		tap_near(g.k.stream_frac[k], frac, 0.005, name);
 	}
