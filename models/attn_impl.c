@@ -13,8 +13,8 @@
  * Only the combined pass is transcribed, so its ratio stands for both
  * passes.  It is an A100 figure: the paper's H100 figure (Figure 7) has no
  * Triton bars, and a 2022 Triton kernel without Hopper's wgmma is unlikely
- * to gain on FlashAttention-2 there, so on H100/H200 the factor is if
- * anything too small.
+ * to gain on FlashAttention-2 there, so its ratio to FlashAttention-2 is
+ * taken to hold on every GPU (on H100/H200, if anything, too small).
  *
  * FlashAttention-3 and cuDNN: Shah et al., "FlashAttention-3: Fast and
  * Accurate Attention with Asynchrony and Low-precision", arXiv:2407.08608
@@ -31,7 +31,7 @@
 #include "models/attn_impl.h"
 
 const char *const attn_impl_names[ATTN_COUNT] = {
-	"flash2", "flash3", "triton", "cudnn", "unfused"
+	"flash2", "flash3", "triton", "cudnn", "unfused", "te"
 };
 
 #define N_SEQ 6
@@ -99,7 +99,15 @@ static double fig_factor(bars fa2, bars impl, double seq, double d)
 	return r[id] + wd * (r[id + 1] - r[id]);
 }
 
-double attn_impl_factor(enum attn_impl impl, bool bwd, double seq, double d)
+enum attn_impl attn_impl_resolve(enum attn_impl impl, enum attn_impl law)
+{
+	if (impl != ATTN_TE)
+		return impl;
+	return law == ATTN_FLASH2 ? ATTN_FLASH2 : ATTN_CUDNN;
+}
+
+/* FA2 time over the implementation's, on the GPU of its figure. */
+static double fa2_ratio(enum attn_impl impl, bool bwd, double seq, double d)
 {
 	switch (impl) {
 	case ATTN_TRITON:
@@ -113,4 +121,13 @@ double attn_impl_factor(enum attn_impl impl, bool bwd, double seq, double d)
 	default:
 		return 1;
 	}
+}
+
+double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, double seq,
+			double d)
+{
+	if (impl == ATTN_UNFUSED)
+		return 1;
+	impl = attn_impl_resolve(impl, law);
+	return fa2_ratio(impl, bwd, seq, d) / fa2_ratio(law, bwd, seq, d);
 }

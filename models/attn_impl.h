@@ -1,18 +1,24 @@
 /*
  * attn_impl.h -- which attention kernel a stack runs, and how fast each
- * flash implementation is relative to the FlashAttention-2-class law.
+ * flash implementation is relative to the kernel the GPU's law describes.
  *
- * The GPU's attention law (kernels.h) is fitted to PyTorch's SDPA flash
- * backend, a FlashAttention-2 kernel.  Other implementations are priced as
- * that law times the ratio of FlashAttention-2's published speed to
- * theirs, on the same GPU in the same figure, by pass (forward or
- * backward), sequence length and head dimension:
- *     t_impl(s, d) = t_law(s, d) x TFLOPs_FA2(s, d) / TFLOPs_impl(s, d)
+ * The GPU's attention law (kernels.h) describes one implementation, named
+ * by the catalog's gpus.*.attn_kernel: FlashAttention-2 on A100 (the FA2
+ * paper's rates), a Hopper-native kernel on H100/H200 (the measured
+ * H200 SDPA rates match FlashAttention-3's published ones; gpus.cfg).
+ * Every implementation's published speed is known relative to
+ * FlashAttention-2 on the same GPU in the same figure, by pass (forward
+ * or backward), sequence length and head dimension, so another
+ * implementation is priced as the law times the ratio of the two:
+ *     t_impl(s, d) = t_law(s, d) x r_impl(s, d) / r_law(s, d),
+ *     r_x = TFLOPs_FA2(s, d) / TFLOPs_x(s, d)   (r_flash2 = 1)
  * interpolated linearly in ln s between the figures' lengths 512..16k and
  * in ln d between head dims 64 and 128, held flat beyond both (attn_impl.c
  * holds the figures' numbers and says which figure).  "unfused" is no
  * flash kernel at all: compute.h's bmm/softmax/dropout/bmm path, priced
- * kernel by kernel, with no factor.
+ * kernel by kernel, with no factor.  "te" is Transformer Engine's own
+ * choice, resolved against the GPU: cuDNN's fused attention where the GPU
+ * is Hopper or newer, flash-attn v2 before.
  */
 #ifndef MODELS_ATTN_IMPL_H
 #define MODELS_ATTN_IMPL_H
@@ -21,24 +27,34 @@
 
 /* FLASH2 first: a zeroed struct cmp_shape means FlashAttention-2. */
 enum attn_impl {
-	ATTN_FLASH2,	/* FlashAttention-2 / SDPA flash backend: the law */
+	ATTN_FLASH2,	/* FlashAttention-2 / SDPA flash backend */
 	ATTN_FLASH3,	/* FlashAttention-3 (Hopper) */
 	ATTN_TRITON,	/* flash_attn_triton.py (HazyResearch, 2022-23) */
 	ATTN_CUDNN,	/* cuDNN fused attention (SDPA cudnn, Transformer Engine) */
 	ATTN_UNFUSED,	/* bmm, softmax, dropout, bmm */
+	ATTN_TE,	/* Transformer Engine's choice: cuDNN or flash2 */
 	ATTN_COUNT
 };
 
-/* "flash2|flash3|triton|cudnn|unfused" for the settings table. */
-#define ATTN_IMPL_CHOICES "flash2|flash3|triton|cudnn|unfused"
+/* "flash2|flash3|triton|cudnn|unfused|te" for the settings table. */
+#define ATTN_IMPL_CHOICES "flash2|flash3|triton|cudnn|unfused|te"
+/* The kinds a GPU's attention law may describe. */
+#define ATTN_LAW_CHOICES "flash2|flash3|cudnn"
 extern const char *const attn_impl_names[ATTN_COUNT];
 
 /* The implementation called name; ATTN_COUNT if none. */
 enum attn_impl attn_impl_find(const char *name);
 
-/* Time of implementation `impl`'s causal kernel over that of
- * FlashAttention-2 at sequence seq and head dim d, forward or backward
- * (1 for flash2 and unfused). */
-double attn_impl_factor(enum attn_impl impl, bool bwd, double seq, double d);
+/* The kernel `impl` runs on a GPU whose law describes `law`: "te"
+ * becomes cuDNN where the law is a Hopper-native kernel (Transformer
+ * Engine >= 1.4 prefers FusedAttention on sm90 and newer), flash2 where
+ * it is FlashAttention-2; anything else stays. */
+enum attn_impl attn_impl_resolve(enum attn_impl impl, enum attn_impl law);
+
+/* Time of implementation `impl`'s causal kernel over that of the law's
+ * kernel `law` at sequence seq and head dim d, forward or backward (1 for
+ * unfused, and where impl is law). */
+double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, double seq,
+			double d);
 
 #endif

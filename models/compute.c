@@ -154,7 +154,7 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	c.time_s = bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh) :
 			 kern_attn_fwd_s(&g->k, bh, sh->s, dh);
-	c.time_s *= attn_impl_factor(sh->attn, bwd, sh->s, dh);
+	c.time_s *= attn_impl_factor(sh->attn, g->attn_law, bwd, sh->s, dh);
 	if (sh->dropout)
 		c.time_s *= FLASH_DROPOUT;
 	c.gemm_s = c.time_s;
@@ -181,14 +181,18 @@ static void add_bda_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 }
 
 /* Its backward: read dy and the mask, write dx (and the bias gradient).
- * Without dropout an add's gradient passes through: no kernel. */
+ * Without dropout an add's gradient passes through: no kernel.  Fused or
+ * eager it is one streaming kernel (eager: native_dropout_backward, dy x
+ * mask x scale), priced at the copy rate as the attention dropout's
+ * backward is; the measured dropout_add rate is the forward's two kernels
+ * (dropout, then add: five tensors moved, three counted) and would charge
+ * this one pass twice. */
 static void add_bda_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *acc)
 {
 	if (!sh->dropout)
 		return;
-	add_stream(g, acc, sh->fused ? KS_COPY : KS_DROPOUT_ADD,
-		   hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
+	add_stream(g, acc, KS_COPY, hidden_elems(sh) * (2 * ACT_BYTES + MASK_BYTES));
 }
 
 /* Softmax of the scores: Megatron's fused scale-mask-softmax, or eager

@@ -56,6 +56,10 @@ const struct cfg_setting gpu_settings[] = {
 	  "GEMM law: per call (fitted)" },
 	{ "gpus.*.gemm_fp8_tflops", CFG_FLOAT, "TFLOP/s", 0, 1e5, "0", NULL,
 	  "GEMM law: achievable FP8 rate (fitted; 0: no FP8)" },
+	{ "gpus.*.attn_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_LAW_CHOICES,
+	  "the attention implementation the attn_* laws describe (the kernel "
+	  "they were measured or published for); other implementations are "
+	  "priced against it by their published speed ratios (attn_impl.h)" },
 	{ "gpus.*.attn_fwd_tflops", CFG_FLOAT, "TFLOP/s", 1, 1e5, NULL, NULL,
 	  "flash attention forward: rate on the FLOPs the causal kernel executes" },
 	{ "gpus.*.attn_fwd_block_us", CFG_FLOAT, "us", 0, 1e3, NULL, NULL,
@@ -143,6 +147,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	k->attn.bwd_flops = sc_float(sc, "gpus.%s.attn_bwd_tflops", name) * 1e12;
 	k->attn.bwd_block_s = sc_float(sc, "gpus.%s.attn_bwd_block_us", name) * 1e-6;
 	k->attn.launch_s = k->launch_s;
+	out->attn_law = attn_impl_find(sc_str(sc, "gpus.%s.attn_kernel", name));
 	char dir[8192];
 	struct kern_tables t;
 	struct err e = { 0 };

@@ -14,6 +14,7 @@
 #include "sim/cfg.h"
 #include "sim/err.h"
 #include "models/kernels.h"
+#include "models/attn_impl.h"
 
 enum gpu_calibration {
 	GPU_CAL_NONE,		/* datasheet figures only: uncalibrated */
@@ -38,6 +39,7 @@ struct gpu_spec {
 	double band;		/* relative uncertainty of an iteration's time
 				 * from this GPU's kernel laws */
 	struct kern_gpu k;	/* kernel laws and tables (kernels.h) */
+	enum attn_impl attn_law;	/* the attention kernel k.attn describes */
 	/* The rates gemm_w and mem_w were measured at, by k (kpower.h; 0:
 	 * not yet computed, as in a spec filled by hand) */
 	double ref_gemm_flops_s, ref_copy_Bps;

@@ -60,12 +60,14 @@ const struct cfg_setting par_settings[] = {
 	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm; default: the stack's" },
 	{ "parallel.attention_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_IMPL_CHOICES,
 	  "which attention kernel runs (models/attn_impl.c): flash2 (FlashAttention-2, "
-	  "PyTorch SDPA's flash backend: the GPU's measured law), flash3 "
-	  "(FlashAttention-3), triton (flash_attn_triton.py, llm-foundry's "
-	  "attn_impl: triton), cudnn (cuDNN fused attention), each at its published "
-	  "speed relative to FlashAttention-2, or unfused (bmm/softmax/dropout/bmm); "
-	  "default: flash2 when parallel.flash_attention (or the stack) says flash, "
-	  "else unfused" },
+	  "PyTorch SDPA's flash backend), flash3 (FlashAttention-3), triton "
+	  "(flash_attn_triton.py, llm-foundry's attn_impl: triton), cudnn (cuDNN "
+	  "fused attention), te (Transformer Engine's pick: cudnn on Hopper and "
+	  "newer, flash2 before), each at its published speed relative to the "
+	  "kernel the GPU's law describes (gpus.*.attn_kernel), or unfused "
+	  "(bmm/softmax/dropout/bmm); default: the stack's flash kernel (te for "
+	  "megatron_core, else flash2) when parallel.flash_attention (or the "
+	  "stack) says flash, else unfused" },
 	{ "parallel.grad_accum_fusion", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "accumulate weight gradients into fp32 main_grad inside the GEMM "
 	  "(Megatron-LM 2022+) instead of a separate add per microbatch; default: the stack's" },
@@ -235,7 +237,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->overlap_grad_reduce = pick(sc, "parallel.overlap_grad_reduce",
 				      st->overlap_grad_reduce);
 	o->flash_attention = pick(sc, "parallel.flash_attention", st->flash_attention);
-	o->attention_kernel = o->flash_attention ? ATTN_FLASH2 : ATTN_UNFUSED;
+	o->attention_kernel = o->flash_attention ? st->flash_kernel : ATTN_UNFUSED;
 	if (sc_has(sc, "parallel.attention_kernel")) {
 		enum attn_impl k = attn_impl_find(sc_str(sc, "parallel.attention_kernel"));
 		bool flash = k != ATTN_UNFUSED;

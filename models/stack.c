@@ -67,7 +67,7 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_lm_2021", "Megatron-LM 2021 (SC'21): fused kernels, no flash",
 	  false, false, false, true, false, 0, 0,
 	  true, false, false, false, true, 2, false, 0.21,
-	  STACK_HOST_US, false, false, false, false },
+	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2 },
 	/* Megatron-LM of mid-2022 (NVIDIA/Megatron-LM main after the
 	 * sequence_parallel merge of 2022-05-20, commit d898a89 of
 	 * 2022-05-25), the code of Korthikanti et al., "Reducing Activation
@@ -91,10 +91,13 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_lm_2022", "Megatron-LM 2022: + async TP all-reduce, grad-accum fusion",
 	  false, true, false, false, false, 0, 0,
 	  true, false, false, false, true, 4, false, 0.09,
-	  STACK_HOST_US, false, false, false, true },
+	  STACK_HOST_US, false, false, false, true, ATTN_FLASH2 },
 	/* Megatron-Core 0.5+ / Megatron-LM core_r0.5.0 (2024) as NeMo and its
 	 * example scripts run GPT: Transformer Engine fused LayerNorm+GEMM and
-	 * flash attention (cuDNN/FA2 backends), --sequence-parallel,
+	 * attention (DotProductAttention: cuDNN's FusedAttention on sm90 and
+	 * newer, flash-attn v2 before, TE v1.4 transformer_engine/pytorch/
+	 * attention.py "Select FusedAttention on sm90 and FlashAttention on
+	 * others for performance": attention_kernel "te"), --sequence-parallel,
 	 * --use-distributed-optimizer, --overlap-grad-reduce and
 	 * --overlap-param-gather (Megatron-LM README "Distributed optimizer"),
 	 * gradient_accumulation_fusion on by default (arguments.py),
@@ -107,7 +110,7 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
 	  true, false, true, true, true, 4, true, 0.32,
-	  STACK_HOST_US, false, false, false, true },
+	  STACK_HOST_US, false, false, false, true, ATTN_TE },
 	/* DeepSpeed ZeRO (Rajbhandari et al. SC'20; deepspeed.ai ZeRO docs)
 	 * training a Hugging Face Transformers GPT: eager PyTorch kernels
 	 * (GeLU, dropout, add apart; HF's eager attention: scale, mask,
@@ -121,7 +124,7 @@ const struct stack_spec stack_table[] = {
 	{ "deepspeed_zero", "DeepSpeed ZeRO with a Hugging Face model: eager kernels",
 	  false, false, false, true, false, 1, 0,
 	  false, true, false, false, false, 2, false, 0.17,
-	  STACK_HOST_US, false, false, false, false },
+	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2 },
 	/* PyTorch eager with DDP or FSDP under AMP (torch.autocast; PyTorch
 	 * AMP docs): fp32 master weights, eager LayerNorm/GeLU/dropout kernels
 	 * at their measured rates, logits upcast to fp32 for cross-entropy
@@ -147,9 +150,9 @@ const struct stack_spec stack_table[] = {
 	{ "pytorch_eager", "PyTorch eager DDP/FSDP with AMP: unfused kernels",
 	  false, false, false, true, false, 0, 25,
 	  false, true, false, false, true, 4, false, 0.19,
-	  STACK_HOST_US, true, true, true, false },
+	  STACK_HOST_US, true, true, true, false, ATTN_FLASH2 },
 	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false,
-	  false, 0, false, 0, 0, false, false, false, false },
+	  false, 0, false, 0, 0, false, false, false, false, ATTN_FLASH2 },
 };
 
 const struct stack_spec *stack_find(const char *name)

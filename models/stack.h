@@ -20,6 +20,8 @@
 
 #include <stdbool.h>
 
+#include "models/attn_impl.h"
+
 struct stack_spec {
 	const char *name;
 	const char *what;		/* one line: framework and versions */
@@ -47,6 +49,7 @@ struct stack_spec {
 	bool clip_grad_norm;		/* torch.nn.utils.clip_grad_norm_ each step */
 	bool tp_async_allreduce;	/* column layers' dX collective under the
 					 * weight-gradient GEMM (step.c) */
+	enum attn_impl flash_kernel;	/* its flash attention (0: flash2) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */

@@ -6,6 +6,8 @@
  *   flash3, cudnn: Shah et al., FlashAttention-3, arXiv:2407.08608,
  *           Figure 5 (H100, forward, causal) and Figure 6 (backward),
  *           FA2 bar / its bar;
+ * against a law of another kind (a Hopper GPU's flash3 law: FA2 and
+ * cuDNN priced by FA3's bars, Transformer Engine's "te" as cuDNN there),
  * and the interpolation between them (linear in ln seq and ln head dim,
  * flat outside 512..16k and 64..128), and that compute.h's flash kernel
  * takes the factor while the unfused path ignores it. */
@@ -38,32 +40,58 @@ int main(void)
 {
 	struct gpu_spec g;
 
-	tap_plan(17);
+	tap_plan(25);
 	for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
 		const struct pin *p = &pins[i];
 		char name[160];
 		snprintf(name, sizeof name, "%s %s at %g tokens, d %g: %s, %g / %g TFLOP/s",
 			 attn_impl_names[p->impl], p->bwd ? "backward" : "forward",
 			 p->seq, p->d, p->fig, p->fa2, p->bar);
-		tap_near(attn_impl_factor(p->impl, p->bwd, p->seq, p->d), p->fa2 / p->bar,
+		tap_near(attn_impl_factor(p->impl, ATTN_FLASH2, p->bwd, p->seq, p->d), p->fa2 / p->bar,
 			 1e-12, name);
 	}
-	tap_near(attn_impl_factor(ATTN_FLASH2, true, 3000, 96), 1, 0,
-		 "flash2 is the law itself");
-	tap_near(attn_impl_factor(ATTN_UNFUSED, false, 3000, 96), 1, 0,
+	tap_near(attn_impl_factor(ATTN_FLASH2, ATTN_FLASH2, true, 3000, 96), 1, 0,
+		 "flash2 on a FlashAttention-2 law is the law itself");
+	tap_near(attn_impl_factor(ATTN_UNFUSED, ATTN_FLASH2, false, 3000, 96), 1, 0,
 		 "unfused takes no factor (its kernels are priced one by one)");
 	/* between 2k and 4k at d 128: w = ln(3000/2048)/ln 2 = 0.550746,
 	 * 155/68 + w (173/74 - 155/68) = 2.279412 + 0.550746 x 0.058426 */
-	tap_near(attn_impl_factor(ATTN_TRITON, false, 3000, 128), 2.311590, 1e-6,
+	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, false, 3000, 128), 2.311590, 1e-6,
 		 "triton at 3000 tokens: linear in ln seq between 2k and 4k");
 	/* d 96 at 512: w = ln(96/64)/ln 2 = 0.584963 between 88/59 = 1.491525
 	 * and 99/50 = 1.98: 1.491525 + 0.584963 x 0.488475 = 1.777264 */
-	tap_near(attn_impl_factor(ATTN_TRITON, false, 512, 96), 1.777264, 1e-6,
+	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, false, 512, 96), 1.777264, 1e-6,
 		 "triton at head dim 96: linear in ln d between 64 and 128");
-	tap_near(attn_impl_factor(ATTN_TRITON, false, 32768, 256), 189.0 / 80, 1e-12,
+	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, false, 32768, 256), 189.0 / 80, 1e-12,
 		 "beyond 16k and d 128: held at the last bars (189 / 80)");
-	tap_near(attn_impl_factor(ATTN_TRITON, true, 128, 32), 88.0 / 59, 1e-12,
+	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, true, 128, 32), 88.0 / 59, 1e-12,
 		 "below 512 and d 64: held at the first bars (88 / 59)");
+	/* A Hopper law (flash3): others against FA3's bars.  FA3 paper
+	 * Fig. 5d, 4k, d 128, forward: FA2 319, FA3 579, cuDNN 518, so flash2
+	 * takes 579 / 319 of the law's time and cuDNN 579 / 518; Fig. 6, 4k,
+	 * d 128, backward: FA2 310, FA3 542. */
+	tap_near(attn_impl_factor(ATTN_FLASH2, ATTN_FLASH3, false, 4096, 128), 579.0 / 319,
+		 1e-12, "flash2 on a flash3 law: FA3 Fig. 5d, 579 / 319");
+	tap_near(attn_impl_factor(ATTN_FLASH2, ATTN_FLASH3, true, 4096, 128), 542.0 / 310,
+		 1e-12, "and backward: FA3 Fig. 6, 542 / 310");
+	tap_near(attn_impl_factor(ATTN_CUDNN, ATTN_FLASH3, false, 4096, 128), 579.0 / 518,
+		 1e-12, "cudnn on a flash3 law: 579 / 518");
+	tap_near(attn_impl_factor(ATTN_FLASH3, ATTN_FLASH3, true, 4096, 128), 1, 1e-12,
+		 "flash3 on a flash3 law is the law itself");
+	/* triton on Hopper: A100's triton/FA2 ratio (Fig. 4d, 4k: 173 / 74)
+	 * times FA2's time over FA3's (579 / 319) */
+	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH3, false, 4096, 128),
+		 173.0 / 74 * 579.0 / 319, 1e-12,
+		 "triton on a flash3 law: 173/74 x 579/319");
+	/* Transformer Engine: cuDNN on Hopper, flash-attn v2 before */
+	tap_ok(attn_impl_resolve(ATTN_TE, ATTN_FLASH3) == ATTN_CUDNN &&
+	       attn_impl_resolve(ATTN_TE, ATTN_FLASH2) == ATTN_FLASH2 &&
+	       attn_impl_resolve(ATTN_TRITON, ATTN_FLASH3) == ATTN_TRITON,
+	       "te resolves to cudnn on a Hopper law, flash2 on an FA2 law");
+	tap_near(attn_impl_factor(ATTN_TE, ATTN_FLASH3, false, 4096, 128), 579.0 / 518,
+		 1e-12, "te on a flash3 law is priced as cudnn");
+	tap_near(attn_impl_factor(ATTN_TE, ATTN_FLASH2, true, 4096, 128), 1, 1e-12,
+		 "te on an FA2 law is the law");
 	tap_ok(attn_impl_find("triton") == ATTN_TRITON &&
 	       attn_impl_find("unfused") == ATTN_UNFUSED &&
 	       attn_impl_find("flash4") == ATTN_COUNT, "names: found, or ATTN_COUNT");

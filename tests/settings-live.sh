@@ -103,6 +103,7 @@ gpus.*.attn_fwd_block_us|T|-s parallel.flash_attention=true|1|
 gpus.*.attn_bwd_tflops|T|-s parallel.flash_attention=true|300|
 gpus.*.attn_bwd_block_us|T|-s parallel.flash_attention=true|1|
 parallel.attention_kernel|T|-s parallel.flash_attention=true|"triton"|
+gpus.*.attn_kernel|T|-s parallel.flash_attention=true|"flash3"|
 gpus.*.stream.copy|T||0.5|
 gpus.*.stream.layernorm|T||0.3|
 gpus.*.stream.gelu|T|-s 'training.stack="pytorch_eager"'|0.2|
