@@ -207,6 +207,23 @@ void run_job_free(struct run_job *j)
 	free(j);
 }
 
+/* The attention kernel the step model prices, as the stack's choice
+ * resolves on this GPU, and the kernel its law describes. */
+static void print_attention(const struct model *md, FILE *out)
+{
+	enum attn_impl k = md->step.par.attention_kernel;
+	enum attn_impl law = md->g.attn_law;
+
+	if (!md->step.par.flash_attention) {
+		fprintf(out, "attention             unfused (bmm, softmax, dropout, bmm)\n");
+		return;
+	}
+	fprintf(out, "attention             %s", attn_impl_names[attn_impl_resolve(k, law)]);
+	if (k == ATTN_TE)
+		fprintf(out, " (te: Transformer Engine's pick on this GPU)");
+	fprintf(out, "; %s's law is %s's\n", md->g.name, attn_impl_names[law]);
+}
+
 static void print_derived(const struct model *md, FILE *out)
 {
 	fprintf(out, "# derived\n");
@@ -217,6 +234,7 @@ static void print_derived(const struct model *md, FILE *out)
 		md->L.nodes, md->L.gpus_per_node);
 	fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
 		md->L.tp, md->L.pp, md->L.dp, md->L.microbatches);
+	print_attention(md, out);
 	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);
 	fprintf(out, "iterations            %lld\n", (long long)md->total_iters);
 	fprintf(out, "checkpoint            %.4g bytes, write %.1f s, stall %.2f s, "

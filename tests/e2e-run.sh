@@ -20,7 +20,7 @@ keys="duration_s iterations tokens iteration_time_s tflops_per_gpu mfu goodput
 gpu_hours energy_kwh it_energy_kwh carbon_kg embodied_carbon_kg cost_usd failures
 preemptions checkpoints restarts lost_work_s peak_memory_gib"
 nkeys=$(echo $keys | wc -w)
-plan $((nkeys + 85))
+plan $((nkeys + 87))
 
 "$TRAINSIM" -q --json -o "$tmp/a.h5" scenarios/175b.cfg >"$tmp/a.json" 2>"$tmp/err"
 ok $? "175b.cfg runs"
@@ -213,6 +213,14 @@ ok $? "default output: base name + .h5 in the current directory"
 ok $? "--check prints the resolved scenario and derived figures"
 "$TRAINSIM" --check -s model.layers=48 -s parallel.pp=8 scenarios/175b.cfg | grep -q "layers = 48"
 ok $? "--check shows overrides"
+# Which attention runs (models/attn_impl.h): Megatron-Core's "te" is cuDNN
+# on an H100, whose law is the measured FA3-class kernel; flash2 on A100
+"$TRAINSIM" --check -s 'training.stack="megatron_core"' -s 'cluster.gpu="h100_sxm"' \
+	scenarios/175b.cfg 2>/dev/null | grep -q "^attention  *cudnn (te: .*h100_sxm's law is flash3's"
+ok $? "--check names the attention kernel: te resolves to cudnn on H100"
+"$TRAINSIM" --check -s 'training.stack="megatron_core"' scenarios/175b.cfg 2>/dev/null |
+	grep -q "^attention  *flash2 (te: .*a100_80gb's law is flash2's"
+ok $? "--check: te resolves to flash2 on A100"
 "$TRAINSIM" --help | grep -q "usage: trainsim"; ok $? "--help"
 "$TRAINSIM" --version | grep -q "^trainsim [0-9]"; ok $? "--version"
 "$TRAINSIM" --schema | grep -q "model.layers"; ok $? "--schema lists settings"
