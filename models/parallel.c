@@ -60,7 +60,7 @@ const struct cfg_setting par_settings[] = {
 	  "fused flash-attention kernel instead of bmm/softmax/dropout/bmm; default: the stack's" },
 	{ "parallel.attention_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_IMPL_CHOICES,
 	  "which attention kernel runs (models/attn_impl.c): flash2 (FlashAttention-2, "
-	  "PyTorch SDPA's flash backend), flash3 (FlashAttention-3), triton "
+	  "PyTorch SDPA's flash backend), flash3 (FlashAttention-3, Hopper only), triton "
 	  "(flash_attn_triton.py, llm-foundry's attn_impl: triton), cudnn (cuDNN "
 	  "fused attention), te (Transformer Engine's pick: cudnn on Hopper and "
 	  "newer, flash2 before), each at its published speed relative to the "

@@ -1183,6 +1183,14 @@ int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct er
 	if (c->par.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
 		return sc_where_error(c->where, e, "parallel.dtype", "%s has no FP8 "
 				      "tensor cores (expected bf16)", g->name);
+	/* FlashAttention-3 is Hopper code (wgmma, TMA): it runs only where
+	 * the GPU's own attention is a Hopper-class kernel */
+	if (c->par.flash_attention && c->par.attention_kernel == ATTN_FLASH3 &&
+	    g->attn_law == ATTN_FLASH2)
+		return sc_where_error(c->where, e, "parallel.attention_kernel", "flash3 "
+				      "runs on Hopper GPUs only and %s's attention is "
+				      "FlashAttention-2's (gpus.%s.attn_kernel; expected "
+				      "flash2, triton, cudnn, te or unfused)", g->name, g->name);
 	return 0;
 }
 
