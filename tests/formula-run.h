@@ -8,6 +8,7 @@
 #ifndef TESTS_FORMULA_RUN_H
 #define TESTS_FORMULA_RUN_H
 
+#include <math.h>
 #include <stdio.h>
 
 #include "sim/cfg.h"
@@ -50,6 +51,23 @@ static inline int formula_run(const char *file, const char *const *ov_in, size_t
 	for (size_t i = 0; i < n_in && n_ov < FORMULA_RUN_OV_MAX; i++)
 		ov[n_ov++] = ov_in[i];
 	return scenario_run(file, ov, n_ov, seed, rep);
+}
+
+/* One summary figure of a formula run of FILE (NaN when the run fails);
+ * keep (optional) receives the whole report, for the caller to free. */
+static inline double formula_figure(const char *file, const char *const *ov, size_t n,
+				    uint64_t seed, const char *key, struct report **keep)
+{
+	struct report *r = rep_new();
+	double v = NAN;
+
+	if (formula_run(file, ov, n, seed, r) == 0)
+		v = rep_summary_get(r, key);
+	if (keep)
+		*keep = r;
+	else
+		rep_free(r);
+	return v;
 }
 
 #endif

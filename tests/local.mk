@@ -24,6 +24,7 @@ SHELL_TESTS += tests/run-elastic.sh
 SHELL_TESTS += tests/settings-live.sh
 SHELL_TESTS += tests/e2e-collective.sh
 UNIT_TESTS += tests/disrupt-t
+UNIT_TESTS += tests/ckpt-daly-t
 UNIT_TESTS += tests/ckpt-cost-t
 SHELL_TESTS += tests/spot-replay.sh
 SHELL_TESTS += tests/replicas.sh
