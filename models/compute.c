@@ -554,10 +554,10 @@ void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	add_stream(g, out, KS_LAYERNORM, hidden_elems(sh) * 3 * ACT_BYTES);	/* final LN */
 }
 
-void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
+void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_param,
 		    struct cmp_cost *out)
 {
-	cmp_stream(g, KS_COPY, params * (fused ? 8.0 : 10.0), out);
+	cmp_stream(g, KS_COPY, params * bytes_per_param, out);
 }
 
 double cmp_adam_s(const struct gpu_spec *g, double params)

@@ -112,12 +112,21 @@ void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct 
 void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);
 void cmp_logits_fwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);
 void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);
-/* Gradient accumulation over microbatches into Megatron's fp32 main_grad:
- * per backward pass the weight gradients of `params` parameters are added,
- * reading fp32 main_grad and the fp16 gradient and writing fp32 (10 bytes
- * per parameter), or 8 with the accumulation fused into the weight-gradient
- * GEMM's epilogue (gradient_accumulation_fusion). */
-void cmp_grad_accum(const struct gpu_spec *g, double params, bool fused,
+/* Gradient accumulation over microbatches: per backward pass the weight
+ * gradients of `params` parameters are added into their accumulator,
+ * moving bytes_per_param at the copy rate (CMP_ACCUM_*: the stacks' ways). */
+#define CMP_ACCUM_MAIN_GRAD 10.0	/* Megatron's fp32 main_grad += the bf16
+					 * gradient: read 4 + 2, write 4 */
+#define CMP_ACCUM_FUSED 8.0		/* the add fused into the weight-gradient
+					 * GEMM's epilogue (gradient_accumulation_
+					 * fusion): main_grad read and written */
+#define CMP_ACCUM_UPCAST 18.0		/* DeepSpeed BF16_Optimizer.update_hp_grads:
+					 * hp.add_(lp.grad.to(fp32)): the cast
+					 * (read 2, write 4), then the add (read
+					 * 4 + 4, write 4) */
+#define CMP_ACCUM_HALF 6.0		/* autograd summing into a 16-bit .grad
+					 * (DeepSpeed fp16): read 2 + 2, write 2 */
+void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_param,
 		    struct cmp_cost *out);
 /* Mixed-precision Adam over `params` local parameters: streams 30 bytes per
  * parameter (fp32 master, momentum, variance and gradient read; master,

@@ -101,10 +101,12 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.p2p_scatter_gather", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "each TP rank sends 1/tp of a pipeline activation and the receivers "
 	  "all-gather it on NVLink (Megatron-LM --scatter-gather-tensors-in-pipeline, "
-	  "the default since 2021); false: every TP rank sends all of it (DeepSpeed's "
-	  "pipeline engine).  Sequence parallelism splits it anyway; default: the stack's" },
-	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8",
-	  "GEMM datatype (peak taken from the GPU catalog)" },
+	  "the default since 2021; DeepSpeed's pipeline engine partitions it the same "
+	  "way); false: every TP rank sends all of it (--no-scatter-gather-tensors-"
+	  "in-pipeline).  Sequence parallelism splits it anyway; default: the stack's" },
+	{ "parallel.dtype", CFG_ENUM, "", 0, 0, "bf16", "bf16|fp8|fp16",
+	  "GEMM datatype (peak taken from the GPU catalog); fp16 runs at bf16's rates "
+	  "and differs only where the stack keeps gradients in it (megatron_deepspeed)" },
 	{ "parallel.fp8_params", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "FP8 weights only (NeMo's fp8_params, TE fp8_model_init): no bf16 copy "
 	  "beside Transformer Engine's FP8 weight and its transpose; needs dtype fp8" },
@@ -258,7 +260,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 				    st->grad_reduce_bytes >= 4) ? 4 : 2;
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
-	o->dtype = strcmp(sc_str(sc, "parallel.dtype"), "fp8") == 0 ? PAR_FP8 : PAR_BF16;
+	const char *dt = sc_str(sc, "parallel.dtype");
+	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
+	o->ds_engine = st->ds_engine;
 	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */

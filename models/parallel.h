@@ -20,7 +20,10 @@
 
 enum par_schedule { PAR_1F1B, PAR_INTERLEAVED, PAR_DEEPSPEED };
 enum par_recompute { PAR_RECOMPUTE_NONE, PAR_RECOMPUTE_SELECTIVE, PAR_RECOMPUTE_FULL };
-enum par_dtype { PAR_BF16, PAR_FP8 };
+/* fp16 runs bf16's kernels at bf16's rates (the same tensor-core peak on
+ * every GPU in the catalog); it differs only where a stack keeps its
+ * gradients in the weights' type (DeepSpeed's engine, ds_engine). */
+enum par_dtype { PAR_BF16, PAR_FP8, PAR_FP16 };
 
 struct par_opts {
 	enum par_schedule schedule;
@@ -43,6 +46,8 @@ struct par_opts {
 	const char *stack;		/* training.stack, the stack's name */
 	bool overlap_p2p_comm;		/* pipeline p2p beside compute, not blocking */
 	bool p2p_scatter_gather;	/* p2p carries 1/tp of the activation per rank */
+	bool ds_engine;			/* DeepSpeed's engine holds the gradients
+					 * (stack.h: megatron_deepspeed) */
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	enum par_dtype dtype;

@@ -50,12 +50,16 @@ struct stack_spec {
 	bool tp_async_allreduce;	/* column layers' dX collective under the
 					 * weight-gradient GEMM (step.c) */
 	enum attn_impl flash_kernel;	/* its flash attention (0: flash2) */
+	bool ds_engine;			/* DeepSpeed's engine holds the gradients:
+					 * its accumulation, reduction and tied
+					 * embedding (step.c) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */
 extern const struct stack_spec stack_table[];
 /* "name1|name2|..." for the settings table. */
-#define STACK_CHOICES "megatron_lm_2021|megatron_lm_2022|megatron_core|deepspeed_zero|pytorch_eager"
+#define STACK_CHOICES "megatron_lm_2021|megatron_lm_2022|megatron_core|megatron_deepspeed|" \
+	"deepspeed_zero|pytorch_eager"
 #define STACK_DEFAULT "megatron_lm_2021"
 
 /* The stack called name; NULL if none. */

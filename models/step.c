@@ -417,10 +417,10 @@ static int tp_async(const struct tfm *m, const struct par_opts *o,
 }
 
 /* Weight gradients into their accumulator, every backward pass: Megatron's
- * fp32 main_grad (compute.h), or under torch.autocast the cast back to the
- * fp32 parameter's .grad and the in-place add (eager.h; the casts only
- * where whole weights were cast, not under ZeRO/FSDP sharding).  tensors:
- * the weight matrices holding params. */
+ * fp32 main_grad or DeepSpeed's engine's (compute.h CMP_ACCUM_*), or under
+ * torch.autocast the cast back to the fp32 parameter's .grad and the
+ * in-place add (eager.h; the casts only where whole weights were cast, not
+ * under ZeRO/FSDP sharding).  tensors: the weight matrices holding params. */
 static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
 		       const struct layout *L, double params, double tensors,
 		       bool cast, struct cmp_cost *out)
@@ -428,8 +428,25 @@ static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
 	if (o->amp_fp32_weights)	/* ZeRO-2/3 (FSDP) add into the shard */
 		eager_grad_accum(g, o->zero_stage >= 2 ? params / L->dp : params, tensors,
 				 cast && o->zero_stage == 0, L->microbatches, out);
+	else if (o->ds_engine)
+		cmp_grad_accum(g, params, o->dtype == PAR_FP16 ? CMP_ACCUM_HALF :
+				       CMP_ACCUM_UPCAST, out);
 	else
-		cmp_grad_accum(g, params, o->grad_accum_fusion, out);
+		cmp_grad_accum(g, params, o->grad_accum_fusion ? CMP_ACCUM_FUSED :
+				       CMP_ACCUM_MAIN_GRAD, out);
+}
+
+/* Bytes per element of the tied word embedding's gradient as stage 0 and
+ * stage p-1 all-reduce it: the buffer the gradients accumulate in
+ * (Megatron's _allreduce_embedding_grads reduces main_grad, fp32 when the
+ * stack reduces in fp32; DeepSpeed's BF16_Optimizer its fp32 _hp_grad). */
+static double tied_grad_bytes(const struct par_opts *o)
+{
+	if (o->ds_engine)
+		return o->dtype == PAR_FP16 ? 2 : 4;
+	if (o->zero_stage >= 1)
+		return o->zero_reduce_fp32 ? 4 : 2;
+	return o->grad_reduce_bytes;
 }
 
 /* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
@@ -1059,31 +1076,47 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (L->pp > 1) {
 		/* Each TP rank sends to its peer in the next stage: its 1/t
 		 * slice with scatter-gather or sequence parallelism, else the
-		 * whole activation (all t ranks at once, on their own NICs) */
+		 * whole activation (all t ranks at once, on their own NICs).
+		 * Scatter-gather's receivers then all-gather the slices over
+		 * the TP group before the pass can use them (Megatron's
+		 * gather_split_1d_tensor, DeepSpeed's PartitionedTensor.full):
+		 * part of the transfer.  Sequence parallelism keeps the slice. */
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp] };
+		bool gather = o->p2p_scatter_gather && !o->sequence_parallel && L->tp > 1;
 		double split = o->p2p_scatter_gather || o->sequence_parallel ? L->tp : 1;
-		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2,
-				  2.0 * m->seq_len * L->micro_batch * (double)m->hidden / split /
-				  (L->cp > 1 ? L->cp : 1), 0 };
+		double act_bytes = 2.0 * m->seq_len * L->micro_batch * (double)m->hidden /
+				   (L->cp > 1 ? L->cp : 1);
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, act_bytes / split, 0 };
 		p2p_s = net_coll_time_s(net, &x, e);
 		if (p2p_s < 0)
 			goto done;
+		if (gather) {
+			struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, a.rank_gpu, L->tp,
+					   act_bytes, 0 };
+			double ag_s = net_coll_time_s(net, &ag, e);
+			if (ag_s < 0)
+				goto done;
+			p2p_s += ag_s;
+		}
 	}
 	/* Megatron's embedding group: stage 0 and stage p-1 all-reduce the
-	 * tied word embedding's gradients (V h / t fp16 per TP rank) */
+	 * tied word embedding's gradients (V h / t per TP rank) */
 	double embed_sync_s = 0;
 	if (L->pp > 1) {
 		int pair[2] = { a.rank_gpu[0], a.rank_gpu[L->tp * L->dp * (L->pp - 1)] };
 		struct coll x = { COLL_ALL_REDUCE, COLL_AUTO, pair, 2,
-				  2.0 * (double)m->vocab * m->hidden / L->tp, 0 };
+				  tied_grad_bytes(o) * m->vocab * m->hidden / L->tp, 0 };
 		embed_sync_s = net_coll_time_s(net, &x, e);
 		if (embed_sync_s < 0)
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
+	/* DeepSpeed's engine shards Adam (ZeRO-1, or BF16_Optimizer's own)
+	 * but all-reduces the whole gradient first (stack.c) */
+	bool reduce_whole = o->ds_engine && o->zero_stage == 1;
 	/* Sharded data parallelism only reduce-scatters and all-gathers
 	 * (rings); DDP all-reduces with whichever algorithm is fastest. */
-	bool rings_only = sharded;
+	bool rings_only = sharded && !reduce_whole;
 	if (step_dp_symmetry(net, a.rank_gpu, L->tp, L->pp, L->dp, rings_only, &sym, e) < 0)
 		goto done;
 	/* Adam, and the per-iteration gradient kernels: Megatron's
@@ -1120,7 +1153,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.ds_schedule = o->schedule == PAR_DEEPSPEED,
 		.tp = L->tp, .dp = L->dp,
 		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
-			   STEP_DP_ZERO2 : sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
+			   STEP_DP_ZERO2 : reduce_whole ? STEP_DP_ALLREDUCE_GATHER :
+			   sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
 		.chunk_params = a.params, .chunk_layers = a.layers,
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
 		/* the stack's DDP gradient bytes; ZeRO (DeepSpeed's default

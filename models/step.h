@@ -207,6 +207,8 @@ int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int d
 enum step_dp_mode {
 	STEP_DP_ALLREDUCE,	/* Megatron DDP */
 	STEP_DP_SHARDED,	/* distributed optimizer, ZeRO-1: RS once, AG after */
+	STEP_DP_ALLREDUCE_GATHER,	/* DeepSpeed's engine with ZeRO-1 or its bf16
+				 * optimizer: all-reduce once, AG after */
 	STEP_DP_ZERO2,		/* RS every microbatch, AG after */
 	STEP_DP_ZERO3,		/* + per-layer AG before forward and backward */
 };

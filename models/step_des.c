@@ -322,7 +322,8 @@ static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t
 
 static enum coll_op grad_op(const struct des *d)
 {
-	return d->p->dp_mode == STEP_DP_ALLREDUCE ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
+	return d->p->dp_mode == STEP_DP_ALLREDUCE || d->p->dp_mode == STEP_DP_ALLREDUCE_GATHER ?
+	       COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
 }
 
 static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
@@ -569,6 +570,7 @@ static int on_opt(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	d->opt_ns = ev_now(sim);
 	d->gather_end_ns = d->opt_ns;
 	if (d->p->dp > 1 && (d->p->dp_mode == STEP_DP_SHARDED ||
+			     d->p->dp_mode == STEP_DP_ALLREDUCE_GATHER ||
 			     d->p->dp_mode == STEP_DP_ZERO2))
 		return start_weight_gather(d, e);
 	d->end_ns = ev_now(sim);

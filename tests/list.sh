@@ -67,7 +67,10 @@ ok $? "a missing FILE.cfg: exit 2, named"
 # stacks: models/stack.c's table (megatron_lm_2022: Megatron-LM of May
 # 2022, fused kernels, gradient-accumulation fusion, local DDP without
 # overlap, the asynchronous TP all-reduce, band 9%)
-ok_eq "$("$TRAINSIM" list stacks | grep -c -v '^#')" 6 "list stacks: 5 stacks and a header line"
+ok_eq "$("$TRAINSIM" list stacks | grep -c -v '^#')" 7 "list stacks: 6 stacks and a header line"
+ok_eq "$(row stacks megatron_deepspeed | cut -d'|' -f1-11)" \
+	"megatron_deepspeed|yes|no|no|no|no|no|no|no|1|28%" \
+	"megatron_deepspeed: fused, no flash, no accumulation fusion, no DP overlap, ZeRO-1 (DeepSpeed's engine; stack.c)"
 ok_eq "$(row stacks megatron_lm_2022 | cut -d'|' -f1-11)" \
 	"megatron_lm_2022|yes|no|yes|no|no|no|no|yes|0|9%" \
 	"megatron_lm_2022: fused, no flash, accumulation fused, no SP, no distributed optimizer, no DP overlap, async TP all-reduce, band 9% (stack.c)"
