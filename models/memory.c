@@ -15,6 +15,24 @@
  * Taken for every parameter: the embedding, output layer and norms, which
  * stay bf16, are counted at 2 bytes too. */
 
+/* Bytes per parameter of the gradients a rank holds unsharded (ZeRO
+ * below stage 2), beside zero.h's 2 of the weights' type: Megatron's
+ * contiguous main_grad buffer is fp32 where the stack accumulates and
+ * reduces in fp32 (bf16 forces it, Megatron-LM arguments.py), and the
+ * distributed optimizer keeps that whole buffer (it reduce-scatters in
+ * place); DeepSpeed's BF16_Optimizer keeps an fp32 gradient per
+ * parameter beside the bf16 .grad autograd writes (bf16_optimizer.py
+ * fp32_groups_gradients); under autocast (fp32 weights) the .grad is fp32
+ * and counted with the weights' (the eager total is 16 bytes as well). */
+static double unsharded_grad_bytes(const struct par_opts *o)
+{
+	if (o->amp_fp32_weights || o->zero_stage >= 2)
+		return 2;
+	if (o->ds_engine)
+		return o->dtype == PAR_FP16 ? 2 : 2 + 4;
+	return o->grad_reduce_bytes >= 4 && o->zero_stage == 0 ? 4 : 2;
+}
+
 /*
  * One layer's stored activations per token, in bytes per unit of h, apart:
  * rep is held whole by every TP rank, par split over them (Korthikanti's
@@ -212,7 +230,7 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	if (fp8 && !o->fp8_params)
 		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /
 				      (o->zero_stage == 3 ? L->dp : 1);
-	out->grads_bytes = z.grads_bytes;
+	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2;
 	out->optimizer_bytes = z.optimizer_bytes;
 
 	out->activations_bytes = per_layer * layers_per_chunk *

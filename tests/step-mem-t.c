@@ -35,7 +35,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(31);
+	tap_plan(35);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -126,6 +126,31 @@ int main(void)
 	mem_stage(&t2, &L, &o, 1, &b2);
 	tap_near(b2.optimizer_bytes, 12 * b2.params / 8, 1e-12,
 		 "distributed optimizer: 12 Psi / N_d");
+
+	/* the gradients a rank holds (memory.c): fp32 main_grad where the
+	 * stack reduces in fp32, 4 bytes a parameter, kept whole by the
+	 * distributed optimizer; DeepSpeed's BF16_Optimizer keeps fp32 beside
+	 * the bf16 .grad, 6; its fp16 engine 2; ZeRO-2 shards the 2 */
+	o.grad_reduce_bytes = 4;
+	mem_stage(&t2, &L, &o, 1, &b2);
+	tap_near(b2.grads_bytes, 4 * b2.params, 1e-12,
+		 "fp32 main_grad: 4 bytes a parameter, whole under the distributed optimizer");
+	o.distributed_optimizer = false;
+	o.zero_stage = 1;
+	o.ds_engine = true;
+	mem_stage(&t2, &L, &o, 1, &b2);
+	tap_near(b2.grads_bytes, 6 * b2.params, 1e-12,
+		 "DeepSpeed bf16: fp32 gradient beside the bf16 .grad, 6 bytes");
+	o.dtype = PAR_FP16;
+	mem_stage(&t2, &L, &o, 1, &b2);
+	tap_near(b2.grads_bytes, 2 * b2.params, 1e-12, "DeepSpeed fp16: the .grad, 2 bytes");
+	o.dtype = PAR_BF16;
+	o.ds_engine = false;
+	o.zero_stage = 2;
+	mem_stage(&t2, &L, &o, 1, &b2);
+	tap_near(b2.grads_bytes, 2 * b2.params / 8, 1e-12, "ZeRO-2: 2 Psi / N_d");
+	o.zero_stage = 0;
+	o.grad_reduce_bytes = 0;
 
 	/* ZeRO-3 on one stage (pp 1, dp 32): 2 Psi/32 weights plus the bf16
 	 * weights gathered whole, the layer computed and those fetched ahead:
