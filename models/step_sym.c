@@ -105,53 +105,122 @@ static int group_routes(struct net *net, const int *gpus, int n, bool rings_only
 	return 0;
 }
 
-/* Record that group g uses the links of r; note a second group on one. */
+/* Record that group g uses the links of r; note a second group on one.
+ * owner holds g + 1 (0: no group yet), so a calloc'd array serves. */
 static void claim(int32_t *owner, const struct routes *r, int g, bool *all_disjoint)
 {
 	for (size_t h = 0; h < r->n_link; h++) {
 		int32_t l = r->link[h];
-		if (owner[l] == -1)
-			owner[l] = g;
-		else if (owner[l] != g)
+		if (owner[l] == 0)
+			owner[l] = g + 1;
+		else if (owner[l] != g + 1)
 			*all_disjoint = false;
 	}
 }
 
-/* Are ri's routes r0's with links renamed consistently (map: rank 0's link
- * to rank i's, inv its inverse) between links of equal capacity? */
-static bool twins(const struct routes *r0, const struct routes *ri, int32_t *map,
-		  int32_t *inv, const double *cap)
+/*
+ * Each rank's renaming of rank 0's links, kept sparse: the links the
+ * fabric has (100,000 and more) are far more than the DP routes use, and
+ * writing whole arrays of them cost more than the routing (the bench's
+ * page faults).  Rank 0's links are numbered as they appear (slot, dense
+ * by link, 0: not one of them); img[i][s] is rank i's image of rank 0's
+ * link number s; inv_rank / inv_link give, for a link, the rank whose
+ * image it is and of which rank-0 link (plus one; 0: none).  The dense
+ * arrays come from calloc, whose untouched pages cost nothing.
+ */
+struct renaming {
+	int tp;
+	int32_t *slot, *inv_rank, *inv_link;
+	int32_t *dom;		/* rank 0's links by number */
+	int32_t **img;		/* [tp][cap]: rank i's image, -1 none yet */
+	int32_t n_dom, cap;
+};
+
+static int renaming_init(struct renaming *rn, int tp, int32_t n_links)
 {
-	if (r0->n_xfer != ri->n_xfer || r0->n_link != ri->n_link)
-		return false;
-	for (int32_t x = 0; x < r0->n_xfer; x++)
-		if (r0->len[x] != ri->len[x])
-			return false;
-	for (size_t h = 0; h < r0->n_link; h++) {
-		int32_t a = r0->link[h], b = ri->link[h];
-		if ((map[a] != -1 && map[a] != b) || (inv[b] != -1 && inv[b] != a) ||
-		    cap[a] != cap[b])
-			return false;
-		map[a] = b;
-		inv[b] = a;
-	}
-	return true;
+	memset(rn, 0, sizeof *rn);
+	rn->tp = tp;
+	rn->slot = calloc((size_t)n_links, sizeof *rn->slot);
+	rn->inv_rank = calloc((size_t)n_links, sizeof *rn->inv_rank);
+	rn->inv_link = calloc((size_t)n_links, sizeof *rn->inv_link);
+	rn->img = calloc((size_t)tp, sizeof *rn->img);
+	return rn->slot && rn->inv_rank && rn->inv_link && rn->img ? 0 : -1;
 }
 
-/* Given each rank's renaming of rank 0's links, does every link belong to
- * one rank only? */
-static bool apart(int32_t n_links, int tp, int32_t *const *map, int32_t *rank)
+static void renaming_free(struct renaming *rn)
 {
-	for (int32_t l = 0; l < n_links; l++)
-		rank[l] = map[1][l] != -1 ? 0 : -1;
-	for (int i = 1; i < tp; i++)
-		for (int32_t a = 0; a < n_links; a++) {
-			int32_t b = map[i][a];
-			if (map[1][a] == -1)
-				continue;
-			if (rank[b] != -1)
+	for (int i = 0; rn->img && i < rn->tp; i++)
+		free(rn->img[i]);
+	free(rn->img);
+	free(rn->dom);
+	free(rn->slot);
+	free(rn->inv_rank);
+	free(rn->inv_link);
+}
+
+/* The number of rank 0's link a, numbering it if new; -1 out of memory. */
+static int32_t renaming_slot(struct renaming *rn, int32_t a)
+{
+	if (rn->slot[a] > 0)
+		return rn->slot[a] - 1;
+	if (rn->n_dom == rn->cap) {
+		int32_t cap = rn->cap ? 2 * rn->cap : 1024;
+		int32_t *dom = realloc(rn->dom, (size_t)cap * sizeof *dom);
+		if (!dom)
+			return -1;
+		rn->dom = dom;
+		for (int i = 1; i < rn->tp; i++) {
+			int32_t *img = realloc(rn->img[i], (size_t)cap * sizeof *img);
+			if (!img)
+				return -1;
+			memset(img + rn->cap, 0xff, (size_t)(cap - rn->cap) * sizeof *img);
+			rn->img[i] = img;
+		}
+		rn->cap = cap;
+	}
+	rn->dom[rn->n_dom] = a;
+	rn->slot[a] = ++rn->n_dom;
+	return rn->n_dom - 1;
+}
+
+/* Are rank i's routes ri rank 0's r0 with links renamed consistently,
+ * between links of equal capacity, onto links no other rank's renaming
+ * took?  (A link taken twice would fail the apartness below anyway.)
+ * 1 yes, 0 no, -1 out of memory. */
+static int twins(const struct routes *r0, const struct routes *ri, int i,
+		 struct renaming *rn, const double *cap)
+{
+	if (r0->n_xfer != ri->n_xfer || r0->n_link != ri->n_link)
+		return 0;
+	for (int32_t x = 0; x < r0->n_xfer; x++)
+		if (r0->len[x] != ri->len[x])
+			return 0;
+	for (size_t h = 0; h < r0->n_link; h++) {
+		int32_t a = r0->link[h], b = ri->link[h], s = renaming_slot(rn, a);
+		if (s < 0)
+			return -1;
+		int32_t m = rn->img[i][s];
+		if ((m != -1 && m != b) || cap[a] != cap[b] ||
+		    (rn->inv_rank[b] != 0 &&
+		     (rn->inv_rank[b] != i + 1 || rn->inv_link[b] != a + 1)))
+			return 0;
+		rn->img[i][s] = b;
+		rn->inv_rank[b] = i + 1;
+		rn->inv_link[b] = a + 1;
+	}
+	return 1;
+}
+
+/* Given each rank's renaming, does every link belong to one rank only?
+ * The images of different ranks are apart already (twins); left: no
+ * image is one of rank 0's own links. */
+static bool apart(const struct renaming *rn)
+{
+	for (int i = 1; i < rn->tp; i++)
+		for (int32_t s = 0; s < rn->n_dom; s++) {
+			int32_t b = rn->img[i][s];
+			if (b == -1 || rn->slot[b] != 0)
 				return false;
-			rank[b] = i;
 		}
 	return true;
 }
@@ -161,7 +230,8 @@ int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int d
 {
 	int32_t n_links = net->g.n_links;
 	struct routes r0 = { 0 }, ri = { 0 };
-	int32_t *owner = NULL, *rank = NULL, **map = NULL, **inv = NULL;
+	struct renaming rn = { 0 };
+	int32_t *owner = NULL;
 	int *gpus = NULL;
 	bool twinned = tp > 1;
 	int rc = -1;
@@ -169,22 +239,10 @@ int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int d
 	memset(sym, 0, sizeof *sym);
 	if (dp <= 1 || net->df || !net->ft)
 		return 0;
-	owner = malloc((size_t)n_links * sizeof *owner);
-	rank = malloc((size_t)n_links * sizeof *rank);
-	map = calloc((size_t)tp, sizeof *map);
-	inv = calloc((size_t)tp, sizeof *inv);
+	owner = calloc((size_t)n_links, sizeof *owner);
 	gpus = malloc((size_t)dp * sizeof *gpus);
-	if (!owner || !rank || !map || !inv || !gpus)
+	if (!owner || !gpus || renaming_init(&rn, tp, n_links) < 0)
 		goto oom;
-	for (int i = 0; i < tp; i++) {
-		map[i] = malloc((size_t)n_links * sizeof **map);
-		inv[i] = malloc((size_t)n_links * sizeof **inv);
-		if (!map[i] || !inv[i])
-			goto oom;
-		memset(map[i], 0xff, (size_t)n_links * sizeof **map);	/* -1 */
-		memset(inv[i], 0xff, (size_t)n_links * sizeof **inv);
-	}
-	memset(owner, 0xff, (size_t)n_links * sizeof *owner);
 	sym->all_disjoint = true;
 	for (int k = 0; k < pp; k++)
 		for (int i = 0; i < tp; i++) {
@@ -194,23 +252,21 @@ int step_dp_symmetry(struct net *net, const int *rank_gpu, int tp, int pp, int d
 			if (group_routes(net, gpus, dp, rings_only, r, e) < 0)
 				goto out;
 			claim(owner, r, k * tp + i, &sym->all_disjoint);
-			if (i > 0 && twinned)
-				twinned = twins(&r0, r, map[i], inv[i], net->g.bw_Bps);
+			if (i > 0 && twinned) {
+				int t = twins(&r0, r, i, &rn, net->g.bw_Bps);
+				if (t < 0)
+					goto oom;
+				twinned = t == 1;
+			}
 		}
-	sym->rails_symmetric = twinned && apart(n_links, tp, map, rank);
+	sym->rails_symmetric = twinned && apart(&rn);
 	rc = 0;
 	goto out;
 oom:
 	err_set(e, ERR_RUN, "step: out of memory");
 out:
-	for (int i = 0; map && i < tp; i++)
-		free(map[i]);
-	for (int i = 0; inv && i < tp; i++)
-		free(inv[i]);
-	free(map);
-	free(inv);
+	renaming_free(&rn);
 	free(owner);
-	free(rank);
 	free(gpus);
 	free(r0.link);
 	free(r0.len);
