@@ -172,7 +172,7 @@ static void test_daly_sweep(void)
 		double tau_min = c[2] > 0 ? exp(-c[1] / (2 * c[2])) * daly_s : NAN;
 		tap_diag("simulated optimum %.1f s (best grid point %.2f x), Daly %.1f s: ratio %.3f",
 			 tau_min, f[ib], daly_s, tau_min / daly_s);
-		tap_near(tau_min / daly_s, 1, 0.10, "sweep minimum within 10%% of Daly's optimum");
+		tap_near(tau_min / daly_s, 1, 0.10, "sweep minimum within 10% of Daly's optimum");
 	}
 }
 
@@ -212,7 +212,7 @@ static void test_lost_work(void)
 		 "band %.2f", per, n, want, L / 2, 4 * sd / sqrt(n));
 	tap_ok(fabs(per - want) <= 4 * sd / sqrt(n),
 	       "mean lost work per failure = M - L/(e^{L/M}-1) within 4 standard errors");
-	tap_near(per, L / 2, 0.05, "... and within 5%% of (tau + delta)/2");
+	tap_near(per, L / 2, 0.05, "... and within 5% of (tau + delta)/2");
 }
 
 /* Young and Daly policies pick their formula's interval. */

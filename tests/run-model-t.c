@@ -102,7 +102,7 @@ static void test_megatron_estimate(void)
 	tap_near(get(r, "duration_s"), iters * F / (n * X), 1e-9, "duration = iterations x F/(nX)");
 	tap_near(get(r, "duration_s"), estimate_s * bracket_ratio * iters * 1536 * s / T, 1e-9,
 		 "duration = 8TP/(nX) x bracket ratio x whole-iteration rounding");
-	tap_near(get(r, "duration_s") / estimate_s, 1, 0.03, "within 3%% of Megatron's 8TP/(nX)");
+	tap_near(get(r, "duration_s") / estimate_s, 1, 0.03, "within 3% of Megatron's 8TP/(nX)");
 	rep_free(r);
 }
 
