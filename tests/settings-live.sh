@@ -235,52 +235,89 @@ perturb() {	# type range default
 
 # What a run gives: exit status, message and summary (quick), and /step,
 # the time series and the events (full: dumped only when the quick ones
-# are the same).  run ARGS... leaves $tmp/q and $tmp/d.h5.
+# are the same).  run ARGS... leaves $work/q and $work/d.h5 ($work: the
+# shard's scratch folder).
 run() {
-	"$TRAINSIM" -q --json -o "$tmp/d.h5" "$@" >"$tmp/d.json" 2>"$tmp/d.err"
-	{ echo "rc $?"; sed 's/^[^:]*: //' "$tmp/d.err"; cat "$tmp/d.json"; } | cksum >"$tmp/q"
+	"$TRAINSIM" -q --json -o "$work/d.h5" "$@" >"$work/d.json" 2>"$work/d.err"
+	{ echo "rc $?"; sed 's/^[^:]*: //' "$work/d.err"; cat "$work/d.json"; } | cksum >"$work/q"
 }
 full() {
-	[ -f "$tmp/d.h5" ] && h5dump -g /step -g /timeseries -d /events "$tmp/d.h5" 2>/dev/null | cksum
+	[ -f "$work/d.h5" ] && h5dump -g /step -g /timeseries -d /events "$work/d.h5" 2>/dev/null | cksum
 }
 
-"$TRAINSIM" --schema | awk '{ print $1, $2, $4, $5 }' >"$tmp/schema"
-echo "1..$(wc -l <"$tmp/schema")"
-while read -r key type range def; do
+# One key's check: prints its status (0 passes) and its name on one line.
+check_key() {	# key type range default
+	key=$1 type=$2 range=$3 def=$4
 	if line=$(awk -F'|' -v k="$key" '$1 == k' "$tmp/allow"); [ -n "$line" ]; then
-		ok 0 "$key: allowed (${line#*|})"
-		continue
+		echo "0 $key: allowed (${line#*|})"
+		return
 	fi
 	ctx=T extra= val= path=
 	line=$(awk -F'|' -v k="$key" '$1 == k' "$tmp/table")
+	# (few processes per key: the machine's fork is the suite's cost)
 	if [ -n "$line" ]; then
-		ctx=$(echo "$line" | cut -d'|' -f2)
-		extra=$(echo "$line" | cut -d'|' -f3)
-		val=$(echo "$line" | cut -d'|' -f4)
-		path=$(echo "$line" | cut -d'|' -f5)
+		IFS='|' read -r _ ctx extra val path <<-EOF
+		$line
+		EOF
 	fi
-	for v in FAIL SPOTX OWN FORM FORMB STO TIER N64 BIG DF64 DFX H100 MOE MLA; do
-		eval "x=\$$v"
-		extra=$(echo "$extra" | awk -v n="$v" -v x="$x" '{ for (i = 1; i <= NF; i++) if ($i == n) $i = x; print }')
-	done
+	[ -n "$extra" ] && extra=$(echo "$extra" | awk -v FAIL="$FAIL" -v SPOTX="$SPOTX" \
+		-v OWN="$OWN" -v FORM="$FORM" -v FORMB="$FORMB" -v STO="$STO" -v TIER="$TIER" \
+		-v N64="$N64" -v BIG="$BIG" -v DF64="$DF64" -v DFX="$DFX" -v H100="$H100" \
+		-v MOE="$MOE" -v MLA="$MLA" 'BEGIN {
+			x["FAIL"] = FAIL; x["SPOTX"] = SPOTX; x["OWN"] = OWN; x["FORM"] = FORM
+			x["FORMB"] = FORMB; x["STO"] = STO; x["TIER"] = TIER; x["N64"] = N64
+			x["BIG"] = BIG; x["DF64"] = DF64; x["DFX"] = DFX; x["H100"] = H100
+			x["MOE"] = MOE; x["MLA"] = MLA }
+		{ for (i = 1; i <= NF; i++) if ($i in x) $i = x[$i]; print }')
 	[ -n "$val" ] || val=$(perturb "$type" "$range" "$def")
 	if [ -z "$val" ]; then
-		ok 1 "$key: no perturbation for a $type (add it to the table)"
-		continue
+		echo "1 $key: no perturbation for a $type (add it to the table)"
+		return
 	fi
 	case $ctx in T) sc=$T ;; F) sc=$F ;; esac
 	[ -n "$path" ] || path=$(concrete "$key")
-	bkey=$tmp/base.$(echo "$sc $extra" | cksum | cut -d' ' -f1)
+	bkey=$work/base.$(echo "$sc $extra" | cksum | cut -d' ' -f1)
 	if [ ! -f "$bkey.q" ]; then
 		eval "run $extra \"\$sc\""
-		cp "$tmp/q" "$bkey.q"
+		cp "$work/q" "$bkey.q"
 		full >"$bkey.full"
 	fi
 	eval "run $extra -s \"\$path=\$val\" \"\$sc\""
-	if cmp -s "$tmp/q" "$bkey.q"; then
+	if cmp -s "$work/q" "$bkey.q"; then
 		full | cmp -s - "$bkey.full"
 		[ $? -ne 0 ]
 	fi
-	ok $? "$key: $path=$val changes an output ($ctx${extra:+ with $extra})"
-	rm -f "$tmp/d.h5"
+	echo "$? $key: $path=$val changes an output ($ctx${extra:+ with $extra})"
+	rm -f "$work/d.h5"
+}
+
+# The keys run in SETTINGS_LIVE_JOBS (default: one per core) shards, each
+# in its own scratch folder with its own baselines; the results are
+# reported in schema order.
+jobs=${SETTINGS_LIVE_JOBS:-$(nproc 2>/dev/null || echo 1)}
+"$TRAINSIM" --schema | awk '{ print $1, $2, $4, $5 }' >"$tmp/schema"
+echo "1..$(wc -l <"$tmp/schema")"
+s=0
+while [ "$s" -lt "$jobs" ]; do
+	(
+		work=$tmp/shard$s
+		mkdir "$work" || exit 1
+		i=0
+		while read -r key type range def; do
+			[ $((i % jobs)) -eq "$s" ] && check_key "$key" "$type" "$range" "$def" >"$tmp/res.$i"
+			i=$((i + 1))
+		done <"$tmp/schema"
+	) &
+	s=$((s + 1))
+done
+wait
+i=0
+while read -r key rest; do
+	if [ -s "$tmp/res.$i" ]; then
+		read -r status name <"$tmp/res.$i"
+	else
+		status=1 name="$key: no result"
+	fi
+	ok "$status" "$name"
+	i=$((i + 1))
 done <"$tmp/schema"
