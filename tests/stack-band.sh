@@ -8,8 +8,8 @@
 #     megatron_lm_2022 equals megatron_lm_2021 with gradient-accumulation
 #     fusion, the asynchronous TP all-reduce, no DP overlap and fp32
 #     gradient reduction written out,
-#     deepspeed_zero is pytorch_eager at ZeRO stage 1 with whole-
-#     activation p2p but for the AMP loop's passes (models/eager.h: fp32
+#     deepspeed_zero is pytorch_eager at ZeRO stage 1 but for the AMP
+#     loop's passes (models/eager.h: fp32
 #     .grad accumulation per weight tensor, foreach AdamW and clipping over
 #     the ZeRO shard), which make pytorch_eager slower by less than 1% here
 #     (by hand: ~1.7 ms of 0.82 s, most of it the per-tensor launches of the
@@ -66,8 +66,7 @@ run m22 -s training.stack=megatron_lm_2022
 check "$(near "$(json iteration_time_s "$tmp/m21x.json")" "$(json iteration_time_s "$tmp/m22.json")")" \
 	"megatron_lm_2022 = megatron_lm_2021 with its options written out"
 run ds -s training.stack=deepspeed_zero
-run eager1 -s training.stack=pytorch_eager -s parallel.zero_stage=1 \
-	-s parallel.p2p_scatter_gather=false
+run eager1 -s training.stack=pytorch_eager -s parallel.zero_stage=1
 check "$(awk -v e="$(json iteration_time_s "$tmp/eager1.json")" -v d="$(json iteration_time_s "$tmp/ds.json")" \
 	'BEGIN { print (e > d && e < 1.01 * d) ? 1 : 0 }')" \
 	"pytorch_eager at ZeRO stage 1 = deepspeed_zero + the AMP loop's passes (< 1%)"
