@@ -144,10 +144,10 @@ const struct stack_spec stack_table[] = {
 	 * Not charged: the per-tensor .item() syncs of the overflow check and
 	 * the norm, the meta-data p2p before each partitioned transfer, and
 	 * (bigscience) --sync-tp-duplicated-parameters' small TP all-reduces.
-	 * A measured gap this stack does not explain: about 6 s per iteration
-	 * on BLOOM (15.23 s at 1 microbatch, 104.7 s at 128) and MT-NLG alike
-	 * (their published times fit a fixed term twice ours); see
-	 * doc/sources.md. */
+	 * A gap this stack does not explain: about 6 s per iteration on BLOOM
+	 * (an early log line of 15.23 s at 1 microbatch, which may hold
+	 * start-up costs; 104.7 s at 128) and MT-NLG alike (three published
+	 * times fit a fixed term about twice ours); see doc/sources.md. */
 	{ "megatron_deepspeed", "Megatron-DeepSpeed 2021-22: DeepSpeed's pipeline and optimizer",
 	  false, false, false, false, false, 1, 0,
 	  true, false, false, false, true, 2, false, 0.28,
