@@ -3,8 +3,8 @@
  * tests/bench/measure.py's results are kept in (one folder per GPU, e.g.
  * scenarios/catalog/kernels/h200_sxm/): gemm-bf16.tsv (required),
  * gemm-fp8.tsv and attention.tsv (optional).  Columns are found by their
- * header names (M, N, K, seconds; batch, heads, seq, head_dim, fwd_s,
- * fwd_bwd_s), so the files can carry more.  A folder is read once per
+ * header names (M, N, K, seconds, optionally warm_s; batch, heads, seq,
+ * head_dim, fwd_s, fwd_bwd_s), so the files can carry more.  A folder is read once per
  * process and kept (the planner loads its scenario thousands of times).
  */
 #include <errno.h>
@@ -112,11 +112,37 @@ static int tsv_read(struct tsv *t, const char *const *names, int n, double **col
 	return rc;
 }
 
+static bool tsv_has_col(const struct tsv *t, const char *name)
+{
+	for (size_t i = 0; i < t->n_names; i++)
+		if (strcmp(t->names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Keep the rows measured at the clocks a training run holds: with a
+ * warm_s column, those at least KERN_WARM_S into the sweep (kernels.h). */
+static void keep_steady(struct kern_gemm_rows *r, const double *warm_s)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->n; i++) {
+		if (warm_s[i] < KERN_WARM_S)
+			continue;
+		r->m[n] = r->m[i];
+		r->nn[n] = r->nn[i];
+		r->k[n] = r->k[i];
+		r->s[n++] = r->s[i];
+	}
+	r->n = n;
+}
+
 static int read_gemm(const char *dir, const char *name, bool required,
 		     struct kern_gemm_rows *r, struct err *e)
 {
-	static const char *const names[] = { "M", "N", "K", "seconds" };
-	double *cols[] = { r->m, r->nn, r->k, r->s };
+	static const char *const names[] = { "M", "N", "K", "seconds", "warm_s" };
+	double warm_s[KERN_GEMM_MAX];
+	double *cols[] = { r->m, r->nn, r->k, r->s, warm_s };
 	struct tsv t;
 	int rc;
 
@@ -125,8 +151,11 @@ static int read_gemm(const char *dir, const char *name, bool required,
 		return -1;
 	if (!t.c.text)
 		return 0;
-	rc = tsv_read(&t, names, 4, cols, KERN_GEMM_MAX, &r->n, e);
+	bool warm = tsv_has_col(&t, "warm_s");
+	rc = tsv_read(&t, names, warm ? 5 : 4, cols, KERN_GEMM_MAX, &r->n, e);
 	tsv_close(&t);
+	if (rc == 0 && warm)
+		keep_steady(r, warm_s);
 	return rc;
 }
 

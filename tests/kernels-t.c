@@ -6,8 +6,10 @@
  *   - held out: the GEMM law fitted on the tokens = 4096 rows predicts the
  *     tokens = 16384 rows with the error printed (the law's real accuracy),
  *     and the law with the residual of the training rows as well;
- *   - with the whole table, every measured GEMM, FP8 GEMM and attention
- *     row is reproduced within 2%;
+ *   - with the whole table, every GEMM measured at sustained clocks, FP8
+ *     GEMM and attention row is reproduced within 2%; the sweep's first
+ *     rows, measured at boost clocks (kernels.h KERN_WARM_S), are left
+ *     out, and run faster than the model;
  *   - the stream fractions are the measured elementwise rates / 4.8 TB/s;
  *   - launch_us against the copy rows' intercept (test_launch), and the
  *     H100 entry (the H200's laws under its own HBM roof) against an
@@ -73,8 +75,10 @@ static FILE *open_tsv(const char *file)
 }
 
 /* gemm-bf16.tsv with its tokens and hidden columns (0 for the square
- * GEMMs). */
-static int read_gemm(struct kern_gemm_rows *r, double *tokens, double *hidden)
+ * GEMMs) and whether each row was measured at sustained clocks (its
+ * warm_s, column 11, at least KERN_WARM_S). */
+static int read_gemm(struct kern_gemm_rows *r, double *tokens, double *hidden,
+		     bool *steady)
 {
 	FILE *f = open_tsv("gemm-bf16.tsv");
 	char line[512];
@@ -83,11 +87,11 @@ static int read_gemm(struct kern_gemm_rows *r, double *tokens, double *hidden)
 		return -1;
 	r->n = 0;
 	while (fgets(line, sizeof line, f) && r->n < KERN_GEMM_MAX) {
-		char *fld[10];
+		char *fld[11];
 		int n = 0;
 		if (line[0] == '#' || strncmp(line, "tokens", 6) == 0)
 			continue;
-		for (char *p = line; n < 10; n++) {
+		for (char *p = line; n < 11; n++) {
 			fld[n] = p;
 			p = strchr(p, '\t');
 			if (!p) {
@@ -96,8 +100,9 @@ static int read_gemm(struct kern_gemm_rows *r, double *tokens, double *hidden)
 			}
 			*p++ = 0;
 		}
-		if (n < 9)
+		if (n < 11)
 			continue;
+		steady[r->n] = atof(fld[10]) >= KERN_WARM_S;
 		tokens[r->n] = atof(fld[0]);
 		hidden[r->n] = atof(fld[1]);
 		r->m[r->n] = atof(fld[5]);
@@ -159,6 +164,7 @@ static void test_fit(void)
 
 static struct kern_gemm_rows rows;
 static double tokens[KERN_GEMM_MAX], hidden[KERN_GEMM_MAX];
+static bool steady[KERN_GEMM_MAX];
 
 /* Fit on tokens = 4096, check tokens = 16384. */
 static void test_held_out(void)
@@ -168,20 +174,21 @@ static void test_held_out(void)
 	double mean, max;
 
 	for (int i = 0; i < rows.n; i++) {
-		train[i] = tokens[i] == 4096;
+		train[i] = tokens[i] == 4096 && steady[i];
 		test[i] = tokens[i] == 16384;
 	}
 	k = g.k;
 	kern_fit_gemm(&k, &rows, train, 3, &k.bf16);
 	gemm_error(&k, &rows, train, true, &mean, &max);
-	tap_diag("GEMM law fitted on the 180 tokens = 4096 rows: train mean %.2f%%, max %.2f%%",
+	tap_diag("GEMM law fitted on the 161 sustained-clock tokens = 4096 rows: train "
+		 "mean %.2f%%, max %.2f%%",
 		 100 * mean, 100 * max);
 	gemm_error(&k, &rows, test, true, &mean, &max);
 	tap_diag("held out (180 tokens = 16384 rows), law alone: mean %.2f%%, max %.2f%%",
 		 100 * mean, 100 * max);
 	/* pinned: the figures the catalog's band and the report quote */
-	tap_near(100 * mean, 3.51, 0.005, "held-out GEMM law: mean error 3.51% (0.5%)");
-	tap_near(100 * max, 15.45, 0.005, "held-out GEMM law: max error 15.45% (0.5%)");
+	tap_near(100 * mean, 3.034, 0.005, "held-out GEMM law: mean error 3.03% (0.5%)");
+	tap_near(100 * max, 20.25, 0.005, "held-out GEMM law: max error 20.25% (0.5%)");
 	/* the residual of the training rows only */
 	k.gemm_bf16.n = 0;
 	for (int i = 0; i < rows.n; i++)
@@ -201,7 +208,8 @@ static void test_held_out(void)
 	/* the other cut: fit on hidden 2048, 8192, 16384; check 4096, 12288 */
 	k = g.k;
 	for (int i = 0; i < rows.n; i++) {
-		train[i] = hidden[i] == 2048 || hidden[i] == 8192 || hidden[i] == 16384;
+		train[i] = (hidden[i] == 2048 || hidden[i] == 8192 || hidden[i] == 16384) &&
+			   steady[i];
 		test[i] = hidden[i] == 4096 || hidden[i] == 12288;
 	}
 	kern_fit_gemm(&k, &rows, train, 3, &k.bf16);
@@ -216,14 +224,27 @@ static void test_rows(void)
 	int bad = 0, dup = 0;
 	double worst = 0, spread = 0;
 
+	int n_steady = 0, n_boost = 0, n_faster = 0;
+	double boost_lnr = 0;
+
 	/* A shape measured more than once (FC1's data gradient and FC2's
 	 * forward share one, so do some square and layer shapes) is reproduced
-	 * as the mean of its measurements: within 2% of that mean. */
+	 * as the mean of its measurements: within 2% of that mean.  The rows
+	 * measured at boost clocks are not in the model's table: they run
+	 * faster than the model, by the clocks' ratio. */
 	for (int i = 0; i < rows.n; i++) {
 		double sum = 0, lo = INFINITY, hi = 0;
 		int n = 0;
+		double model = kern_gemm_s(&g.k, false, 1, rows.m[i], rows.nn[i], rows.k[i]);
+		if (!steady[i]) {
+			n_boost++;
+			n_faster += rows.s[i] < model;
+			boost_lnr += log(model / rows.s[i]);
+			continue;
+		}
+		n_steady++;
 		for (int j = 0; j < rows.n; j++)
-			if (rows.m[j] == rows.m[i] && rows.nn[j] == rows.nn[i] &&
+			if (steady[j] && rows.m[j] == rows.m[i] && rows.nn[j] == rows.nn[i] &&
 			    rows.k[j] == rows.k[i]) {
 				sum += log(rows.s[j]);
 				lo = fmin(lo, rows.s[j]);
@@ -232,15 +253,20 @@ static void test_rows(void)
 			}
 		dup += n > 1;
 		spread = fmax(spread, hi / lo - 1);
-		double e = fabs(kern_gemm_s(&g.k, false, 1, rows.m[i], rows.nn[i], rows.k[i]) /
-				exp(sum / n) - 1);
+		double e = fabs(model / exp(sum / n) - 1);
 		worst = fmax(worst, e);
 		bad += e > 0.02;
 	}
 	tap_diag("%d rows share their shape with another; their measurements differ by "
 		 "up to %.1f%%", dup, 100 * spread);
-	tap_ok(rows.n == 365 && bad == 0, "all %d measured BF16 GEMMs within 2%% "
-	       "(worst %.3f%%)", rows.n, 100 * worst);
+	tap_ok(n_steady == 346 && g.k.gemm_bf16.n == n_steady && bad == 0,
+	       "all %d BF16 GEMMs measured at sustained clocks within 2%% (worst %.3f%%)",
+	       n_steady, 100 * worst);
+	tap_diag("the %d boost-clock rows: the model %.1f%% slower on geometric mean",
+		 n_boost, 100 * (exp(boost_lnr / n_boost) - 1));
+	tap_ok(n_boost == 19 && boost_lnr / n_boost > log(1.03),
+	       "the %d boost-clock rows run faster than the sustained-clock model, over "
+	       "3%% on geometric mean (%d of them faster)", n_boost, n_faster);
 	const struct kern_gemm_rows *f = &g.k.gemm_fp8;
 	bad = 0;
 	for (int i = 0; i < f->n; i++)
@@ -340,7 +366,7 @@ static void test_launch(void)
  * time, 687 TFLOP/s.  The same kernel on a GH200 (same die, higher power
  * limit) took 91.64 us, 9% less: at 700 W the GEMM is power-bound, and the
  * H200 table, measured under the same 700 W cap, should give the H100's
- * time, not the GH200's.  The entry gives 108.0 us (2026-12-01): 8% slower
+ * time, not the GH200's.  The entry gives 109.5 us (2026-12-02): 9% slower
  * than the H100 measured, so the H100 rows' optimism is not a GEMM rate
  * the H100 lacks.  Held within 10% (the H100 band, 6%, plus the H200
  * table's spread near this shape: 4096 and 16384 tokens at 739 and
@@ -362,8 +388,8 @@ static void test_h100(void)
 
 int main(void)
 {
-	tap_plan(24);
-	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden) < 0) {
+	tap_plan(25);
+	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden, steady) < 0) {
 		tap_ok(0, "catalog and tables load");
 		return tap_done();
 	}
