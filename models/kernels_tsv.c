@@ -4,8 +4,9 @@
  * scenarios/catalog/kernels/h200_sxm/): gemm-bf16.tsv (required),
  * gemm-fp8.tsv and attention.tsv (optional).  Columns are found by their
  * header names (M, N, K, seconds, optionally warm_s; batch, heads, seq,
- * head_dim, fwd_s, fwd_bwd_s), so the files can carry more.  A folder is read once per
- * process and kept (the planner loads its scenario thousands of times).
+ * head_dim, fwd_s, fwd_bwd_s), so the files can carry more.  A folder is
+ * read once per process and kept (the planner loads its scenario
+ * thousands of times).
  */
 #include <errno.h>
 #include <stdio.h>
