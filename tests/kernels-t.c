@@ -13,7 +13,9 @@
  *   - the stream fractions are the measured elementwise rates / 4.8 TB/s;
  *   - launch_us against the copy rows' intercept (test_launch), and the
  *     H100 entry (the H200's laws under its own HBM roof) against an
- *     independent H100 measurement (test_h100).
+ *     independent H100 measurement (test_h100);
+ *   - the B200's laws against the third-party published micro-benchmarks
+ *     they were fitted to (scenarios/catalog/kernels/b200/, test_b200).
  */
 #define _XOPEN_SOURCE 700	/* realpath */
 #include <math.h>
