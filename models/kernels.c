@@ -74,19 +74,35 @@ static double residual(int n, int dims, const double *const *x, const double *ln
 	return hits ? hit / hits : acc / wsum;
 }
 
+/* ln(measured / law) of table r at a shape: 0 far from its rows. */
+static double gemm_residual(const struct kern_gemm_rows *r, double M, double N, double K)
+{
+	const double *x[3] = { r->m, r->nn, r->k };
+	double q[3] = { log(M), log(N), log(K) };
+
+	return r->n > 0 ? residual(r->n, 3, x, r->lnr, q) : 0;
+}
+
 double kern_gemm_s(const struct kern_gpu *k, bool fp8, double batch,
 		   double M, double N, double K)
 {
-	const struct kern_gemm_law *law = fp8 ? &k->fp8 : &k->bf16;
-	const struct kern_gemm_rows *r = fp8 ? &k->gemm_fp8 : &k->gemm_bf16;
-	double t = kern_gemm_law_s(k, law, batch, M, N, K);
+	double t = kern_gemm_law_s(k, fp8 ? &k->fp8 : &k->bf16, batch, M, N, K);
 
-	if (r->n > 0 && batch == 1) {	/* the tables hold single GEMMs */
-		const double *x[3] = { r->m, r->nn, r->k };
-		double q[3] = { log(M), log(N), log(K) };
-		t *= exp(residual(r->n, 3, x, r->lnr, q));
-	}
-	return t;
+	if (batch != 1)		/* the tables hold single GEMMs */
+		return t;
+	double lnr = gemm_residual(&k->gemm_bf16, M, N, K);
+	if (fp8)		/* the shape's, then FP8's own (kernels.h) */
+		lnr += gemm_residual(&k->gemm_fp8, M, N, K);
+	return t * exp(lnr);
+}
+
+void kern_fp8_rows_on_bf16(const struct kern_gpu *k, const struct kern_gemm_rows *rows,
+			   struct kern_gemm_rows *out)
+{
+	*out = *rows;
+	for (int i = 0; i < rows->n; i++)
+		out->s[i] = rows->s[i] /
+			    exp(gemm_residual(&k->gemm_bf16, rows->m[i], rows->nn[i], rows->k[i]));
 }
 
 double kern_attn_fwd_flops(double bh, double seq, double d)
@@ -231,19 +247,25 @@ void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *r,
 	law->bwd_block_s = b > 0 ? b : 0;
 }
 
+/* shape (may be NULL): the table whose residual the rows' times are
+ * taken relative to, as FP8's are to BF16's (kernels.h). */
 static void gemm_residuals(const struct kern_gpu *k, const struct kern_gemm_law *law,
-			   struct kern_gemm_rows *r)
+			   const struct kern_gemm_rows *shape, struct kern_gemm_rows *r)
 {
-	for (int i = 0; i < r->n; i++)
-		r->lnr[i] = log(r->s[i] / kern_gemm_law_s(k, law, 1, r->m[i], r->nn[i], r->k[i]));
+	for (int i = 0; i < r->n; i++) {
+		double t = kern_gemm_law_s(k, law, 1, r->m[i], r->nn[i], r->k[i]);
+		if (shape)
+			t *= exp(gemm_residual(shape, r->m[i], r->nn[i], r->k[i]));
+		r->lnr[i] = log(r->s[i] / t);
+	}
 }
 
 void kern_residuals(struct kern_gpu *k)
 {
 	struct kern_attn_rows *a = &k->attn_rows;
 
-	gemm_residuals(k, &k->bf16, &k->gemm_bf16);
-	gemm_residuals(k, &k->fp8, &k->gemm_fp8);
+	gemm_residuals(k, &k->bf16, NULL, &k->gemm_bf16);
+	gemm_residuals(k, &k->fp8, &k->gemm_bf16, &k->gemm_fp8);
 	for (int i = 0; i < a->n; i++) {
 		a->lnr_fwd[i] = log(a->fwd_s[i] /
 				    attn_law_s(k, &k->attn, false, a->bh[i], a->seq[i], a->d[i]));

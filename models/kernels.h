@@ -16,7 +16,15 @@
  * fitted law is corrected by the measured/model ratio, interpolated in
  * (ln M, ln N, ln K) over the rows within a factor of 2 (modified Shepard
  * weights), so every measured row is reproduced and shapes far from any
- * row get the law alone.
+ * row get the law alone.  An FP8 GEMM takes the BF16 table's residual at
+ * its shape as well (the tile grid, wave tail and cuBLAS's choices that
+ * the law misses belong to the shape: an FP8 kernel tiles M and N as a
+ * BF16 one does), and its own rows correct only what differs from that;
+ * its law is fitted to its rows with the BF16 residual divided out
+ * (kern_fp8_rows_on_bf16).  Why: the H200's FP8 table holds four squares,
+ * where BF16 runs 3-7% above its law (fitted to layer shapes): fitted to
+ * the squares alone, the FP8 law carried that bonus to every layer shape
+ * (2.08x BF16 there against 1.88-2.02x measured on the squares).
  *
  * Flash attention (causal, as a GPT trains): a query block of 128 rows
  * visits the key blocks up to the diagonal, so a head of s tokens runs
@@ -137,6 +145,10 @@ double kern_stream_s(const struct kern_gpu *k, enum kern_stream kind, double byt
  * on ln(model/measured); law holds the starting point and the result. */
 void kern_fit_gemm(const struct kern_gpu *k, const struct kern_gemm_rows *rows,
 		   const bool *use, int nfree, struct kern_gemm_law *law);
+/* rows with each time divided by the BF16 table's residual at its shape:
+ * what an FP8 law is fitted to (k's BF16 residuals filled). */
+void kern_fp8_rows_on_bf16(const struct kern_gpu *k, const struct kern_gemm_rows *rows,
+			   struct kern_gemm_rows *out);
 /* Fit the attention law to the table (weighted linear least squares). */
 void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *rows,
 		   struct kern_attn_law *law);

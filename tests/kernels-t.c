@@ -160,15 +160,51 @@ static void pin_fit(const char *gpu, const struct kern_gemm_law *law,
 	}
 }
 
+static struct kern_gemm_rows fp8_on_bf16;
+
 static void test_fit(void)
 {
 	struct kern_gemm_law law = g.k.bf16, f8 = g.k.fp8;
 	struct kern_attn_law a = g.k.attn;
 
 	kern_fit_gemm(&g.k, &g.k.gemm_bf16, NULL, 3, &law);
-	kern_fit_gemm(&g.k, &g.k.gemm_fp8, NULL, 1, &f8);
+	kern_fp8_rows_on_bf16(&g.k, &g.k.gemm_fp8, &fp8_on_bf16);
+	kern_fit_gemm(&g.k, &fp8_on_bf16, NULL, 1, &f8);
 	kern_fit_attn(&g.k, &g.k.attn_rows, &a);
 	pin_fit("h200_sxm", &law, &f8, &a);
+}
+
+/* FP8 against BF16 at layer shapes (kernels.h: FP8 takes the BF16
+ * table's shape residual).  On the four squares both were measured on,
+ * FP8 runs 1.67-2.02x BF16 (1.88-2.02x from 4096 up); at the layer
+ * shapes of Transformer Engine's GEMM-profiling example (15,872 tokens,
+ * hidden 4096, FFN 16384: fprop, dgrad, wgrad of QKV, proj, FC1, FC2;
+ * NVIDIA/TransformerEngine docs/examples/gemm_profiling, 2026) the model
+ * must not promise more than the largest measured ratio.  TE's own
+ * figure there is 1.905x (31.968 ms BF16, 16.785 ms FP8 per layer), on
+ * an H200 NVL at 600 W, not this 700 W part: printed, not asserted. */
+static void test_fp8_layer_ratio(void)
+{
+	double T = 15872, h = 4096, f = 16384;
+	double sh[12][3] = {
+		{ T, 3 * h, h }, { T, h, h }, { T, f, h }, { T, h, f },
+		{ T, h, 3 * h }, { T, h, h }, { T, h, f }, { T, f, h },
+		{ 3 * h, h, T }, { h, h, T }, { f, h, T }, { h, f, T },
+	};
+	double bf = 0, f8 = 0, sq_max = 0;
+	const struct kern_gemm_rows *r = &g.k.gemm_fp8;
+
+	for (int i = 0; i < 12; i++) {
+		bf += kern_gemm_s(&g.k, false, 1, sh[i][0], sh[i][1], sh[i][2]);
+		f8 += kern_gemm_s(&g.k, true, 1, sh[i][0], sh[i][1], sh[i][2]);
+	}
+	for (int i = 0; i < r->n; i++)
+		sq_max = fmax(sq_max, kern_gemm_s(&g.k, false, 1, r->m[i], r->nn[i], r->k[i]) /
+				      r->s[i]);
+	tap_diag("FP8/BF16 per layer at TE's profiling shapes: %.3f (TE on an H200 NVL: "
+		 "1.905; measured squares here up to %.3f)", bf / f8, sq_max);
+	tap_ok(bf / f8 <= sq_max && bf / f8 > 1.8, "FP8 at layer shapes %.3fx BF16: "
+	       "no more than on any measured square (%.3fx), above 1.8x", bf / f8, sq_max);
 }
 
 static struct kern_gemm_rows rows;
@@ -426,7 +462,8 @@ static void test_b200(void)
 	bool long_k[KERN_GEMM_MAX];
 	for (int i = 0; i < r8->n; i++)
 		long_k[i] = r8->k[i] >= 8192;
-	kern_fit_gemm(&g.k, r8, long_k, 1, &f8);
+	kern_fp8_rows_on_bf16(&g.k, r8, &fp8_on_bf16);
+	kern_fit_gemm(&g.k, &fp8_on_bf16, long_k, 1, &f8);
 	kern_fit_attn(&g.k, ra, &a);
 	pin_fit("b200", &law, &f8, &a);
 	double worst_law = 0, worst_small = 0, worst = 0;
@@ -440,18 +477,27 @@ static void test_b200(void)
 		worst = fmax(worst, fabs(kern_gemm_s(&g.k, false, 1, r->m[i], r->nn[i],
 						     r->k[i]) / r->s[i] - 1));
 	}
-	double worst_f8_held = 0;	/* the sweep rows the FP8 rate was not fitted to */
+	/* the sweep rows the FP8 rate was not fitted to, by the law and the
+	 * BF16 shape residual (FP8's own rows left out): BF16 was measured
+	 * at the same shapes */
+	struct kern_gpu no_f8 = g.k;
+	no_f8.gemm_fp8.n = 0;
+	double worst_f8_held = 0, worst_f8_law = 0;
 	for (int i = 0; i < r8->n; i++) {
 		worst = fmax(worst, fabs(kern_gemm_s(&g.k, true, 1, r8->m[i], r8->nn[i],
 						     r8->k[i]) / r8->s[i] - 1));
-		if (!long_k[i])
-			worst_f8_held = fmax(worst_f8_held,
-					     fabs(kern_gemm_law_s(&g.k, &g.k.fp8, 1, r8->m[i],
-								  r8->nn[i], r8->k[i]) /
-						  r8->s[i] - 1));
+		if (long_k[i])
+			continue;
+		worst_f8_held = fmax(worst_f8_held,
+				     fabs(kern_gemm_s(&no_f8, true, 1, r8->m[i], r8->nn[i],
+						      r8->k[i]) / r8->s[i] - 1));
+		worst_f8_law = fmax(worst_f8_law,
+				    fabs(kern_gemm_law_s(&g.k, &g.k.fp8, 1, r8->m[i], r8->nn[i],
+							 r8->k[i]) / r8->s[i] - 1));
 	}
-	tap_diag("b200 FP8 law alone on the K = 128-1024 sweep it was not fitted to: "
-		 "worst row %.1f%%", 100 * worst_f8_held);
+	tap_diag("b200 FP8 on the K = 128-1024 sweep it was not fitted to: worst row %.1f%% "
+		 "with the BF16 shape residual, %.1f%% by the law alone",
+		 100 * worst_f8_held, 100 * worst_f8_law);
 	for (int i = 0; i < ra->n; i++) {
 		worst = fmax(worst, fabs(kern_attn_fwd_s(&g.k, ra->bh[i], ra->seq[i], ra->d[i]) /
 					 ra->fwd_s[i] - 1));
@@ -469,7 +515,7 @@ static void test_b200(void)
 
 int main(void)
 {
-	tap_plan(35);
+	tap_plan(36);
 	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden, steady) < 0) {
 		tap_ok(0, "catalog and tables load");
 		return tap_done();
@@ -478,6 +524,7 @@ int main(void)
 	test_fit();
 	test_held_out();
 	test_rows();
+	test_fp8_layer_ratio();
 	test_streams();
 	test_launch();
 	test_h100();
