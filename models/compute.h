@@ -56,6 +56,7 @@ struct cmp_shape {
 	bool xentropy;		/* eager stacks: flash-attn's fused loss kernel */
 	double metric_ce;	/* no-grad fp32 cross-entropies per microbatch */
 	bool fp8;		/* GEMMs in FP8 */
+	bool fp8_current;	/* ... with current (per-tensor) scaling */
 	bool dropout;		/* attention dropout (inside the flash kernel) */
 	bool bias;		/* linear layers carry biases (GPT) */
 	double peak_flops;	/* tensor peak of the datatype in use */
@@ -140,7 +141,10 @@ double cmp_adam_s(const struct gpu_spec *g, double params);
  * is cast (MoE experts, latent-attention projections); ROW: the
  * row-parallel TE Linear (proj, FC2) whose input is cast and whose output
  * gradient is sequence-split under sequence parallelism.  The output
- * layer, router and attention core stay bf16 (compute.c). */
+ * layer, router and attention core stay bf16 (compute.c).  Current
+ * scaling (sh->fp8_current; TE's Float8CurrentScaling, NeMo's
+ * "tensorwise") reads each tensor once more for its amax before the cast,
+ * and the LayerNorm writes bf16 that is then cast as a Linear's input. */
 enum cmp_te_kind { CMP_TE_LN_COL, CMP_TE_COL, CMP_TE_ROW };
 
 /* The FP8 casts and transposes of one GEMM [M x K] x [K x N] (M: all its
@@ -150,8 +154,9 @@ void cmp_fp8_io(const struct gpu_spec *g, const struct cmp_shape *sh,
 		struct cmp_cost *out);
 /* Once per iteration: the FP8 cast and transpose of `params` GEMM weights
  * into TE's cached FP8 copies (Megatron passes is_first_microbatch, so TE
- * refreshes its weight workspace on the first microbatch only). */
-double cmp_fp8_weights_s(const struct gpu_spec *g, double params);
+ * refreshes its weight workspace on the first microbatch only); with
+ * current scaling, each weight's amax first. */
+double cmp_fp8_weights_s(const struct gpu_spec *g, double params, bool current);
 /* Transformer Engine's TP-communication overlap (userbuffers, TE v1.8
  * module/base.py initialize_ub defaults, as Megatron-Core --tp-comm-overlap
  * runs it with sequence parallelism) cuts the GEMMs it overlaps into

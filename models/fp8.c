@@ -9,6 +9,18 @@
  *   cast_to_fp8            read 2 bytes, write 1            3 B/element
  *   fp8_cast_transpose     read 2, write 1 + 1 (transposed) 4 B/element
  *   fp8_transpose          read 1, write 1                  2 B/element
+ *   amax (current scaling) read 2                           2 B/element
+ * Current scaling (TE 2.x Float8CurrentScaling, NeMo's "tensorwise") takes
+ * each tensor's scale from its own amax, so every cast of a bf16 tensor
+ * is preceded by a pass that reads it, and the LayerNorm cannot write FP8
+ * (its output's amax is known only once it is written): its bf16 output
+ * is cast as a Linear's input is.  TE's GEMM-profiling page (docs/
+ * examples/gemm_profiling, 2026; H200 NVL) measures the difference: 20.285
+ * against 18.978 ms a layer for the same GEMMs with their quantization,
+ * +1.31 ms over 2.48 G quantized elements, 2 bytes each at 3.8 TB/s
+ * (tests/kernels-t checks this model against it).  The amax all-reduce of
+ * sequence-parallel tensors (a few bytes over the TP group) is not
+ * charged.
  * (Hopper's FP8 GEMMs take only the TN layout, so each FP8 operand used
  * both ways is also kept transposed: TE docs, "Using FP8 with Transformer
  * Engine"; Micikevicius et al., "FP8 Formats for Deep Learning", 2022,
@@ -25,6 +37,7 @@
 /* The weight's cast and transpose (get_fp8_workspace: cast_transpose of
  * the bf16 weight into its cached FP8 copy and transpose). */
 #define WEIGHT_B CAST_T_B
+#define AMAX_B BF16_B				/* current scaling's amax pass */
 
 static void pass(const struct gpu_spec *g, double bytes, struct cmp_cost *acc)
 {
@@ -36,20 +49,36 @@ static void pass(const struct gpu_spec *g, double bytes, struct cmp_cost *acc)
 	cmp_add(acc, &c, 1);
 }
 
+/* Current scaling's amax of `elems` bf16 elements before their cast. */
+static void amax(const struct gpu_spec *g, const struct cmp_shape *sh, double elems,
+		 struct cmp_cost *acc)
+{
+	if (sh->fp8_current)
+		pass(g, elems * AMAX_B, acc);
+}
+
 /* Forward: the GEMM's input.  TELayerNormColumnParallelLinear (Megatron-
- * Core's QKV and FC1) has its LayerNorm write FP8 (layernorm_fwd_fp8; the
- * LN output is not returned): no pass.  A plain TE Linear (the row-
- * parallel proj and FC2, whose inputs are the attention and activation
- * outputs; MoE experts and latent-attention projections) casts its input:
- * with sequence parallelism cast_to_fp8 alone, else
- * fp8_cast_transpose_fused, which also keeps the transpose wgrad needs
- * (linear.py: `not sequence_parallel` chooses the fused kernel). */
+ * Core's QKV and FC1) has its LayerNorm write FP8 under delayed scaling
+ * (layernorm_fwd_fp8; the LN output is not returned): no pass.  A plain
+ * TE Linear (the row-parallel proj and FC2, whose inputs are the attention
+ * and activation outputs; MoE experts and latent-attention projections),
+ * and the LayerNorm's output under current scaling, is cast: with
+ * sequence parallelism cast_to_fp8 alone, else fp8_cast_transpose_fused,
+ * which also keeps the transpose wgrad needs (linear.py: `not
+ * sequence_parallel` chooses the fused kernel). */
 static void fwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 		       enum cmp_te_kind kind, double in_elems, struct cmp_cost *acc)
 {
-	if (kind == CMP_TE_LN_COL)
-		return;
-	pass(g, in_elems * (sh->sp ? CAST_B : CAST_T_B), acc);
+	double elems = in_elems;
+
+	if (kind == CMP_TE_LN_COL) {
+		if (!sh->fp8_current)
+			return;
+		if (sh->sp)	/* cast before the all-gather, as the LN wrote it */
+			elems /= sh->tp;
+	}
+	amax(g, sh, elems, acc);
+	pass(g, elems * (sh->sp ? CAST_B : CAST_T_B), acc);
 }
 
 /* Backward: the output gradient, to FP8 (E5M2) and transposed for wgrad
@@ -58,7 +87,8 @@ static void fwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
  * it in FP8 and transposes the gathered tensor (fp8_transpose); otherwise
  * one fp8_cast_transpose(_bgrad)_fused.  Then the saved input's transpose
  * for wgrad where the forward did not keep one: LayerNormLinear's
- * (fp8_transpose of ln_out_total), and Linear's under sequence
+ * (fp8_transpose of ln_out_total; under current scaling its forward cast
+ * kept one unless sequence parallel), and Linear's under sequence
  * parallelism (fp8_transpose of inputmat_total).  dgrad leaves in bf16. */
 static void bwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 		       enum cmp_te_kind kind, double M, double N, double K,
@@ -67,12 +97,14 @@ static void bwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double dy = M * N;
 
 	if (kind == CMP_TE_ROW && sh->sp && sh->tp > 1) {
+		amax(g, sh, dy / sh->tp, acc);
 		pass(g, dy / sh->tp * CAST_B, acc);
 		pass(g, dy * TRANSPOSE_B, acc);
 	} else {
+		amax(g, sh, dy, acc);
 		pass(g, dy * CAST_T_B, acc);
 	}
-	if (kind == CMP_TE_LN_COL || sh->sp)
+	if ((kind == CMP_TE_LN_COL && !sh->fp8_current) || sh->sp)
 		pass(g, M * K * TRANSPOSE_B, acc);
 }
 
@@ -87,7 +119,10 @@ void cmp_fp8_io(const struct gpu_spec *g, const struct cmp_shape *sh,
 		fwd_passes(g, sh, kind, M * K, out);
 }
 
-double cmp_fp8_weights_s(const struct gpu_spec *g, double params)
+double cmp_fp8_weights_s(const struct gpu_spec *g, double params, bool current)
 {
-	return params > 0 ? kern_stream_s(&g->k, KS_COPY, params * WEIGHT_B) : 0;
+	if (params <= 0)
+		return 0;
+	return kern_stream_s(&g->k, KS_COPY, params * WEIGHT_B) +
+	       (current ? kern_stream_s(&g->k, KS_COPY, params * AMAX_B) : 0);
 }

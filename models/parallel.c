@@ -110,6 +110,11 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.fp8_params", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "FP8 weights only (NeMo's fp8_params, TE fp8_model_init): no bf16 copy "
 	  "beside Transformer Engine's FP8 weight and its transpose; needs dtype fp8" },
+	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current",
+	  "Transformer Engine's FP8 scaling: delayed (scales from the amax history; "
+	  "Megatron-Core and NeMo's default) or current (per tensor from its own amax: "
+	  "NeMo's 'tensorwise', MLPerf v5.1's; an amax pass over each tensor before "
+	  "its cast, and the LayerNorm no longer writes FP8); needs dtype fp8" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
 	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
 	  "fp16 elements" },
@@ -203,6 +208,10 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_params", "FP8 weights need "
 				      "FP8 GEMMs (expected parallel.dtype = \"fp8\", or "
 				      "fp8_params false)");
+	if (o->fp8_recipe == PAR_FP8_CURRENT && o->dtype != PAR_FP8)
+		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
+				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
+				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
 		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
 				      "distributed optimizer and ZeRO both shard the "
@@ -264,6 +273,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
 	o->ds_engine = st->ds_engine;
 	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
+	o->fp8_recipe = strcmp(sc_str(sc, "parallel.fp8_recipe"), "current") == 0 ?
+			PAR_FP8_CURRENT : PAR_FP8_DELAYED;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;

@@ -534,6 +534,7 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 	sh.xentropy = o->xentropy;
 	sh.metric_ce = o->metric_ce;
 	sh.fp8 = o->dtype == PAR_FP8;
+	sh.fp8_current = sh.fp8 && o->fp8_recipe == PAR_FP8_CURRENT;
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
@@ -546,6 +547,7 @@ static int layer_costs(const struct tfm *m, const struct layout *L,
 		xs.xentropy = sh.xentropy;
 		xs.metric_ce = sh.metric_ce;
 		xs.fp8 = sh.fp8;
+		xs.fp8_current = sh.fp8_current;
 		xs.cp = L->cp;
 		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
 		/* the shared experts' part: the layer's time less its time
@@ -1141,7 +1143,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next
 	 * first microbatch, serial with the step as Adam is */
 	if (o->dtype == PAR_FP8)
-		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem));
+		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem),
+					   o->fp8_recipe == PAR_FP8_CURRENT);
 	struct net_transport nt = { net, NULL, sym.rails_symmetric ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {

@@ -56,6 +56,7 @@ parallel.virtual_stages|T|-s 'parallel.schedule="interleaved"'|4|
 parallel.zero_stage|T|-s parallel.pp=1|1|
 parallel.dtype|T|-s 'cluster.gpu="h100_sxm"'|"fp8"|
 parallel.fp8_params|T|H100|true|
+parallel.fp8_recipe|T|H100|"current"|
 parallel.tp_comm_overlap|T|-s parallel.sequence_parallel=true||
 parallel.overlap_param_gather|T|-s parallel.distributed_optimizer=true||
 parallel.cp_comm|T|-s parallel.cp=2||

@@ -22,7 +22,7 @@ int main(void)
 				.tp = 1, .flash = true, .fused = true, .fp8 = true };
 
 	toy(&g);
-	tap_plan(13);
+	tap_plan(19);
 
 	/* forward: a row-parallel GEMM's input [1000 x 2000] */
 	sh.sp = true;
@@ -56,9 +56,39 @@ int main(void)
 	cmp_fp8_io(&g, &sh, CMP_TE_COL, true, 1000, 3000, 2000, &c);
 	tap_near(c.time_s, pass_s(12e6), 1e-12,
 		 "bwd, Linear without SP: its input's transpose came from the forward");
-	tap_near(cmp_fp8_weights_s(&g, 1e6), pass_s(4e6), 1e-12,
+	tap_near(cmp_fp8_weights_s(&g, 1e6, false), pass_s(4e6), 1e-12,
 		 "weights: 1M parameters cast and transposed, 4 B each (13 us)");
-	tap_ok(cmp_fp8_weights_s(&g, 0) == 0, "no weights, no pass");
+	tap_ok(cmp_fp8_weights_s(&g, 0, false) == 0, "no weights, no pass");
+
+	/* current scaling: an amax pass (2 B/element read) before every cast
+	 * of a bf16 tensor, and the LayerNorm's output cast as a Linear's */
+	sh.fp8_current = true;
+	sh.sp = false;
+	sh.tp = 1;
+	cmp_fp8_io(&g, &sh, CMP_TE_ROW, false, 1000, 500, 2000, &c);
+	tap_near(c.time_s, pass_s(2e6 * 2) + pass_s(2e6 * 4), 1e-12,
+		 "current, fwd, no SP: amax then cast_transpose (34 us)");
+	cmp_fp8_io(&g, &sh, CMP_TE_LN_COL, false, 1000, 500, 2000, &c);
+	tap_near(c.time_s, pass_s(2e6 * 2) + pass_s(2e6 * 4), 1e-12,
+		 "current, fwd, LayerNormLinear: its bf16 output amax'd and cast (34 us)");
+	cmp_fp8_io(&g, &sh, CMP_TE_LN_COL, true, 1000, 3000, 2000, &c);
+	tap_near(c.time_s, pass_s(3e6 * 2) + pass_s(12e6), 1e-12,
+		 "current, bwd, LayerNormLinear: dy amax and cast_transpose, the input's "
+		 "transpose kept from the forward (46 us)");
+	sh.sp = true;
+	sh.tp = 4;
+	cmp_fp8_io(&g, &sh, CMP_TE_LN_COL, false, 1000, 500, 2000, &c);
+	tap_near(c.time_s, pass_s(0.5e6 * 2) + pass_s(0.5e6 * 3), 1e-12,
+		 "current, fwd, LayerNormLinear under SP on 4: the 1/4 shard amax'd and "
+		 "cast before the gather (15 us)");
+	cmp_fp8_io(&g, &sh, CMP_TE_ROW, true, 1000, 2000, 500, &c);
+	tap_near(c.time_s, pass_s(0.5e6 * 2) + pass_s(1.5e6) + pass_s(4e6) + pass_s(1e6),
+		 1e-12, "current, bwd, row-parallel under SP: amax of the dy shard first (35 us)");
+	tap_near(cmp_fp8_weights_s(&g, 1e6, true), pass_s(4e6) + pass_s(2e6), 1e-12,
+		 "current, weights: amax then cast_transpose (22 us)");
+	sh.fp8_current = false;
+	sh.sp = false;
+	sh.tp = 1;
 
 	/* A whole GPT layer with the FP8 law equal to bf16's: the forward
 	 * adds exactly the casts of proj's input [1024 x 1024] and FC2's
