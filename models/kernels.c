@@ -288,7 +288,10 @@ double kern_best_eff(const struct kern_gpu *k, bool fp8, double peak)
 {
 	const struct kern_gemm_law *law = fp8 ? &k->fp8 : &k->bf16;
 	const struct kern_gemm_rows *r = fp8 ? &k->gemm_fp8 : &k->gemm_bf16;
-	double gemm = law->sm_flops * k->sms * exp(max_lnr(r->lnr, r->n)) / peak;
+	/* FP8's residuals sit on BF16's (kernels.h): both at their best */
+	double lnr_best = max_lnr(r->lnr, r->n) +
+			  (fp8 ? max_lnr(k->gemm_bf16.lnr, k->gemm_bf16.n) : 0);
+	double gemm = law->sm_flops * k->sms * exp(lnr_best) / peak;
 	double lnr = max_lnr(k->attn_rows.lnr_fwd, k->attn_rows.n);
 	double lb = max_lnr(k->attn_rows.lnr_bwd, k->attn_rows.n);
 	double rate = fmax(k->attn.fwd_flops, k->attn.bwd_flops) * exp(fmax(lnr, lb));
