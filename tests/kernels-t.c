@@ -175,62 +175,64 @@ static void test_fit(void)
 	pin_fit("h200_sxm", &law, &f8, &a);
 }
 
+#define TE_T 15872.0
+#define TE_H 4096.0
+#define TE_F 16384.0
+/* M, N, K of the twelve GEMMs of Transformer Engine's GEMM-profiling
+ * example (NVIDIA/TransformerEngine docs/examples/gemm_profiling, 2026:
+ * 15,872 tokens, hidden 4096, FFN 16384; te.Linear(K, N) on [M, K]):
+ * fprop, dgrad, wgrad of QKV, proj, FC1, FC2 */
+static const double te_shapes[12][3] = {
+	{ TE_T, 3 * TE_H, TE_H }, { TE_T, TE_H, TE_H }, { TE_T, TE_F, TE_H }, { TE_T, TE_H, TE_F },
+	{ TE_T, TE_H, 3 * TE_H }, { TE_T, TE_H, TE_H }, { TE_T, TE_H, TE_F }, { TE_T, TE_F, TE_H },
+	{ 3 * TE_H, TE_H, TE_T }, { TE_H, TE_H, TE_T }, { TE_F, TE_H, TE_T }, { TE_H, TE_F, TE_T },
+};
+
 /* FP8 against BF16 at layer shapes (kernels.h: FP8 takes the BF16
- * table's shape residual).  On the four squares both were measured on,
- * FP8 runs 1.67-2.02x BF16 (1.88-2.02x from 4096 up); at the layer
- * shapes of Transformer Engine's GEMM-profiling example (15,872 tokens,
- * hidden 4096, FFN 16384: fprop, dgrad, wgrad of QKV, proj, FC1, FC2;
- * NVIDIA/TransformerEngine docs/examples/gemm_profiling, 2026) the model
- * must not promise more than the largest measured ratio.  TE's own
- * figure there is 1.905x (31.968 ms BF16, 16.785 ms FP8 per layer), on
- * an H200 NVL at 600 W, not this 700 W part: printed, not asserted. */
+ * table's shape residual).  On the squares from 4096^3 up, FP8 runs
+ * 1.94-1.99x BF16 (against the mean of BF16's repeated squares; 1.88-2.02x
+ * against single rows); at te_shapes the model must stay inside that
+ * range (the old law, fitted to the squares alone, gave 2.08x).  TE's
+ * own figure there is 1.905x (31.968 ms BF16, 16.785 ms FP8 per layer),
+ * on an H200 NVL at 600 W, not this 700 W part: printed, not asserted. */
 static void test_fp8_layer_ratio(void)
 {
-	double T = 15872, h = 4096, f = 16384;
-	double sh[12][3] = {
-		{ T, 3 * h, h }, { T, h, h }, { T, f, h }, { T, h, f },
-		{ T, h, 3 * h }, { T, h, h }, { T, h, f }, { T, f, h },
-		{ 3 * h, h, T }, { h, h, T }, { f, h, T }, { h, f, T },
-	};
-	double bf = 0, f8 = 0, sq_max = 0;
+	double bf = 0, f8 = 0, sq_min = INFINITY, sq_max = 0;
 	const struct kern_gemm_rows *r = &g.k.gemm_fp8;
 
 	for (int i = 0; i < 12; i++) {
-		bf += kern_gemm_s(&g.k, false, 1, sh[i][0], sh[i][1], sh[i][2]);
-		f8 += kern_gemm_s(&g.k, true, 1, sh[i][0], sh[i][1], sh[i][2]);
+		const double *x = te_shapes[i];
+		bf += kern_gemm_s(&g.k, false, 1, x[0], x[1], x[2]);
+		f8 += kern_gemm_s(&g.k, true, 1, x[0], x[1], x[2]);
 	}
-	for (int i = 0; i < r->n; i++)
-		sq_max = fmax(sq_max, kern_gemm_s(&g.k, false, 1, r->m[i], r->nn[i], r->k[i]) /
-				      r->s[i]);
+	for (int i = 0; i < r->n; i++) {
+		double q = kern_gemm_s(&g.k, false, 1, r->m[i], r->nn[i], r->k[i]) / r->s[i];
+		sq_max = fmax(sq_max, q);
+		if (r->m[i] >= 4096)	/* 2048^3 is launch- and wave-bound */
+			sq_min = fmin(sq_min, q);
+	}
 	tap_diag("FP8/BF16 per layer at TE's profiling shapes: %.3f (TE on an H200 NVL: "
-		 "1.905; measured squares here up to %.3f)", bf / f8, sq_max);
-	tap_ok(bf / f8 <= sq_max && bf / f8 > 1.8, "FP8 at layer shapes %.3fx BF16: "
-	       "no more than on any measured square (%.3fx), above 1.8x", bf / f8, sq_max);
+		 "1.905; measured squares from 4096^3 %.3f-%.3f)", bf / f8, sq_min, sq_max);
+	tap_ok(bf / f8 <= sq_max && bf / f8 >= sq_min, "FP8 at layer shapes %.3fx BF16: "
+	       "within the measured squares' %.3f-%.3fx", bf / f8, sq_min, sq_max);
 }
 
 /* FP8 current scaling's amax passes (models/fp8.c) against Transformer
  * Engine's own measurement: its GEMM-profiling page (NVIDIA/
  * TransformerEngine docs/examples/gemm_profiling, 2026) times 12
- * te.Linear forwards (15,872 tokens, hidden 4096, FFN 16384: the shapes
- * of test_fp8_layer_ratio), each quantizing its input and its weight, at
+ * te.Linear forwards (te_shapes), each quantizing its input and its weight, at
  * 20.285 ms a layer with current scaling and 18.978 with delayed, on an
  * H200 NVL (the same 4.8 TB/s HBM3e as this entry; memory-bound passes do
  * not feel its lower power cap much).  The difference, 1.307 ms, is the
  * amax reads; the model's must be within 15% of it. */
 static void test_fp8_current(void)
 {
-	double T = 15872, h = 4096, f = 16384;
-	double sh3[12][3] = {	/* M, N, K of te.Linear(K, N) on [M, K] */
-		{ T, 3 * h, h }, { T, h, h }, { T, f, h }, { T, h, f },
-		{ T, h, 3 * h }, { T, h, h }, { T, h, f }, { T, f, h },
-		{ 3 * h, h, T }, { h, h, T }, { f, h, T }, { h, f, T },
-	};
-	struct cmp_shape sh = { .b = 1, .s = T, .h = h, .a = 32, .tp = 1, .fp8 = true };
+	struct cmp_shape sh = { .b = 1, .s = TE_T, .h = TE_H, .a = 32, .tp = 1, .fp8 = true };
 	struct cmp_cost cur, del;
 	double extra = 0;
 
 	for (int i = 0; i < 12; i++) {
-		double M = sh3[i][0], N = sh3[i][1], K = sh3[i][2];
+		double M = te_shapes[i][0], N = te_shapes[i][1], K = te_shapes[i][2];
 		sh.fp8_current = true;
 		cmp_fp8_io(&g, &sh, CMP_TE_COL, false, M, N, K, &cur);
 		sh.fp8_current = false;
