@@ -70,6 +70,10 @@ int layout_chunk_layers(const struct layout *L, int layers, int v, int vs)
 	int k = vs % L->pp, c = vs / L->pp;
 	int n = layout_stage_layers(L, layers, k);
 
+	/* the first stage's lighter chunks first, beside the embedding; the
+	 * other stages' last, the last stage's beside the loss */
+	if (k == 0 && L->pp > 1)
+		return n / v + (c >= v - n % v ? 1 : 0);
 	return n / v + (c < n % v ? 1 : 0);
 }
 

@@ -14,7 +14,15 @@
  * last_stage_layers fix those stages' counts, the others split the rest the
  * same way (Megatron-LM's --decoder-first/last-pipeline-num-layers).  With
  * v model chunks per stage (interleaved schedule) a stage's layers split
- * into v chunks, the first ones one layer larger when v does not divide.
+ * into v chunks, the first ones one layer larger when v does not divide,
+ * but on the first stage the last ones: its lighter chunks come first,
+ * beside the embedding, as the last stage's come last, beside the loss.
+ * Those two chunks may hold no layer at all: Llama 3's 126 layers ran as
+ * 16 stages of 8 one-layer chunks where "the first model chunk on the
+ * first stage has only the embedding, and the last model chunk on the last
+ * stage has only output projection and loss calculation" (sec. 3.3.2);
+ * Megatron-Core's account_for_embedding/loss_in_pipeline_split place them
+ * the same way.
  *
  * Expert parallelism (MoE models) splits each MoE layer's routed experts
  * over ep ranks of the data-parallel group, as Megatron-Core folds EP into

@@ -51,7 +51,8 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.recompute", CFG_ENUM, "", 0, 0, "selective", "none|selective|full",
 	  "activation recomputation (Korthikanti et al. 2022)" },
 	{ "parallel.zero_stage", CFG_INT, "", 0, 3, "0", NULL,
-	  "DeepSpeed ZeRO stage (0: plain data parallelism); default: the stack's" },
+	  "ZeRO/FSDP stage (0: plain data parallelism; with pipeline stages at "
+	  "most 2, 1 in DeepSpeed's engine); default: the stack's" },
 	{ "parallel.distributed_optimizer", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "Megatron distributed optimizer: reduce-scatter gradients, all-gather weights; default: the stack's" },
 	{ "parallel.overlap_grad_reduce", CFG_BOOL, "", 0, 0, "true", NULL,
@@ -173,14 +174,16 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		if (v < 2)
 			return sc_where_error(w, e, "parallel.virtual_stages", "interleaved "
 					      "needs at least 2 virtual stages (expected >= 2)");
-		/* chunks may differ by a layer (layout.h), none may be empty */
+		/* chunks may differ by a layer (layout.h); only the embedding's
+		 * and the loss's may hold no layer (Llama 3, layout.h) */
 		for (int k = 0; k < L->pp; k++) {
 			int n = layout_stage_layers(L, m->layers, k);
-			if (n < v)
+			int most = k == 0 || k == L->pp - 1 ? n + 1 : n;
+			if (v > most)
 				return sc_where_error(w, e, "parallel.virtual_stages",
 						      "stage %d's %d layers do not make %d "
 						      "chunks (expected at most %d virtual "
-						      "stages)", k, n, v, n);
+						      "stages)", k, n, v, most);
 		}
 		if (L->microbatches % L->pp != 0)
 			return sc_where_error(w, e, "parallel.global_batch", "%d "
@@ -192,11 +195,20 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      "need the interleaved schedule (expected 1 with 1f1b "
 				      "or deepspeed)");
 	}
-	if (o->zero_stage >= 2 && L->pp > 1)
-		return sc_where_error(w, e, "parallel.zero_stage", "ZeRO-2/3 split "
-				      "gradients or weights that pipeline stages accumulate "
-				      "over microbatches; DeepSpeed allows them only without "
-				      "pipeline parallelism (expected pp = 1 or zero_stage <= 1)");
+	/* ZeRO-2 with pipeline stages reduce-scatters every microbatch's
+	 * gradients (FSDP without resharding weights, as Llama 3 ran it,
+	 * arXiv:2407.21783 sec. 3.3.2); DeepSpeed's PipelineEngine refuses it,
+	 * and ZeRO-3 would gather every chunk's weights per microbatch. */
+	if (L->pp > 1 && (o->zero_stage >= 3 ||
+			  (o->zero_stage == 2 && o->schedule == PAR_DEEPSPEED)))
+		return sc_where_error(w, e, "parallel.zero_stage", "ZeRO-%d splits "
+				      "%s that pipeline stages hold over microbatches; "
+				      "%s (expected pp = 1, or zero_stage <= %d)",
+				      o->zero_stage, o->zero_stage >= 3 ? "weights" :
+				      "gradients", o->zero_stage >= 3 ? "trainsim models "
+				      "ZeRO-3 only without pipeline parallelism" :
+				      "DeepSpeed's pipeline engine allows only ZeRO-1",
+				      o->zero_stage >= 3 ? 2 : 1);
 	if (o->attn_conflict)
 		return sc_where_error(w, e, "parallel.attention_kernel", "%s %s a flash "
 				      "kernel but parallel.flash_attention says %s (expected "

@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(33);
+	tap_plan(35);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -88,12 +88,31 @@ int main(void)
 	       layout_stage_layers(&L, 30, 2) == 11 && layout_stage_layers(&L, 30, 3) == 5,
 	       "first 3, last 5: 3, 11, 11, 5");
 	/* interleaved, 2 chunks per stage, the first one a layer larger when
-	 * odd: stage 1's 11 layers as 6 + 5; the chunk 0s (virtual stages
-	 * 0-3) hold 2 + 6 + 6 + 3 = 17 layers before chunk 1 of stage 0 */
+	 * odd but on the first stage, whose lighter chunk comes first (beside
+	 * the embedding): stage 1's 11 layers as 6 + 5, stage 0's 3 as 1 + 2;
+	 * the chunk 0s (virtual stages 0-3) hold 1 + 6 + 6 + 3 = 16 layers
+	 * before chunk 1 of stage 0 */
 	tap_ok(layout_chunk_layers(&L, 30, 2, 1) == 6 && layout_chunk_layers(&L, 30, 2, 5) == 5,
 	       "stage 1's 11 layers in 2 chunks: 6 and 5");
-	tap_int(layout_chunk_first_layer(&L, 30, 2, 4), 17,
-		"chunk 1 of stage 0 starts after the chunk 0s' 2 + 6 + 6 + 3 layers");
+	tap_ok(layout_chunk_layers(&L, 30, 2, 0) == 1 && layout_chunk_layers(&L, 30, 2, 4) == 2,
+	       "stage 0's 3 layers in 2 chunks: 1, then 2");
+	tap_int(layout_chunk_first_layer(&L, 30, 2, 4), 16,
+		"chunk 1 of stage 0 starts after the chunk 0s' 1 + 6 + 6 + 3 layers");
+	/* Llama 3 405B: 126 layers, 16 stages of 7, 8 x 14, 7 in 8 chunks of
+	 * one layer, "the first model chunk on the first stage has only the
+	 * embedding, and the last model chunk on the last stage has only
+	 * output projection and loss calculation" (arXiv:2407.21783 sec.
+	 * 3.3.2): virtual stages 0 and 127 hold none */
+	struct layout M = { .tp = 8, .pp = 16 };
+	int empty = 0, ones = 0;
+	for (int vs = 0; vs < 128; vs++) {
+		int n = layout_chunk_layers(&M, 126, 8, vs);
+		empty += n == 0;
+		ones += n == 1;
+	}
+	tap_ok(empty == 2 && ones == 126 && layout_chunk_layers(&M, 126, 8, 0) == 0 &&
+	       layout_chunk_layers(&M, 126, 8, 127) == 0,
+	       "Llama 3 on 16 x 8 chunks: one layer each, the first and last empty");
 
 	/* The slowest stage sets the pace: 1F1B on 2 stages, stage 1 with
 	 * twice stage 0's work (f 2, b 4 ms against 1, 2), m = 4.  By hand

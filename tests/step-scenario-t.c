@@ -92,7 +92,7 @@ int main(void)
 	cfg_schema_add(s, node_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, strag_settings);
-	tap_plan(14);
+	tap_plan(18);
 
 	if (!tap_ok(load(s, "recompute = \"full\";", NULL, &x, &e) == 0, "row 1 loads (%s)", e.msg)) {
 		sc_free(x.sc);
@@ -131,8 +131,23 @@ int main(void)
 		    "virtual stages with 1F1B");
 	check_error(s, "zero_stage = 1; distributed_optimizer = true;", NULL,
 		    "parallel.distributed_optimizer", "ZeRO and the distributed optimizer");
-	check_error(s, "zero_stage = 2; pp = 2;", NULL,
-		    "parallel.zero_stage", "ZeRO-2 with pipeline stages");
+	check_error(s, "zero_stage = 3; pp = 2;", NULL,
+		    "parallel.zero_stage", "ZeRO-3 with pipeline stages");
+	check_error(s, "zero_stage = 2; pp = 2; schedule = \"deepspeed\";", NULL,
+		    "parallel.zero_stage", "ZeRO-2 in DeepSpeed's pipeline engine");
+	/* 24 layers on 4 stages: 6 each; the first and last stage may leave
+	 * one chunk empty (the embedding's, the loss's), the middle ones none */
+	check_error(s, "pp = 4; schedule = \"interleaved\"; virtual_stages = 7;", NULL,
+		    "parallel.virtual_stages", "a middle stage with fewer layers than chunks");
+	rc = load(s, "zero_stage = 2; pp = 2;", NULL, &x, &e);
+	tap_ok(rc == 0 && par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e) == 0,
+	       "ZeRO-2 with pipeline stages outside DeepSpeed (FSDP, Llama 3) (%s)", e.msg);
+	sc_free(x.sc);
+	rc = load(s, "pp = 2; schedule = \"interleaved\"; virtual_stages = 13;",
+		  NULL, &x, &e);
+	tap_ok(rc == 0 && par_check(x.cfg.where, &x.m, &x.L, &x.cfg.par, &e) == 0,
+	       "12 layers a stage on 2 stages make 13 chunks, one empty on each (%s)", e.msg);
+	sc_free(x.sc);
 	check_error(s, "", "gpus.a100_80gb.kernels=no-such-folder",
 		    "gpus.a100_80gb.kernels", "a kernel folder that is not there");
 
