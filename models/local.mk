@@ -1,8 +1,8 @@
 # models/local.mk -- the run model and its accounting.
 libtrainsim_a_SOURCES += models/gpu.c models/node.c models/kernels.c models/kernels_tsv.c models/stack.c models/attn_impl.c \
-	models/transformer.c models/layout.c models/pool.c models/pace.c
+	models/transformer.c models/layout.c models/pool.c models/pace.c models/ramp.c
 noinst_HEADERS += models/gpu.h models/node.h models/kernels.h models/stack.h models/attn_impl.h models/transformer.h \
-	models/layout.h models/pool.h models/pace.h
+	models/layout.h models/pool.h models/pace.h models/ramp.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \

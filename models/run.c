@@ -32,7 +32,7 @@ static const struct cfg_setting run_settings[] = {
 };
 
 static const struct cfg_setting *const setting_tables[] = {
-	run_settings, pace_settings, par_settings, tfm_settings, layout_settings,
+	run_settings, pace_settings, par_settings, tfm_settings, layout_settings, ramp_settings,
 	gpu_settings, pool_settings, spot_settings, ckpt_settings,
 	ckpt_storage_settings, failure_settings, gc_settings, net_settings, strag_settings, NULL
 };
@@ -191,14 +191,23 @@ static void schedule_iter(struct run *r)
 			      r->k_iter, 0);
 }
 
-/* Train from r->iters to the next checkpoint, the end of redo or the end
- * of the run, whichever comes first. */
+/* Train from r->iters to the next checkpoint, the end of redo, the end of
+ * a batch ramp-up phase or the end of the run, whichever comes first.  A
+ * ramp-up runs on the whole cluster (ramp.h: no elastic job has one), at
+ * the pace of the phase's batch. */
 void run_start_work(struct run *r)
 {
+	int k = ramp_phase(&r->md->ramp, r->iters);
+
+	if (r->md->ramp.n > 0)
+		r->pace = run_model_pace(r->md, r->iters);
+
 	const struct pace *p = r->pace;
 	int64_t left = r->md->tokens_needed - r->tokens;
 	int64_t target = r->iters + (left + p->tokens_per_iter - 1) / p->tokens_per_iter;
 
+	if (k >= 0 && r->md->ramp.end_iter[k] < target)
+		target = r->md->ramp.end_iter[k];
 	if (r->md->ck.enabled && r->ck_next_iter < target)
 		target = r->ck_next_iter;
 	if (r->iters < r->hwm_iters && r->hwm_iters < target)

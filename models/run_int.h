@@ -25,6 +25,7 @@
 #include "models/layout.h"
 #include "models/pace.h"
 #include "models/pool.h"
+#include "models/ramp.h"
 #include "models/run.h"
 #include "models/spot.h"
 #include "models/step.h"
@@ -56,10 +57,12 @@ struct model {
 	struct step_cfg step;		/* the step model's settings (owned) */
 	struct pace_src src;		/* how paces are computed */
 	struct pace full;		/* the whole cluster's pace */
+	struct ramp ramp;		/* batch ramp-up (ramp.n 0: none) */
+	struct pace *ramp_pace;		/* the whole cluster's, per ramp phase */
 	struct mem_breakdown mem;	/* memory per GPU, largest stage */
 	double iteration_s;		/* compute time at full dp */
 	double flops_per_iter;		/* with recomputation, Megatron's count */
-	int64_t tokens_per_iter;	/* at full dp */
+	int64_t tokens_per_iter;	/* at full dp and the full batch */
 	int64_t total_iters;
 	int64_t tokens_needed;		/* total_iters x tokens_per_iter */
 	int nodes_per_replica;		/* tp x pp GPUs, in nodes (may be fractional: GPUs) */
@@ -173,6 +176,12 @@ int run_dp_possible(const struct run *r);
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e);
 void run_model_free(struct model *md);
+/* The pace of iteration iters + 1 at the full cluster: its ramp phase's
+ * while the batch ramps up, else the full one. */
+const struct pace *run_model_pace(const struct model *md, int64_t iters);
+/* Time of iterations i0+1 .. i1 at the full cluster's paces, each phase at
+ * its own; compute only: without GC. */
+double run_work_s(const struct model *md, int64_t i0, int64_t i1, bool compute_only);
 
 /* run_ckpt.c: accounting, storage I/O, checkpoints */
 int run_nodes_held(const struct run *r, int *per_pool);

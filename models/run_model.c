@@ -68,6 +68,52 @@ static int check_elastic(const struct model *md, struct err *e)
 	return 0;
 }
 
+/* The batch ramp-up and the whole cluster's pace at each of its batches,
+ * computed now: a phase's layout problems are the scenario's. */
+static int ramp_setup(const struct scenario *sc, struct model *md, struct err *e)
+{
+	if (ramp_from_scenario(sc, &md->L, md->spot.elastic, &md->ramp, e) < 0)
+		return -1;
+	if (md->ramp.n == 0)
+		return 0;
+	md->ramp_pace = calloc((size_t)md->ramp.n, sizeof *md->ramp_pace);
+	if (md->ramp_pace == NULL)
+		return err_set(e, ERR_RUN, "out of memory");
+	for (int k = 0; k < md->ramp.n; k++) {
+		struct layout L = md->L;
+		struct pace_src src = md->src;
+
+		L.global_batch = md->ramp.batch[k];
+		L.microbatches = L.global_batch / (layout_replicas(&L) * L.micro_batch);
+		src.L = &L;
+		if (pace_compute(&src, L.dp, &md->ramp_pace[k], e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+const struct pace *run_model_pace(const struct model *md, int64_t iters)
+{
+	int k = ramp_phase(&md->ramp, iters);
+
+	return k < 0 ? &md->full : &md->ramp_pace[k];
+}
+
+double run_work_s(const struct model *md, int64_t i0, int64_t i1, bool compute_only)
+{
+	double t = 0;
+
+	while (i0 < i1) {
+		int k = ramp_phase(&md->ramp, i0);
+		const struct pace *p = k < 0 ? &md->full : &md->ramp_pace[k];
+		int64_t end = k < 0 || md->ramp.end_iter[k] > i1 ? i1 : md->ramp.end_iter[k];
+
+		t += compute_only ? (double)(end - i0) * p->compute_s : pace_time_s(p, i0, end);
+		i0 = end;
+	}
+	return t;
+}
+
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e)
 {
@@ -102,8 +148,19 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 	md->iteration_s = md->full.compute_s;
 	md->flops_per_iter = md->full.flops_per_iter;
 	md->tokens_per_iter = (int64_t)md->L.global_batch * md->m.seq_len;
-	md->total_iters = (int64_t)ceil(md->m.tokens / (double)md->tokens_per_iter);
-	md->tokens_needed = md->total_iters * md->tokens_per_iter;
+	if (ramp_setup(sc, md, e) < 0) {
+		run_model_free(md);
+		return -1;
+	}
+	if (md->ramp.n == 0) {
+		md->total_iters = (int64_t)ceil(md->m.tokens / (double)md->tokens_per_iter);
+		md->tokens_needed = md->total_iters * md->tokens_per_iter;
+	} else {
+		md->total_iters = ramp_iters_for(&md->ramp, md->m.tokens / md->m.seq_len,
+						 md->L.global_batch);
+		md->tokens_needed = ramp_sequences(&md->ramp, md->total_iters,
+						   md->L.global_batch) * md->m.seq_len;
+	}
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
 	if (check_elastic(md, e) < 0 ||
 	    step_cfg_read_net(sc, &md->step, e) < 0 ||
@@ -119,6 +176,9 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 
 void run_model_free(struct model *md)
 {
+	free(md->ramp_pace);
+	md->ramp_pace = NULL;
+	ramp_free(&md->ramp);
 	step_cfg_free(&md->step);
 	spot_free(&md->spot);
 	failure_free(&md->fl);
@@ -145,7 +205,7 @@ struct run_job *run_job_from_scenario(const struct scenario *sc,
 	/* the checkpoint's money, now that accounting knows the prices */
 	ckpt_minimize_cost(&j->md.ck,
 			   acct_checkpoint_usd(j->acct, j->md.ck.size_bytes,
-					       pace_time_s(&j->md.full, 0, j->md.total_iters)),
+					       run_work_s(&j->md, 0, j->md.total_iters, false)),
 			   acct_training_usd_per_s(j->acct), j->md.iteration_s, j->md.mtti_s);
 	return j;
 }
@@ -155,7 +215,7 @@ void run_job_shape(const struct run_job *j, int *gpus, const char **gpu,
 {
 	*gpus = j->md.L.gpus;
 	*gpu = j->md.g.name;
-	*work_s = pace_time_s(&j->md.full, 0, j->md.total_iters);
+	*work_s = run_work_s(&j->md, 0, j->md.total_iters, false);
 }
 
 double run_job_fabric_s(const struct run_job *j, double *iteration_s, double *exposed_s)
@@ -237,6 +297,14 @@ static void print_derived(const struct model *md, FILE *out)
 	print_attention(md, out);
 	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);
 	fprintf(out, "iterations            %lld\n", (long long)md->total_iters);
+	if (md->ramp.n > 0) {
+		int64_t it = md->ramp.end_iter[md->ramp.n - 1];
+		fprintf(out, "rampup                %d steps from %d sequences, %lld iterations, "
+			"%.4g s (%.4g s at the full batch)\n", md->ramp.n, md->ramp.batch[0],
+			(long long)it, run_work_s(md, 0, it, false),
+			(double)ramp_sequences(&md->ramp, it, md->L.global_batch) /
+			md->L.global_batch * md->full.iter_s);
+	}
 	fprintf(out, "checkpoint            %.4g bytes, write %.1f s, stall %.2f s, "
 		"every %lld iterations\n", md->ck.size_bytes, md->ck.write_s,
 		md->ck.stall_s, (long long)md->ck.interval_iters);

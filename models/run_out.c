@@ -130,10 +130,12 @@ void run_summarize(struct run *r)
 		    "TFLOP/s");
 	rep_summary(rep, "mfu", tfm_model_flops_per_token(&md->m) * md->tokens_per_iter /
 		    (iter_s * md->L.gpus * pace_peak_flops(&md->src)), "");
-	/* useful training time: the tokens done at the full cluster's pace
-	 * without GC, so slower elastic training and GC count as lost */
-	rep_summary(rep, "goodput", dur_s > 0 ? (double)r->tokens / md->tokens_per_iter *
-		    md->iteration_s / dur_s : NAN, "");
+	/* useful training time: the iterations done at the full cluster's
+	 * pace (a ramp-up's phases at theirs) without GC, so slower elastic
+	 * training and GC count as lost */
+	rep_summary(rep, "goodput", dur_s > 0 ? (md->ramp.n == 0 ?
+		    (double)r->tokens / md->tokens_per_iter * md->iteration_s :
+		    run_work_s(md, 0, r->iters, true)) / dur_s : NAN, "");
 	acct_summarize(r->acct, r->end_ns, rep);
 	summarize_band(r, iter_s, dur_s);
 	rep_summary(rep, "failures", (double)r->failures, "");

@@ -107,19 +107,30 @@ static void test_gc_run(void)
 	tap_ok(grows, "auto GC slowdown grows with rank count");
 }
 
-/* The fast path and one event per iteration give the same run. */
+/* The fast path and one event per iteration give the same run; the third
+ * case with a batch ramp-up of 64 64 76800 (phases of 400, 200 and 134
+ * iterations of 64, 128 and 192 sequences, which failures, checkpoints and
+ * redo cross). */
 static void test_full_fidelity(void)
 {
 	const char *modes[] = { "training.checkpoint.mode=\"sync\"",
-				"training.checkpoint.mode=\"async\"" };
+				"training.checkpoint.mode=\"async\"",
+				"training.checkpoint.mode=\"sync\"" };
+	const char *const names[] = { "sync", "async", "sync with a batch ramp-up" };
 
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < 3; m++) {
 		const char *ov[] = { "failures.per_node_per_1000_days=200000",
 				     "training.checkpoint.interval_s=120", "gc.mode=\"manual\"",
 				     "gc.every_iters=7", "failures.restart_s=20", "failures.spares=10000000",
 				     "training.checkpoint.write_bw_gbyte_s=0.1", modes[m],
-				     "run.full_fidelity=false" };
+				     "parallel.rampup_start_batch=64", "parallel.rampup_increment=64",
+				     "parallel.rampup_samples=76800", "run.full_fidelity=false" };
 		size_t nov = sizeof ov / sizeof ov[0];
+
+		if (m < 2) {	/* no ramp-up: drop its three settings */
+			ov[nov - 4] = ov[nov - 1];
+			nov -= 3;
+		}
 		const char *keys[] = { "duration_s", "lost_work_s", "time_gc_s",
 				       "time_redo_s", "checkpoints", "failures", "tokens" };
 		struct report *a, *b;
@@ -136,9 +147,9 @@ static void test_full_fidelity(void)
 			}
 		}
 		tap_ok(rep_summary_get(a, "failures") > 3 && rep_summary_get(a, "checkpoints") > 3,
-		       "%s: the run has failures and checkpoints", m ? "async" : "sync");
+		       "%s: the run has failures and checkpoints", names[m]);
 		tap_ok(same, "%s: full fidelity equals the fast path to 1e-9 (duration, lost "
-		       "work, GC, redo, counts)", m ? "async" : "sync");
+		       "work, GC, redo, counts)", names[m]);
 		tap_ok(rep_summary_get(b, "events") > 10 * rep_summary_get(a, "events"),
 		       "... with an event per iteration (%g vs %g events)",
 		       rep_summary_get(b, "events"), rep_summary_get(a, "events"));

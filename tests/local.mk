@@ -15,7 +15,7 @@ pin: tests/bench/validate-b
 .PHONY: pin
 SHELL_TESTS += tests/bad-input.sh tests/output-path.sh tests/sweep-tmp.sh tests/trace-text.sh
 EXTRA_DIST += tests/bad
-UNIT_TESTS += tests/run-model-t
+UNIT_TESTS += tests/run-model-t tests/ramp-t
 SHELL_TESTS += tests/e2e-run.sh
 SHELL_TESTS += tests/run-spares.sh
 SHELL_TESTS += tests/plan-scenarios.sh

@@ -75,6 +75,37 @@ static void test_undisturbed_tiny(void)
 	rep_free(r);
 }
 
+/* tiny.cfg with Megatron's --rampup-batch-size 64 64 768: 3 steps of 256
+ * sequences (ramp.h); 64-sequence iterations until 256 are consumed (4),
+ * then 128 until 512 (2), then 192 until past 768 (2: 896); then the full
+ * 256 until 2e9 / 2048 = 976,562.5 sequences: ceil(975,666.5 / 256) =
+ * 3812 more.  The formula model's iteration time follows the sequences
+ * (F is linear in B), so the duration is that of the 976,768 sequences at
+ * the full batch's rate, and a ramp-up costs nothing there. */
+static void test_rampup(void)
+{
+	const char *ov[] = { "failures.enabled=false", "training.checkpoint.enabled=false",
+			     "parallel.rampup_start_batch=64", "parallel.rampup_increment=64",
+			     "parallel.rampup_samples=768" };
+	struct report *r = rep_new();
+	double l = 12, h = 768, s = 2048, V = 51200, B = 256;
+	double F = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+	double iter_s = F / (16 * 312e12 * 0.44), seqs = 896 + 3812 * 256.0;
+
+	if (formula_run("scenarios/tiny.cfg", ov, 5, 1, r) < 0) {
+		tap_ok(0, "tiny run with a batch ramp-up");
+		rep_free(r);
+		return;
+	}
+	tap_near(get(r, "iterations"), 4 + 2 + 2 + 3812, 0,
+		 "ramp-up: 8 iterations of 64, 128, 192 sequences, then 3812 of 256");
+	tap_near(get(r, "tokens"), seqs * s, 0, "tokens = (896 + 3812 x 256) x 2048");
+	tap_near(get(r, "duration_s"), seqs / B * iter_s, 1e-9,
+		 "formula model: the duration of the sequences at the full batch's rate");
+	tap_near(get(r, "goodput"), 1, 1e-9, "a ramp-up is no disruption: goodput 1");
+	rep_free(r);
+}
+
 /* 175b.cfg: duration = iterations x F / (n X) exactly, and Megatron's
  * 8TP/(nX) within the gap between the FLOPs and parameter brackets
  * (1 + s/6h + V/16lh = 1.03049 vs 1 + 13/12h + (V+s)/12lh = 1.00385,
@@ -166,6 +197,7 @@ static void test_failure_rate(void)
 int main(void)
 {
 	test_undisturbed_tiny();
+	test_rampup();
 	test_megatron_estimate();
 	test_checkpoints();
 	test_failure_rate();

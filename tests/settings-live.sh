@@ -76,6 +76,9 @@ model.moe.dense_layers|T|MOE|2|
 model.moe.capacity_factor|T|MOE|1|
 model.moe.imbalance|T|MOE|2|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
+parallel.rampup_start_batch|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|128|
+parallel.rampup_increment|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|192|
+parallel.rampup_samples|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|76800|
 training.efficiency|T|FORM||
 training.host_us_per_kernel|T||5000|
 training.adam_foreach|T|-s 'training.stack="pytorch_eager"'||
