@@ -13,7 +13,7 @@ row() { "$TRAINSIM" list "$1" | awk -v n="$2" '$1 == n' | sed 's/   */|/g'; }
 field() { row "$1" "$2" | cut -d'|' -f"$3"; }
 
 "$TRAINSIM" list gpus >"$tmp/gpus"; ok $? "list gpus runs"
-ok_eq "$(grep -c -v '^#' "$tmp/gpus")" 7 "6 GPUs and a header line (gpus.cfg has 6 entries)"
+ok_eq "$(grep -c -v '^#' "$tmp/gpus")" 8 "7 GPUs and a header line (gpus.cfg has 7 entries)"
 ok_eq "$(row gpus h100_sxm | cut -d'|' -f1-8)" "h100_sxm|989.4|1978.9|80|3350|700|84|nvlink4" \
 	"h100_sxm: BF16, FP8, HBM GB, GB/s, TDP, idle, NVLink as in gpus.cfg"
 case $(field gpus h100_sxm 9) in *"H100 Tensor Core GPU datasheet"*) r=0 ;; *) r=1 ;; esac
@@ -40,8 +40,8 @@ done
 ok $missing "every entry of gpus, links, nodes, storage, instances and regions has a source"
 
 # A scenario's own entries; a directory of presets.
-ok_eq "$("$TRAINSIM" list gpus scenarios/tiny.cfg | grep -c -v '^#')" 7 \
-	"list gpus scenarios/tiny.cfg: the 6 GPUs it includes"
+ok_eq "$("$TRAINSIM" list gpus scenarios/tiny.cfg | grep -c -v '^#')" 8 \
+	"list gpus scenarios/tiny.cfg: the 7 GPUs it includes"
 mkdir "$tmp/models"
 printf '# Toy 1B (made up for this test)\nmodel = { name = "toy"; layers = 24; hidden = 2048; heads = 16; seq_len = 2048; vocab = 50257; };\n' >"$tmp/models/toy.cfg"
 printf 'not a preset\n' >"$tmp/models/README"
