@@ -195,6 +195,23 @@ int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err 
 	return 0;
 }
 
+void pace_lerp(const struct pace_src *src, const struct pace *a, const struct pace *b,
+	       int global_batch, struct pace *out)
+{
+	double ta = (double)a->tokens_per_iter, tb = (double)b->tokens_per_iter;
+	double t = (double)global_batch * src->m->seq_len;
+	double w = tb > ta ? (t - ta) / (tb - ta) : 0;
+	long gpus = (long)a->dp * src->L->tp * src->L->pp;
+
+	*out = *a;
+	out->compute_s = a->compute_s + w * (b->compute_s - a->compute_s);
+	out->flops_per_iter = a->flops_per_iter + w * (b->flops_per_iter - a->flops_per_iter);
+	if (src->use_step)
+		step_result_lerp(&a->step, &b->step, w, &out->step);
+	out->iter_s = out->compute_s + gc_auto_s(src->gc, out->compute_s, gpus);
+	out->tokens_per_iter = (int64_t)global_batch * src->m->seq_len;
+}
+
 bool pace_has_gc(const struct pace *p)
 {
 	return p->iter_s != p->compute_s || p->every > 0;

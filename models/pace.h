@@ -96,6 +96,13 @@ int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err 
 /* The rules and the memory of the layout at dp replicas (what pace_compute
  * would meet), without computing the pace. */
 int pace_check_dp(const struct pace_src *src, int dp, struct err *e);
+/* The pace of a global batch between those of a and b (the same dp, the
+ * batch of a below it, of b above), by linear interpolation in the
+ * sequences per iteration: an iteration of one layout is affine in its
+ * microbatches (each adds a pipeline slot; the rest does not move); the
+ * caller checks that against a computed pace (run_model.c). */
+void pace_lerp(const struct pace_src *src, const struct pace *a, const struct pace *b,
+	       int global_batch, struct pace *out);
 bool pace_has_gc(const struct pace *p);
 /* Time for iterations i0+1 .. i1 (a manual pause ends every every-th). */
 double pace_time_s(const struct pace *p, int64_t i0, int64_t i1);

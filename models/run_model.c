@@ -68,25 +68,53 @@ static int check_elastic(const struct model *md, struct err *e)
 	return 0;
 }
 
-/* The batch ramp-up and the whole cluster's pace at each of its batches,
- * computed now: a phase's layout problems are the scenario's. */
+/* The whole cluster's pace at ramp phase k's batch, computed. */
+static int ramp_pace(struct model *md, int k, struct pace *p, struct err *e)
+{
+	struct layout L = md->L;
+	struct pace_src src = md->src;
+
+	L.global_batch = md->ramp.batch[k];
+	L.microbatches = L.global_batch / (layout_replicas(&L) * L.micro_batch);
+	src.L = &L;
+	return pace_compute(&src, L.dp, p, e);
+}
+
+/* Interpolated paces within this of a computed one are taken. */
+#define RAMP_LERP_TOL 1e-3
+
+/* The batch ramp-up and the whole cluster's pace at each of its batches.
+ * The first phase's is computed (its layout problems are the
+ * scenario's), the others interpolated between it and the full batch's
+ * (pace_lerp), checked against the middle phase's computed pace: beyond
+ * RAMP_LERP_TOL every phase is computed.  The planner's candidates so cost
+ * three step simulations, not one a phase. */
 static int ramp_setup(const struct scenario *sc, struct model *md, struct err *e)
 {
+	int n, mid;
+
 	if (ramp_from_scenario(sc, &md->L, md->spot.elastic, &md->ramp, e) < 0)
 		return -1;
-	if (md->ramp.n == 0)
+	if ((n = md->ramp.n) == 0)
 		return 0;
-	md->ramp_pace = calloc((size_t)md->ramp.n, sizeof *md->ramp_pace);
+	md->ramp_pace = calloc((size_t)n, sizeof *md->ramp_pace);
 	if (md->ramp_pace == NULL)
 		return err_set(e, ERR_RUN, "out of memory");
-	for (int k = 0; k < md->ramp.n; k++) {
-		struct layout L = md->L;
-		struct pace_src src = md->src;
-
-		L.global_batch = md->ramp.batch[k];
-		L.microbatches = L.global_batch / (layout_replicas(&L) * L.micro_batch);
-		src.L = &L;
-		if (pace_compute(&src, L.dp, &md->ramp_pace[k], e) < 0)
+	mid = n / 2;
+	if (ramp_pace(md, 0, &md->ramp_pace[0], e) < 0 ||
+	    (mid > 0 && ramp_pace(md, mid, &md->ramp_pace[mid], e) < 0))
+		return -1;
+	struct pace guess;
+	pace_lerp(&md->src, &md->ramp_pace[0], &md->full, md->ramp.batch[mid], &guess);
+	bool affine = fabs(guess.compute_s - md->ramp_pace[mid].compute_s) <=
+		      RAMP_LERP_TOL * md->ramp_pace[mid].compute_s;
+	for (int k = 1; k < n; k++) {
+		if (k == mid)
+			continue;
+		if (affine)
+			pace_lerp(&md->src, &md->ramp_pace[0], &md->full, md->ramp.batch[k],
+				  &md->ramp_pace[k]);
+		else if (ramp_pace(md, k, &md->ramp_pace[k], e) < 0)
 			return -1;
 	}
 	return 0;

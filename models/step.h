@@ -183,6 +183,12 @@ void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
  * passes cp-1 of them to the ring neighbour (step.c). */
 double step_cp_block_bytes(const struct tfm *m, const struct layout *L);
 
+/* The result at weight w between a and b, two iterations of one layout
+ * that differ in microbatches only (step_report.c): times, FLOPs, bytes
+ * and the kernels' busy time and energy move linearly, the fractions are
+ * theirs over the iteration; peak memory is the larger. */
+void step_result_lerp(const struct step_result *a, const struct step_result *b, double w,
+		      struct step_result *out);
 /* The breakdown into the report's /step group (step_report.c). */
 struct report;
 int step_report(struct report *r, const struct step_result *s, struct err *e);

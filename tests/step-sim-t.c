@@ -40,7 +40,7 @@ int main(void)
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	tap_plan(44);
+	tap_plan(46);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -223,6 +223,30 @@ int main(void)
 		tap_ok(0, "empty chunks: both runs");
 	step_job_free(&ki);
 	step_job_free(&k1);
+	/* A ramp-up's paces (run_model.c, pace_lerp): an iteration of one
+	 * layout is affine in its microbatches, each adding a pipeline slot.
+	 * 175B on 1024 GPUs at 96, 144 and 192 microbatches: the middle one
+	 * as the mean of the other two, within 0.1% (the run's tolerance). */
+	const char *b96[] = { "parallel.global_batch=768" };
+	const char *b144[] = { "parallel.global_batch=1152" };
+	struct step_job ka, kb, km;
+	int ra = run(s, bench, b96, 1, &ka, &e), rm = run(s, bench, b144, 1, &km, &e);
+	int rb = run(s, bench, NULL, 0, &kb, &e);
+	if (ra == 0 && rb == 0 && rm == 0) {
+		struct step_result x;
+		step_result_lerp(&ka.r, &kb.r, 0.5, &x);
+		tap_diag("m = 144: %.4f s as the mean, %.4f s simulated", x.iteration_s,
+			 km.r.iteration_s);
+		tap_near(x.iteration_s, km.r.iteration_s, 1e-3,
+			 "affine in microbatches: m = 144 as the mean of 96 and 192");
+		tap_near(x.busy_frac, km.r.busy_frac, 1e-3, "... and its busy fraction");
+	} else {
+		tap_ok(0, "175B at 96, 144, 192 microbatches");
+		tap_ok(0, "175B at 96, 144, 192 microbatches");
+	}
+	step_job_free(&ka);
+	step_job_free(&kb);
+	step_job_free(&km);
 
 	/* symmetry (step_sym.c), 175B TP8 PP16 on 1024 GPUs.  Radix 40 (HDR):
 	 * a scalable unit is 20 nodes on 8 rail leaves and a pod holds 20
