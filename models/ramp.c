@@ -59,7 +59,7 @@ static int check_settings(const struct scenario *sc, const struct layout *L, boo
 				L->global_batch - start);
 	if ((L->global_batch - start) / inc > RAMP_MAX_PHASES)
 		return sc_error(sc, e, "parallel.rampup_increment", "%d steps up "
-				"(expected at most %d: each is simulated)",
+				"(expected at most %d)",
 				(L->global_batch - start) / inc, RAMP_MAX_PHASES);
 	if (!(samples > 0))
 		return sc_error(sc, e, "parallel.rampup_samples", "a ramp-up needs the "
@@ -93,7 +93,7 @@ int ramp_from_scenario(const struct scenario *sc, const struct layout *L, bool e
 		return err_set(e, ERR_RUN, "out of memory");
 	}
 	/* each phase runs until the consumed sequences reach its step's end;
-	 * a big batch may jump past a step (a phase of no iterations) */
+	 * a big batch may jump past a step, which then gets no phase */
 	double c = 0;
 	int64_t iters = 0;
 	for (int s = 0; s < steps; s = (int)floor(c / per_step)) {

@@ -12,9 +12,9 @@
  * (bigscience tr11-176B-ml: 192 16 9,765,625) trained so.
  *
  * The ramp is a list of phases, each a batch size and the iteration at
- * which it ends; the run model (run.h) advances at each phase's own pace,
- * computed once per phase (an iteration's time at that batch: fewer
- * microbatches fill the pipeline less).  Each batch must split into whole
+ * which it ends; the run model (run.h) advances at each phase's own pace
+ * (an iteration's time at that batch: fewer microbatches fill the pipeline
+ * less; run_model.c interpolates the phases between two simulated ones).  Each batch must split into whole
  * microbatches over the data-parallel replicas, as Megatron asserts; an
  * elastic job, whose replica count changes, is refused with a ramp-up.
  */
@@ -28,7 +28,7 @@
 #include "sim/err.h"
 #include "models/layout.h"
 
-/* At most this many increments: each phase costs one step simulation. */
+/* At most this many increments (a bound on the phases' memory and events). */
 #define RAMP_MAX_PHASES 4096
 
 struct ramp {
