@@ -100,7 +100,7 @@ int ramp_from_scenario(const struct scenario *sc, const struct layout *L, bool e
 		int b = start + s * inc;
 		int64_t n = (int64_t)ceil(((s + 1) * per_step - c) / b);
 
-		if (n < 1)
+		if (n < 1)	/* rounding at a step's edge: one iteration */
 			n = 1;
 		c += (double)n * b;
 		iters += n;

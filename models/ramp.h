@@ -14,9 +14,10 @@
  * The ramp is a list of phases, each a batch size and the iteration at
  * which it ends; the run model (run.h) advances at each phase's own pace
  * (an iteration's time at that batch: fewer microbatches fill the pipeline
- * less; run_model.c interpolates the phases between two simulated ones).  Each batch must split into whole
- * microbatches over the data-parallel replicas, as Megatron asserts; an
- * elastic job, whose replica count changes, is refused with a ramp-up.
+ * less; run_model.c interpolates the phases between two simulated ones).
+ * Each batch must split into whole microbatches over the data-parallel
+ * replicas, as Megatron asserts; an elastic job, whose replica count
+ * changes, is refused with a ramp-up.
  */
 #ifndef MODELS_RAMP_H
 #define MODELS_RAMP_H

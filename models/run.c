@@ -200,7 +200,7 @@ void run_start_work(struct run *r)
 	int k = ramp_phase(&r->md->ramp, r->iters);
 
 	if (r->md->ramp.n > 0)
-		r->pace = run_model_pace(r->md, r->iters);
+		r->pace = run_phase_pace(r->md, k);
 
 	const struct pace *p = r->pace;
 	int64_t left = r->md->tokens_needed - r->tokens;

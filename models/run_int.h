@@ -176,9 +176,8 @@ int run_dp_possible(const struct run *r);
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e);
 void run_model_free(struct model *md);
-/* The pace of iteration iters + 1 at the full cluster: its ramp phase's
- * while the batch ramps up, else the full one. */
-const struct pace *run_model_pace(const struct model *md, int64_t iters);
+/* The whole cluster's pace in ramp phase k (ramp.h; -1: the full batch's). */
+const struct pace *run_phase_pace(const struct model *md, int k);
 /* Time of iterations i0+1 .. i1 at the full cluster's paces, each phase at
  * its own; compute only: without GC. */
 double run_work_s(const struct model *md, int64_t i0, int64_t i1, bool compute_only);

@@ -120,10 +120,8 @@ static int ramp_setup(const struct scenario *sc, struct model *md, struct err *e
 	return 0;
 }
 
-const struct pace *run_model_pace(const struct model *md, int64_t iters)
+const struct pace *run_phase_pace(const struct model *md, int k)
 {
-	int k = ramp_phase(&md->ramp, iters);
-
 	return k < 0 ? &md->full : &md->ramp_pace[k];
 }
 
@@ -133,7 +131,7 @@ double run_work_s(const struct model *md, int64_t i0, int64_t i1, bool compute_o
 
 	while (i0 < i1) {
 		int k = ramp_phase(&md->ramp, i0);
-		const struct pace *p = k < 0 ? &md->full : &md->ramp_pace[k];
+		const struct pace *p = run_phase_pace(md, k);
 		int64_t end = k < 0 || md->ramp.end_iter[k] > i1 ? i1 : md->ramp.end_iter[k];
 
 		t += compute_only ? (double)(end - i0) * p->compute_s : pace_time_s(p, i0, end);

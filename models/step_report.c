@@ -1,7 +1,8 @@
 /*
- * step_report.c -- one iteration's breakdown into the report's /step
- * group: the times (s), fractions, peak memory, FLOPs, and the bytes per
- * link tier as a vector labelled by tier name.
+ * step_report.c -- one iteration's result: its breakdown into the report's
+ * /step group (the times (s), fractions, peak memory, FLOPs, and the bytes
+ * per link tier as a vector labelled by tier name), and the result between
+ * two that differ in microbatches only (step_result_lerp).
  */
 #include <math.h>
 
