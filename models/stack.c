@@ -16,7 +16,9 @@
  * pytorch_eager 19% (six llm-foundry MPT rows on 8 H100 with FSDP and the
  * Triton attention kernel they ran, +0.0% to +17.9% once their fp32
  * reduce-scatter, per-tensor optimizer, fused loss and training metrics
- * are modelled; +15.9% to +30.6% before, 2026-12-01).
+ * are modelled; +15.9% to +30.6% before, 2026-12-01; five more on 8 A100
+ * 80GB, -3.4% to +1.5%, 2026-12-02, which a100_80gb's validated_band
+ * reports).
  *
  * DP gradient bytes: Megatron reduces gradients in the weights' 2 bytes
  * under fp16 (Table 1); with bf16 Megatron-LM's arguments.py turns on
