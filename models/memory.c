@@ -179,12 +179,16 @@ int mem_inflight_chunks(int pp, int v, int microbatches, int stage)
 /* ZeRO-3 holds, beside its shards, the whole bf16 weights of the layer
  * being computed and of those gathered ahead of it: as many layers as fit
  * the prefetch size, at least one (step_des.c's gather window, the same
- * rule; DeepSpeed's stage3_prefetch_bucket_size). */
-static double zero3_live_bytes(double params, int layers, double prefetch_bytes)
+ * rule; DeepSpeed's stage3_prefetch_bucket_size); none ahead when the
+ * gathers run in series with the compute (parallel.zero3_fetch). */
+static double zero3_live_bytes(double params, int layers, double prefetch_bytes,
+			       bool in_series)
 {
 	double layer_bytes = 2.0 * params / layers;
 	int ahead = (int)(prefetch_bytes / layer_bytes);
 
+	if (in_series)
+		return layer_bytes;
 	if (ahead < 1)
 		ahead = 1;
 	if (ahead > layers - 1)
@@ -226,7 +230,7 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	out->weights_bytes = z.weights_bytes;
 	if (o->zero_stage == 3 && L->dp > 1 && n > 0)
 		out->weights_bytes += zero3_live_bytes(out->params - experts, n,
-						       o->zero_prefetch_bytes);
+						       o->zero_prefetch_bytes, o->zero3_sync);
 	if (fp8 && !o->fp8_params)
 		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /
 				      (o->zero_stage == 3 ? L->dp : 1);

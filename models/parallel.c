@@ -124,6 +124,13 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.zero_prefetch_mb", CFG_FLOAT, "MB", 0.001, 1e6, "100", NULL,
 	  "ZeRO-3 weights gathered ahead of the compute (DeepSpeed's "
 	  "stage3_prefetch_bucket_size, 5e7 fp16 elements)" },
+	{ "parallel.zero3_fetch", CFG_ENUM, "", 0, 0, "prefetch", "prefetch|sync_per_tensor",
+	  "how ZeRO-3 moves weights and gradients: prefetch (a layer's weights "
+	  "gathered ahead, under the compute: PyTorch FSDP, DeepSpeed 0.5.5 and "
+	  "later) or sync_per_tensor (DeepSpeed 0.3.13-0.5.4, 2021: one list "
+	  "all_gather or reduce_scatter per parameter tensor, each after a device "
+	  "synchronize, so none runs under the compute, and each copying every "
+	  "rank's slice apart; step.h); needs zero_stage 3" },
 	{ "parallel.memory_reserve_gb", CFG_FLOAT, "GB", 0, 1e4, "3", NULL,
 	  "per-GPU memory the framework keeps: CUDA context (~0.5-1 GB), NCCL "
 	  "buffers, caching-allocator fragmentation" },
@@ -224,6 +231,11 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
 				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
 				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
+	if (o->zero3_sync && o->zero_stage != 3)
+		return sc_where_error(w, e, "parallel.zero3_fetch", "sync_per_tensor "
+				      "says how ZeRO-3 gathers weights, but zero_stage is %d "
+				      "(expected zero_stage = 3, or zero3_fetch \"prefetch\")",
+				      o->zero_stage);
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
 		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
 				      "distributed optimizer and ZeRO both shard the "
@@ -292,6 +304,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
+	o->zero3_sync = strcmp(sc_str(sc, "parallel.zero3_fetch"), "sync_per_tensor") == 0;
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :

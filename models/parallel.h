@@ -59,6 +59,9 @@ struct par_opts {
 					 * bucket; 0: par_dp_bucket_bytes() */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
 	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
+	bool zero3_sync;		/* ZeRO-3 as DeepSpeed 2021 ran it: a
+					 * collective per tensor, none under the
+					 * compute (step.h) */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
 	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
 	double host_s_per_kernel;	/* CPU time to launch one kernel */

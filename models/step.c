@@ -467,18 +467,64 @@ static void fsdp_grad(const struct gpu_spec *g, const struct par_opts *o,
 	cmp_add(pass, &c, 1);
 }
 
-/* The tensors the optimizer and the gradient clip visit on a rank: a GPT
- * layer's four weight matrices, their biases and its two norms' scale (and
- * shift with LayerNorm), the embeddings, an untied head, the final norm
- * (PyTorch modules' parameters, as FSDP with use_orig_params=True, Composer
- * 0.16's default, leaves them; MoE and MLA layers are counted as GPT's). */
+/* A layer's parameter tensors: a GPT layer's four weight matrices, their
+ * biases and its two norms' scale (and shift with LayerNorm); MoE and MLA
+ * layers are counted as GPT's. */
+static double layer_tensors(const struct tfm *m)
+{
+	double norm = m->norm == TFM_LAYERNORM ? 2 : 1;
+
+	return LAYER_WEIGHTS * (m->bias ? 2 : 1) + 2 * norm;
+}
+
+/* DeepSpeed's stage3_max_reuse_distance, by default 1e9 elements
+ * (deepspeed/runtime/zero/constants.py, v0.3.15): after a module's forward
+ * its weights stay gathered only if fewer elements are fetched before it
+ * runs again (stage3.py release_sub_module, _keep_for_later). */
+#define DS_MAX_REUSE_ELEMS 1e9
+
+/* ZeRO-3 in series with full recomputation (step.h): the share of a
+ * layer's weights, and their tensors, that its backward gathers a second
+ * time.  The recomputed forward runs the layer's modules in order (norm,
+ * QKV, projection, norm, MLP up, MLP down) and the backward runs them in
+ * reverse, so a module is needed again after twice the elements of the
+ * modules after it: from 1e9 on, DeepSpeed released it after the
+ * recomputed forward and gathers it again for its backward. */
+static void zero3_regather(const struct tfm *m, const struct layout *L,
+			   double *frac, double *tensors)
+{
+	double h = m->hidden, f = m->ffn_hidden, t = L->tp;
+	double kv = h / m->heads * m->kv_heads, up = m->mlp == TFM_GELU ? 1 : 2;
+	double norm = m->norm == TFM_LAYERNORM ? 2 * h : h;
+	double b = m->bias ? 1 : 0;
+	double size[6] = { norm, (h + 2 * kv) * (h + b) / t, h * (h + b) / t, norm,
+			   up * f * (h + b) / t, f * h / t + b * h };
+	double tens[6] = { m->norm == TFM_LAYERNORM ? 2 : 1, 1 + b, 1 + b,
+			   m->norm == TFM_LAYERNORM ? 2 : 1, 1 + b, 1 + b };
+	double all = 0, again = 0, after = 0;
+
+	*tensors = 0;
+	for (int i = 5; i >= 0; i--) {
+		if (2 * after >= DS_MAX_REUSE_ELEMS) {
+			again += size[i];
+			*tensors += tens[i];
+		}
+		after += size[i];
+	}
+	all = after;
+	*frac = all > 0 ? again / all : 0;
+}
+
+/* The tensors the optimizer and the gradient clip visit on a rank: the
+ * layers', the embeddings, an untied head, the final norm (PyTorch
+ * modules' parameters, as FSDP with use_orig_params=True, Composer 0.16's
+ * default, leaves them). */
 static double opt_tensors(const struct tfm *m, const struct layout *L)
 {
 	double norm = m->norm == TFM_LAYERNORM ? 2 : 1;
-	double layer = LAYER_WEIGHTS * (m->bias ? 2 : 1) + 2 * norm;
 
-	return (double)m->layers / L->pp * layer + 1 + (m->learned_positions ? 1 : 0) +
-	       (m->tied_embeddings ? 0 : 1) + norm;
+	return (double)m->layers / L->pp * layer_tensors(m) + 1 +
+	       (m->learned_positions ? 1 : 0) + (m->tied_embeddings ? 0 : 1) + norm;
 }
 
 /* Autocast's per-microbatch cast of the fp32 weights a pass's GEMMs use
@@ -1145,6 +1191,9 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (o->dtype == PAR_FP8)
 		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem),
 					   o->fp8_recipe == PAR_FP8_CURRENT);
+	double regather_frac = 0, regather_tensors = 0;
+	if (o->zero3_sync && o->recompute == PAR_RECOMPUTE_FULL)
+		zero3_regather(m, L, &regather_frac, &regather_tensors);
 	struct net_transport nt = { net, NULL, sym.rails_symmetric ? L->tp : 1, { { 0 } }, 0 };
 	struct step_transport tr = { &nt, tr_open, tr_start, tr_alone_s, tr_close };
 	struct step_plan p = {
@@ -1165,6 +1214,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.grad_bytes = o->zero_stage >= 1 ? (o->zero_reduce_fp32 ? 4 : 2) :
 			      o->grad_reduce_bytes,
 		.prefetch_bytes = o->zero_prefetch_bytes,
+		.zero3_sync = o->zero3_sync, .zero3_tensors = layer_tensors(m),
+		.zero3_regather_frac = regather_frac,
+		.zero3_regather_tensors = regather_tensors,
+		.coll_copy_s = g->k.launch_s,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,

@@ -38,6 +38,29 @@
  * forward and backward, prefetching up to zero_prefetch_mb ahead.  All
  * stages then synchronise and run Adam.
  *
+ * ZeRO-3 as DeepSpeed ran it from v0.3.13 (2021-03) to v0.5.4 (2021-10)
+ * (parallel.zero3_fetch = "sync_per_tensor"): every parameter tensor of a
+ * layer is gathered by its own torch.distributed.all_gather, each after a
+ * torch.cuda.synchronize() (partition_parameters.py _allgather_param),
+ * and fetch_sub_module waits for them and synchronizes the device again
+ * (stage3.py _synchronize_communication), so no gather runs under the
+ * compute and none starts before the previous reduce-scatter is done;
+ * DeepSpeed's PR #1188 (2021-10-31), which removed it: "the async version
+ * is not async at all, because each all_gather calls
+ * torch.cuda.synchronize()".  Gradients are reduce-scattered a tensor at a
+ * time the same way.  PyTorch's list collectives copy each rank's slice
+ * out of (all_gather) or into (reduce_scatter) a flat buffer, one copy
+ * kernel per rank (ProcessGroupNCCL.cpp, PyTorch 1.8: "Copy the flattened
+ * output tensors to the outputs"; the PR: "the torch.distributed.all_gather
+ * will do implicit memcpy at the end of each ncclAllgather").  So a layer's
+ * gather or reduce-scatter of T tensors over n ranks costs the collective
+ * of its bytes, T - 1 more collective latencies and T n copies, each at
+ * the GPU's per-kernel cost (launch_us; the host's cost to issue them is
+ * not charged: a lower bound), in series with the compute.  With full
+ * recomputation the backward also gathers again the modules its
+ * recomputed forward released: those not needed again within
+ * stage3_max_reuse_distance elements (step.c zero3_regather).
+ *
  * With pp > 1 the first and last stages then all-reduce the gradients of
  * the tied word embedding (Megatron's embedding group), timed alone.
  *
@@ -253,6 +276,13 @@ struct step_plan {
 	double grad_bytes;		/* per gradient element in DP collectives
 					 * (0: 2, the weights' bf16/fp16) */
 	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
+	bool zero3_sync;		/* ZeRO-3 in series with the compute, a
+					 * collective per tensor (above) */
+	double zero3_tensors;		/* ... parameter tensors per layer */
+	double zero3_regather_frac;	/* ... a layer's weights a backward gathers
+					 * again after its recomputed forward */
+	double zero3_regather_tensors;	/* ... and their tensors */
+	double coll_copy_s;		/* ... one rank's copy in a list collective */
 	bool overlap_grad_reduce;
 	/* per stage (NULL: none): compute of the next iteration's first
 	 * forward passes that hides the weight all-gather after Adam

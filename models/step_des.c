@@ -31,12 +31,15 @@ static const struct evkey key_arrive = { 3, { 32, 30, 2 } };
 struct bucket {
 	enum coll_op op;
 	double bytes;
+	double tensors;		/* collectives it stands for in series mode */
 };
 
 struct stream {
 	struct bucket *q;
 	int len, cap, head;
 	int in_flight;		/* groups still running the head collective */
+	double tail_s;		/* what the head costs after its flows: the
+				 * per-tensor collectives' extra (step.h) */
 };
 
 struct stage {
@@ -121,7 +124,7 @@ static double op_s(const struct des *d, const struct mg_op *op, int vs)
 	return op->bwd ? d->p->bwd_s[vs] : d->p->fwd_s[vs];
 }
 
-static int push_bucket(struct stream *s, enum coll_op op, double bytes)
+static int push_bucket(struct stream *s, enum coll_op op, double bytes, double tensors)
 {
 	if (s->len == s->cap) {
 		int cap = s->cap ? 2 * s->cap : 16;
@@ -131,7 +134,7 @@ static int push_bucket(struct stream *s, enum coll_op op, double bytes)
 		s->q = q;
 		s->cap = cap;
 	}
-	s->q[s->len++] = (struct bucket){ op, bytes };
+	s->q[s->len++] = (struct bucket){ op, bytes, tensors };
 	return 0;
 }
 
@@ -180,14 +183,24 @@ static void rate_changed(struct des *d, int k)
 	st->seg_ev = ev_after(d->sim, llround(st->seg_left_ns / r), d->k_seg, (uint64_t)k);
 }
 
+/* ZeRO-3 as DeepSpeed 2021 ran it (step.h): every collective in series
+ * with the compute, a collective per tensor. */
+static bool zero3_sync(const struct des *d)
+{
+	return d->p->zero3_sync && d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1;
+}
+
 /* ZeRO-3 prefetch: the last gather that may run now -- the one the compute
- * needs next plus as many as fit the prefetch size (at least one ahead). */
+ * needs next plus as many as fit the prefetch size (at least one ahead);
+ * in series, only the one it needs. */
 static int gather_limit(const struct des *d, int k, double bytes)
 {
 	const struct stage *st = &d->stages[k];
 	int pos = st->next < st->n_ops ? st->seg_base[st->next] + st->seg : st->n_gathers;
 	int ahead = (int)(d->p->prefetch_bytes / bytes);
 
+	if (zero3_sync(d))
+		return pos;
 	return pos + (ahead < 1 ? 1 : ahead);
 }
 
@@ -202,6 +215,13 @@ static int collective_done(struct des *d, int k, int which, struct err *e)
 
 	if (--s->in_flight > 0)
 		return 0;
+	if (s->tail_s > 0) {	/* its flows are done; its copies are not */
+		s->in_flight = 1;
+		ev_after(d->sim, to_ns(s->tail_s), d->k_comm,
+			 evkey_pack(&key_stage, (int64_t[]){ k, which }));
+		s->tail_s = 0;
+		return 0;
+	}
 	s->head++;
 	if (which == STREAM_GATHER) {
 		st->gathers_done++;
@@ -213,6 +233,10 @@ static int collective_done(struct des *d, int k, int which, struct err *e)
 	if (stream_kick(d, k, which, e) < 0)
 		return -1;
 	rate_changed(d, k);
+	if (zero3_sync(d)) {	/* the next gather waited for this */
+		if (stream_kick(d, k, STREAM_GATHER, e) < 0 || try_start(d, k, e) < 0)
+			return -1;
+	}
 	return check_finished(d, k, e);
 }
 
@@ -247,8 +271,23 @@ static int alone_s(struct des *d, int k, enum coll_op op, double bytes,
 	return 0;
 }
 
+/* What a ZeRO-3 bucket costs beyond one collective of its bytes when
+ * each of its T tensors goes alone (step.h): T - 1 more latencies (a
+ * collective of one element per rank) and T n copies. */
+static int per_tensor_tail_s(struct des *d, int k, const struct bucket *b,
+			     double *tail_s, struct err *e)
+{
+	double lat_s, T = b->tensors;
+
+	if (alone_s(d, k, b->op, 2.0 * d->p->dp, &lat_s, e) < 0)
+		return -1;
+	*tail_s = (T > 1 ? T - 1 : 0) * lat_s + T * d->p->dp * d->p->coll_copy_s;
+	return 0;
+}
+
 /* Start the head bucket of a stream if it is idle; the ZeRO-3 gather stream
- * runs at most one bucket's worth ahead of the compute. */
+ * runs at most one bucket's worth ahead of the compute, or, in series
+ * (zero3_sync), only while the stage neither computes nor reduces. */
 static int stream_kick(struct des *d, int k, int which, struct err *e)
 {
 	struct stage *st = &d->stages[k];
@@ -260,6 +299,10 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 	struct bucket *b = &s->q[s->head];
 	if (which == STREAM_GATHER && s->head > gather_limit(d, k, b->bytes))
 		return 0;	/* prefetch window full: wait for the compute */
+	if (which == STREAM_GATHER && zero3_sync(d) &&
+	    (st->in_seg || st->st[STREAM_GRAD].in_flight > 0 ||
+	     st->st[STREAM_GRAD].head < st->st[STREAM_GRAD].len))
+		return 0;	/* torch.cuda.synchronize() first */
 	if (which == STREAM_GRAD) {
 		/* Buckets that queued up while the stream was busy go as one
 		 * collective: NCCL would run them back to back on the stream,
@@ -267,10 +310,14 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		 * lost, and the fabric sees far fewer flow changes. */
 		while (s->head + 1 < s->len && s->q[s->head + 1].op == b->op) {
 			s->q[s->head + 1].bytes += b->bytes;
+			s->q[s->head + 1].tensors += b->tensors;
 			s->head++;
 			b = &s->q[s->head];
 		}
 	}
+	s->tail_s = 0;
+	if (zero3_sync(d) && !d->free_comm && per_tensor_tail_s(d, k, b, &s->tail_s, e) < 0)
+		return -1;
 	/* weights travel in 2 bytes, gradients in the plan's grad_bytes */
 	d->dp_elems += (b->op == COLL_ALL_REDUCE ? 2.0 : 1.0) * b->bytes /
 		       (b->op == COLL_ALL_GATHER ? 2.0 : grad_bytes(d));
@@ -345,7 +392,7 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 			nb = 1;
 	}
 	d->stages[k].pending_ready--;
-	if (push_bucket(&d->stages[k].st[STREAM_GRAD], grad_op(d), bytes / nb) < 0)
+	if (push_bucket(&d->stages[k].st[STREAM_GRAD], grad_op(d), bytes / nb, 1) < 0)
 		return err_set(e, ERR_RUN, "step: out of memory");
 	return stream_kick(d, k, STREAM_GRAD, e);
 }
@@ -466,7 +513,8 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	if (d->p->dp_mode == STEP_DP_ZERO3 && op->bwd && d->p->dp > 1) {
 		/* this layer's gradients: reduce-scatter them now */
 		double bytes = grad_bytes(d) * d->p->chunk_params[vs] / nseg;
-		if (push_bucket(&st->st[STREAM_GRAD], COLL_REDUCE_SCATTER, bytes) < 0)
+		if (push_bucket(&st->st[STREAM_GRAD], COLL_REDUCE_SCATTER, bytes,
+				d->p->zero3_tensors) < 0)
 			return err_set(e, ERR_RUN, "step: out of memory");
 		if (stream_kick(d, k, STREAM_GRAD, e) < 0)
 			return -1;
@@ -551,7 +599,7 @@ static int start_weight_gather(struct des *d, struct err *e)
 			nb = 1;
 		for (int i = 0; i < nb; i++)
 			if (push_bucket(&d->stages[k].st[STREAM_GRAD], COLL_ALL_GATHER,
-					bytes / nb) < 0)
+					bytes / nb, 1) < 0)
 				return err_set(e, ERR_RUN, "step: out of memory");
 		d->stages[k].finished = false;
 		d->stages_left++;
@@ -607,21 +655,28 @@ static int check_finished(struct des *d, int k, struct err *e)
 	return 0;
 }
 
-/* ZeRO-3: queue every layer's weight all-gather in execution order. */
+/* ZeRO-3: queue every layer's weight all-gather in execution order; a
+ * backward's also gathers again what its recomputed forward released
+ * (step.h: zero3_regather). */
 static int plan_gathers(struct des *d, int k, struct err *e)
 {
 	struct stage *st = &d->stages[k];
+	const struct step_plan *p = d->p;
 	int n = 0;
 
 	st->seg_base = malloc((size_t)st->n_ops * sizeof *st->seg_base);
 	if (!st->seg_base)
 		return err_set(e, ERR_RUN, "step: out of memory");
 	for (int i = 0; i < st->n_ops; i++) {
-		int vs = st->ops[i].chunk * d->p->pp + k, nseg = segments(d, vs);
+		int vs = st->ops[i].chunk * p->pp + k, nseg = segments(d, vs);
+		bool bwd = st->ops[i].bwd;
+		double bytes = 2.0 * p->chunk_params[vs] / nseg *
+			       (1 + (bwd ? p->zero3_regather_frac : 0));
+		double tensors = p->zero3_tensors + (bwd ? p->zero3_regather_tensors : 0);
 		st->seg_base[i] = n;
 		for (int j = 0; j < nseg; j++, n++)
-			if (push_bucket(&st->st[STREAM_GATHER], COLL_ALL_GATHER,
-					2.0 * d->p->chunk_params[vs] / nseg) < 0)
+			if (push_bucket(&st->st[STREAM_GATHER], COLL_ALL_GATHER, bytes,
+					tensors) < 0)
 				return err_set(e, ERR_RUN, "step: out of memory");
 	}
 	st->n_gathers = n;

@@ -16,7 +16,7 @@
 #     .grad adds, 16 microbatches x 6 layers x 3 more launches of 4 us);
 #   - eager kernels (pytorch_eager) are slower than Megatron's fused ones;
 #   - bands: A100 under megatron_lm_2021 has validation rows, so its band
-#     is gpus.cfg's validated_band for the pair, 0.18; without it
+#     is gpus.cfg's validated_band for the pair, 0.25; without it
 #     (-s to a stack with none: deepspeed_zero) the GPU's 5% and the
 #     stack's 17% combine, hypot(0.05, 0.17) = 0.177200;
 #     iteration_time_s_lo/hi = t (1 -+ band);
@@ -77,8 +77,8 @@ check "$(awk -v a="$(json iteration_time_s "$tmp/eager.json")" -v b="$t" 'BEGIN 
 	"eager kernels slower than Megatron's fused ones"
 
 b=$(json band "$tmp/fused.json")
-check "$( [ "$(near "$b" 0.18)" = 1 ] && [ "$(near "$(json band "$tmp/ds.json")" 0.17720045146669353)" = 1 ] &&
-	echo 1 || echo 0)" "band: A100 x megatron_lm_2021 validated 0.18; A100 x deepspeed_zero hypot(5%, 17%)"
+check "$( [ "$(near "$b" 0.25)" = 1 ] && [ "$(near "$(json band "$tmp/ds.json")" 0.17720045146669353)" = 1 ] &&
+	echo 1 || echo 0)" "band: A100 x megatron_lm_2021 validated 0.25; A100 x deepspeed_zero hypot(5%, 17%)"
 check "$(near "$(json iteration_time_s_hi "$tmp/fused.json")" "$(awk -v t="$t" -v b="$b" 'BEGIN { printf "%.17g", t * (1 + b) }')")" \
 	"iteration_time_s_hi = t (1 + band)"
 d=$(json duration_s "$tmp/fused.json")

@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(52);
+	tap_plan(57);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -315,6 +315,32 @@ int main(void)
 	tap_near(r.dp_exposed_s, 2e-3, 1e-9, "first gather and last reduce-scatter exposed");
 	tap_near(r.pp_exposed_s, 0, 1e-12, "no pipeline, nothing on p2p");
 	tap_near(r.dp_comm_elems_per_rank, 3e6, 1e-12, "ZeRO-3 moves 3 Psi");
+	/* The same in series, as DeepSpeed 2021 ran it (step.h): no gather
+	 * under the compute and none before the last reduce-scatter is done.
+	 * Gathers 0-1, 2-3; forward layers 1-2, 3-4; backward: gather 4-5,
+	 * layer 5-7, reduce-scatter 7-8, gather 8-9, layer 9-11,
+	 * reduce-scatter 11-12: T = 12 ms, 6 of them communication. */
+	p.zero3_sync = true;
+	p.zero3_tensors = 1;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 12e-3, 1e-7, "ZeRO-3 in series: T = 12 ms by hand");
+	tap_near(r.dp_exposed_s, 6e-3, 1e-7, "all 6 ms of collectives exposed");
+	/* three tensors a layer, each collective copying each of the two
+	 * ranks' slices at 0.1 ms: +3 x 2 x 0.1 ms on each of the 6
+	 * collectives (the two extra latencies of a 4-byte collective are 8
+	 * ns on this transport): 15.6 ms */
+	p.zero3_tensors = 3;
+	p.coll_copy_s = 0.1e-3;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 15.6e-3, 1e-5, "per-tensor copies: +6 x 0.6 ms");
+	/* full recomputation: each backward gathers half a layer again (1.5
+	 * MB, 1.5 ms) in one more tensor (4 x 2 x 0.1 ms): gathers 2 x 1.6 +
+	 * 2 x 2.3 ms, reduce-scatters 2 x 1.6 ms, compute 6 ms: 17 ms */
+	p.zero3_regather_frac = 0.5;
+	p.zero3_regather_tensors = 1;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 17e-3, 1e-5, "re-gathers after the recomputed forward: 17 ms");
+	tap_near(r.dp_comm_elems_per_rank, 3.5e6, 1e-12, "and move 3.5 Psi");
 	tap_ok(r.events > 0, "events were simulated (%llu)", (unsigned long long)r.events);
 	return tap_done();
 }
