@@ -1,0 +1,633 @@
+/*
+ * step_layer.c -- one layer's costs for the step plan (step_layer.h): its
+ * kernels forward and backward (with recomputation), the tensor-, expert-
+ * and context-parallel collectives each pass exposes, and the passes the
+ * stack adds per layer (gradient accumulation, autocast, FSDP).
+ */
+#include <math.h>
+
+#include "models/compute.h"
+#include "models/eager.h"
+#include "models/host.h"
+#include "models/megatron.h"
+#include "models/step_layer.h"
+#include "topologies/topo.h"
+
+
+/* Time of one TP collective of S bytes among the first stage's TP group. */
+static int tp_coll_s(struct net *net, const int *tp_gpus, int tp, enum coll_op op,
+		     double bytes, double *t, struct err *e)
+{
+	struct coll c = { op, COLL_AUTO, tp_gpus, tp, bytes, 0 };
+
+	*t = 0;
+	if (tp <= 1)
+		return 0;
+	*t = net_coll_time_s(net, &c, e);
+	return *t < 0 ? -1 : 0;
+}
+
+static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
+		      const struct mg_tp *x, double *t, struct err *e)
+{
+	double ar, ag, rs;
+
+	if (tp_coll_s(net, tp_gpus, tp, COLL_ALL_REDUCE, x->bytes, &ar, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, tp, COLL_ALL_GATHER, x->bytes, &ag, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, tp, COLL_REDUCE_SCATTER, x->bytes, &rs, e) < 0)
+		return -1;
+	*t = x->all_reduces * ar + x->ag_rs_pairs * (ag + rs);
+	return 0;
+}
+
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh)
+{
+	struct cmp_shape x = {
+		.b = micro_batch, .s = m->seq_len, .h = m->hidden,
+		.a = m->heads, .V = m->vocab, .tp = tp,
+		.sp = sp, .flash = flash, .peak_flops = peak,
+		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
+		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
+		.dropout = m->dropout, .bias = m->bias,
+	};
+
+	if (m->mla.kv_lora_rank > 0) {
+		x.q_lora = m->mla.q_lora_rank;
+		x.kv_lora = m->mla.kv_lora_rank;
+		x.rope = m->mla.qk_rope_dim;
+	}
+	if (moe && m->moe.experts > 0) {
+		x.experts = m->moe.experts;
+		x.topk = m->moe.top_k;
+		x.shared = m->moe.shared_experts;
+		x.fe = m->moe.ffn_hidden;
+		x.load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
+			 m->moe.imbalance;
+		x.ep = ep;
+	}
+	*sh = x;
+}
+
+/* One layer's parameters on one GPU: split over TP, routed experts also
+ * over EP.  (d P)/t for dense layers, as the closed form was written. */
+double step_layer_rank_params(const struct tfm *m, const struct layout *L,
+				bool moe, double layers)
+{
+	double t = L->tp, ep = L->ep > 1 ? L->ep : 1;
+
+	if (!moe || m->moe.experts == 0)
+		return layers * tfm_layer_params(m, false) / t;
+	double x = tfm_layer_expert_params(m, true);
+	return layers * ((tfm_layer_params(m, true) - x) / t + x / (t * ep));
+}
+
+/* One layer's forward and backward (with recomputation). */
+static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       enum par_recompute rc, struct cmp_cost *fwd, struct cmp_cost *bwd)
+{
+	struct cmp_cost extra;
+
+	cmp_layer_fwd(g, sh, fwd);
+	cmp_layer_bwd(g, sh, bwd);
+	if (rc == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, fwd, 1);
+	else if (rc == PAR_RECOMPUTE_SELECTIVE) {
+		cmp_attn_recompute(g, sh, &extra);
+		cmp_add(bwd, &extra, 1);
+	}
+}
+
+/* The GPUs of the first group of n consecutive DP ranks of TP rank 0 on
+ * stage 0 (an EP or CP group; rank = t + tp d + tp dp k). */
+#define GROUP_MAX 1024
+static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
+		       const char *key, int *group, struct err *e)
+{
+	if (n > GROUP_MAX)
+		return err_set(e, ERR_USAGE, "%s: %d ranks in a group (at most %d)",
+			       key, n, GROUP_MAX);
+	for (int d = 0; d < n; d++)
+		group[d] = rank_gpu[L->tp * d];
+	return 0;
+}
+
+/*
+ * Expert parallelism: an MoE layer dispatches each token's hidden state to
+ * its top_k experts and combines the results, two all-to-alls forward and
+ * two backward (and two more when full recomputation repeats the forward)
+ * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
+ * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
+ * (sequence-parallel split), k copies of h bf16 elements.  Dropless
+ * routing (Megatron-Core's default) sends them where the router says:
+ * the busiest expert's rank takes in model.moe.imbalance times the mean
+ * (an alltoallv, the same as `trainsim collective --imbalance`), the total
+ * stays the mean's.  A capacity factor pads every expert's buffer to
+ * capacity_factor times the mean: a balanced all-to-all that much larger.
+ * Timed alone on the fabric, one group (as the TP collectives are), on
+ * the compute stream's critical path: Megatron-Core's all-to-all
+ * dispatcher does not overlap it with compute.
+ */
+double step_ep_bytes(const struct tfm *m, const struct layout *L)
+{
+	double pad = m->moe.capacity_factor > 0 ? m->moe.capacity_factor : 1;
+
+	return (double)L->micro_batch * m->seq_len / L->tp * m->moe.top_k *
+	       m->hidden * 2.0 * pad;
+}
+
+double step_ep_skew(const struct tfm *m, int ep)
+{
+	/* the busiest rank takes at most all of it: an expert's imbalance
+	 * beyond ep ranks' worth is one rank receiving everything */
+	double f = m->moe.capacity_factor > 0 ? 1 : m->moe.imbalance;
+	return f < ep ? f : ep;
+}
+
+/*
+ * What hides the all-to-alls (parallel.ep_overlap), an upper bound on the
+ * overlap as TP's is (SMs the transfers take are not counted):
+ *   shared_expert (Megatron-Core --moe-shared-expert-overlap): the shared
+ *     experts' GEMMs run beside the dispatch and combine of each pass;
+ *   dualpipe (DeepSeek-V3, arXiv 2412.19437 sec. 3.2.1): a forward chunk
+ *     of one microbatch runs beside a backward chunk of another, each one's
+ *     all-to-alls under the other's compute: the pair exposes what its
+ *     all-to-alls exceed its MoE layer's compute by, shared in proportion.
+ *     Only that overlap is modelled, not DualPipe's bidirectional schedule.
+ */
+void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
+		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+		     double *ep_fwd_s, double *ep_bwd_s)
+{
+	double f = *ep_fwd_s, b = *ep_bwd_s;
+
+	if (ov == LAYOUT_EP_OVERLAP_SHARED) {
+		*ep_fwd_s = fmax(0, f - shared_fwd_s);
+		*ep_bwd_s = fmax(0, b - shared_bwd_s);
+	} else if (ov == LAYOUT_EP_OVERLAP_DUALPIPE && f + b > 0) {
+		double left = fmax(0, f + b - moe_fwd_s - moe_bwd_s);
+		*ep_fwd_s = left * f / (f + b);
+		*ep_bwd_s = left * b / (f + b);
+	}
+}
+
+static int ep_layer_s(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, struct net *net, const int *rank_gpu,
+		      struct layer_costs *c, struct err *e)
+{
+	int ep = L->ep < L->dp ? L->ep : L->dp;
+	int group[GROUP_MAX];
+
+	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
+	if (m->moe.experts == 0 || ep <= 1)
+		return 0;
+	if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
+		return -1;
+	c->ep_bytes = step_ep_bytes(m, L);
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
+			  step_ep_skew(m, ep) };
+	double t = net_coll_time_s(net, &x, e);
+	if (t < 0)
+		return -1;
+	c->ep_fwd_s = 2 * t;
+	c->ep_bwd_s = (o->recompute == PAR_RECOMPUTE_FULL ? 4 : 2) * t;
+	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
+			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
+	return 0;
+}
+
+/*
+ * Context parallelism, per layer and microbatch, among the cp ranks of a CP
+ * group (consecutive DP ranks of one TP rank and stage):
+ *   ring attention (Liu et al. 2023, Megatron-Core's default): each rank
+ *   passes its K and V block (b s/cp of the TP rank's key/value heads) to
+ *   its ring neighbour cp-1 times forward; backward passes them again with
+ *   their gradients (2(cp-1) blocks).  The transfers run beside the
+ *   attention core's blocks: only what exceeds the core's time is exposed.
+ *   all-gather (Llama 3, arXiv:2407.21783 sec. 3.3.2): the K and V blocks
+ *   all-gathered before the core (forward, and again in backward), their
+ *   gradients reduce-scattered after it; not overlapped.
+ *   Ulysses (Jacobs et al. 2023): all-to-alls of Q, K, V before the core
+ *   and of its output after, each rank's b s/cp share of them, forward and
+ *   backward, not overlapped.
+ * Full recomputation repeats the forward's exchange in backward.  Timed
+ * alone on the fabric, one group, on the compute stream's critical path.
+ */
+double step_cp_block_bytes(const struct tfm *m, const struct layout *L)
+{
+	double tok = (double)L->micro_batch * m->seq_len / (L->cp > 1 ? L->cp : 1) / L->tp;
+	double kv = m->mla.kv_lora_rank > 0 ? m->heads : m->kv_heads;
+
+	return 2.0 * tok * kv * (tfm_qk_head_dim(m) + tfm_v_head_dim(m));
+}
+
+static int cp_layer_s(const struct tfm *m, const struct layout *L,
+		      const struct par_opts *o, const struct gpu_spec *g,
+		      const struct cmp_shape *sh, struct net *net, const int *rank_gpu,
+		      struct layer_costs *c, struct err *e)
+{
+	int cp = L->cp < L->dp ? L->cp : L->dp;
+	bool full = o->recompute == PAR_RECOMPUTE_FULL;
+	double tok = (double)L->micro_batch * m->seq_len / (cp > 1 ? cp : 1) / L->tp;
+	double a = m->heads, dqk = tfm_qk_head_dim(m), dv = tfm_v_head_dim(m);
+	double kv = m->mla.kv_lora_rank > 0 ? a : m->kv_heads;
+
+	c->cp_fwd_s = c->cp_bwd_s = c->cp_bytes = 0;
+	if (cp <= 1)
+		return 0;
+	if (L->cp_all_gather) {
+		/* all-gather the cp blocks before the core, reduce-scatter
+		 * their gradients after its backward: not overlapped */
+		double block = step_cp_block_bytes(m, L);
+		int group[GROUP_MAX];
+		if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+			return -1;
+		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block, 0 };
+		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block, 0 };
+		double t_ag = net_coll_time_s(net, &ag, e);
+		double t_rs = t_ag < 0 ? -1 : net_coll_time_s(net, &rs, e);
+		if (t_rs < 0)
+			return -1;
+		c->cp_fwd_s = t_ag;
+		c->cp_bwd_s = t_ag + t_rs + (full ? t_ag : 0);
+		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
+		return 0;
+	}
+	if (!L->cp_ulysses) {
+		double block = step_cp_block_bytes(m, L);
+		int pair[2] = { rank_gpu[0], rank_gpu[L->tp] };
+		struct coll x = { COLL_SENDRECV, COLL_AUTO, pair, 2, (cp - 1) * block, 0 };
+		double t = net_coll_time_s(net, &x, e);
+		if (t < 0)
+			return -1;
+		double f = fmax(0, t - cmp_attn_core_s(g, sh, false));
+		double b = fmax(0, 2 * t - cmp_attn_core_s(g, sh, true));
+		c->cp_fwd_s = f;
+		c->cp_bwd_s = b + (full ? f : 0);
+		c->cp_bytes = (full ? 4 : 3) * (cp - 1) * block;
+		return 0;
+	}
+	int group[GROUP_MAX];
+	if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+		return -1;
+	double bytes[4] = { 2.0 * tok * a * dqk, 2.0 * tok * kv * dqk,
+			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
+	double t = 0;
+	for (int i = 0; i < 4; i++) {
+		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, cp, bytes[i], 0 };
+		double ti = net_coll_time_s(net, &x, e);
+		if (ti < 0)
+			return -1;
+		t += ti;
+		c->cp_bytes += bytes[i] * (cp - 1) / cp * (full ? 3 : 2);
+	}
+	c->cp_fwd_s = t;
+	c->cp_bwd_s = (full ? 2 : 1) * t;
+	return 0;
+}
+
+/* A pass whose TP collectives run beside its GEMMs: only what the GEMMs
+ * cannot cover stays exposed, and while they overlap the GEMMs run on the
+ * SMs the communication kernels leave: Transformer Engine's userbuffers
+ * (transformer_engine/pytorch/module/base.py, initialize_ub's default
+ * config, TE 1.x) give the ring-exchange all-gathers 1 SM and the
+ * pipelined and bulk reduce-scatters and all-gathers 16: with as many
+ * of each, a mean of TE_UB_SMS = 8.5 of the GPU's SMs (132 on H100) is lost to
+ * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
+ * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms.
+ * A lower bound for the TE of 2024: until TE 2.0 (2025-02) set_sm_margin
+ * defaulted to 0, so the overlapped GEMMs were launched for all the SMs
+ * (comm_gemm_overlap.h of v1.8, 2024-07-24: _math_sms = the SM count
+ * without it) and blocks the comm kernels displace run in a later wave;
+ * how much later depends on cuBLAS's kernel (a 132-block H100 GEMM beside
+ * a 24-block NCCL kernel nearly doubles: NVIDIA developer forum thread
+ * 337991), which is not known here, so only the SMs are charged. */
+#define TE_UB_SMS 8.5
+/* TE's num_splits default for its "pipeline" overlaps (base.py) */
+#define UB_RS_SPLITS 4.0
+
+/* How much longer GEMMs overlapped for covered_s run while a communication
+ * kernel holds comm_sms of the GPU's SMs. */
+static double comm_sms_slow_s(const struct gpu_spec *g, double covered_s, double comm_sms)
+{
+	double f = g->k.sms > 0 ? comm_sms / g->k.sms : 0;
+
+	return f > 0 && f < 1 ? covered_s * f / (1 - f) : 0;
+}
+
+static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
+{
+	double covered = fmin(*tp_s, pass->gemm_s);
+	double slow_s = comm_sms_slow_s(g, covered, TE_UB_SMS);
+
+	pass->time_s += slow_s;
+	pass->gemm_s += slow_s;
+	*tp_s = fmax(0, *tp_s - pass->gemm_s);
+}
+
+/* Megatron-LM's asynchronous TP communication in backward (2021-09 on;
+ * mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication, main of
+ * 2022-05-25, and megatron/core/tensor_parallel/layers.py since): a
+ * column-parallel layer (QKV, MLP up, the logits) launches its input
+ * gradient's all-reduce -- reduce-scatter with sequence parallelism --
+ * before its weight-gradient GEMM and waits after it; with sequence
+ * parallelism the all-gather of the saved 1/t input that GEMM needs runs
+ * under the data-gradient GEMM.  Each collective is exposed only beyond
+ * the GEMM under it.  Meanwhile NCCL's kernel holds one SM per channel
+ * (one thread block each), NCCL_TP_CHANNELS of them: NCCL's logs on A100
+ * over NVSwitch show "Channel 00/24" (NVIDIA/nccl issue 578, 2021-10;
+ * NVIDIA/nccl-tests issue 100, 8 GPUs of an HGX A100), carried to other
+ * GPUs.  The recomputed forward's collectives, the row-parallel
+ * layers' (the attention projection's and MLP down's all-gathers with
+ * sequence parallelism) and the embedding's stay synchronous. */
+#define NCCL_TP_CHANNELS 24.0
+
+/* One collective of comm_s under a GEMM of gemm_s: what it hides, and the
+ * GEMM's slowdown added to pass. */
+static double async_hidden_s(const struct gpu_spec *g, double comm_s, double gemm_s,
+			     struct cmp_cost *pass)
+{
+	double hidden = fmin(comm_s, gemm_s);
+	double slow = comm_sms_slow_s(g, hidden, NCCL_TP_CHANNELS);
+
+	pass->time_s += slow;
+	pass->gemm_s += slow;
+	return hidden;
+}
+
+/* The per-layer and logits' effect; the GEMMs are priced as compute.c
+ * prices the backward's (the forward's shape), QKV of (a + 2 kv) d / t
+ * outputs (latent attention's up projections are not taken: no overlap
+ * on that side), the MLP up of f / t (2 f / t gated).  MoE layers expose
+ * what the dense ones do (their GEMMs, longer, hide at least as much) and
+ * lose the same SMs. */
+static int tp_async(const struct tfm *m, const struct par_opts *o,
+		    const struct gpu_spec *g, const struct cmp_shape *sh, struct net *net,
+		    const int *tp_gpus, double coll_bytes, struct layer_costs *c,
+		    struct err *e)
+{
+	double T = sh->b * sh->s / (sh->cp > 1 ? sh->cp : 1), t = sh->tp;
+	double kv = sh->kv > 0 ? sh->kv : sh->a, dqk = sh->dqk > 0 ? sh->dqk : sh->h / sh->a;
+	double f = sh->f > 0 ? sh->f : 4 * sh->h;
+	double width[2] = { sh->kv_lora > 0 ? 0 : (sh->a + 2 * kv) * dqk / t,
+			    (sh->gated ? 2 : 1) * f / t };
+	double dx_s, ag_s = 0;
+	struct cmp_cost gm, slow;
+
+	if (tp_coll_s(net, tp_gpus, sh->tp, o->sequence_parallel ? COLL_REDUCE_SCATTER :
+		      COLL_ALL_REDUCE, coll_bytes, &dx_s, e) < 0 ||
+	    (o->sequence_parallel &&
+	     tp_coll_s(net, tp_gpus, sh->tp, COLL_ALL_GATHER, coll_bytes, &ag_s, e) < 0))
+		return -1;
+	cmp_zero(&slow);
+	for (int i = 0; i < 2; i++) {
+		if (width[i] <= 0)
+			continue;
+		cmp_gemm(g, sh->fp8, 1, T, width[i], sh->h, &gm);
+		c->tp_bwd_s -= async_hidden_s(g, dx_s, gm.time_s, &slow);
+		/* the re-gathered input, new here: only its excess shows */
+		c->tp_bwd_s += ag_s - async_hidden_s(g, ag_s, gm.time_s, &slow);
+	}
+	cmp_add(&c->bwd, &slow, 1);
+	if (m->moe.experts > 0)
+		cmp_add(&c->moe_bwd, &slow, 1);
+	else
+		c->moe_bwd = c->bwd;
+	cmp_gemm(g, false, 1, T, sh->V / t, sh->h, &gm);	/* bf16: compute.c */
+	c->tp_log_s -= async_hidden_s(g, c->tp_log_s, gm.time_s, &c->log_b);
+	return 0;
+}
+
+/* Weight gradients into their accumulator, every backward pass: Megatron's
+ * fp32 main_grad or DeepSpeed's engine's (compute.h CMP_ACCUM_*), or under
+ * torch.autocast the cast back to the fp32 parameter's .grad and the
+ * in-place add (eager.h; the casts only where whole weights were cast, not
+ * under ZeRO/FSDP sharding).  tensors: the weight matrices holding params. */
+static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
+		       const struct layout *L, double params, double tensors,
+		       bool cast, struct cmp_cost *out)
+{
+	if (o->amp_fp32_weights)	/* ZeRO-2/3 (FSDP) add into the shard */
+		eager_grad_accum(g, o->zero_stage >= 2 ? params / L->dp : params, tensors,
+				 cast && o->zero_stage == 0, L->microbatches, out);
+	else if (o->ds_engine)
+		cmp_grad_accum(g, params, o->dtype == PAR_FP16 ? CMP_ACCUM_HALF :
+				       CMP_ACCUM_UPCAST, out);
+	else
+		cmp_grad_accum(g, params, o->grad_accum_fusion ? CMP_ACCUM_FUSED :
+				       CMP_ACCUM_MAIN_GRAD, out);
+}
+
+
+/* FSDP's per-microbatch upcast and divides of a unit's unsharded gradient
+ * of params (eager.h), added to the backward pass it follows: under the AMP
+ * loop with ZeRO-2/3 (FSDP SHARD_GRAD_OP / FULL_SHARD) over dp ranks. */
+static void fsdp_grad(const struct gpu_spec *g, const struct par_opts *o,
+		      const struct layout *L, double params, struct cmp_cost *pass)
+{
+	struct cmp_cost c;
+
+	if (!o->amp_fp32_weights || o->zero_stage < 2)
+		return;
+	eager_fsdp_grad(g, params, L->dp, o->zero_reduce_fp32, &c);
+	cmp_add(pass, &c, 1);
+}
+
+/* A layer's parameter tensors: a GPT layer's four weight matrices, their
+ * biases and its two norms' scale (and shift with LayerNorm); MoE and MLA
+ * layers are counted as GPT's. */
+double step_layer_tensors(const struct tfm *m)
+{
+	double norm = m->norm == TFM_LAYERNORM ? 2 : 1;
+
+	return STEP_LAYER_WEIGHTS * (m->bias ? 2 : 1) + 2 * norm;
+}
+
+/* Autocast's per-microbatch cast of the fp32 weights a pass's GEMMs use
+ * (eager.h), added to the pass; not with ZeRO/FSDP, whose mixed precision
+ * casts the shard. */
+static void weight_cast(const struct gpu_spec *g, const struct par_opts *o,
+			double params, double tensors, struct cmp_cost *pass)
+{
+	struct cmp_cost c;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_weight_cast(g, params, tensors, &c);
+	cmp_add(pass, &c, 1);
+}
+
+/* A layer's autocast passes over fp32 parameters (eager.h), without
+ * ZeRO/FSDP (whose mixed precision holds bf16 weights, so the stream is
+ * bf16): the weight casts and the fp32 residual stream, again in backward
+ * when full recomputation reruns the forward. */
+static void amp_layer(const struct gpu_spec *g, const struct par_opts *o,
+		      const struct cmp_shape *sh, double params, struct cmp_cost *fwd,
+		      struct cmp_cost *bwd)
+{
+	struct cmp_cost xf, xb;
+	double cp = sh->cp > 0 ? sh->cp : 1;
+
+	if (!o->amp_fp32_weights || o->zero_stage > 0)
+		return;
+	eager_fp32_stream(g, sh->b * sh->s / cp * sh->h / (sh->sp ? sh->tp : 1), &xf, &xb);
+	weight_cast(g, o, params, STEP_LAYER_WEIGHTS, &xf);
+	cmp_add(fwd, &xf, 1);
+	cmp_add(bwd, &xb, 1);
+	if (o->recompute == PAR_RECOMPUTE_FULL)
+		cmp_add(bwd, &xf, 1);
+}
+
+int step_layer_costs(const struct tfm *m, const struct layout *L,
+		       const struct par_opts *o, const struct gpu_spec *g,
+		       double peak, struct net *net, const int *tp_gpus,
+		       struct layer_costs *c, struct err *e)
+{
+	struct cmp_shape sh;
+	bool full = o->recompute == PAR_RECOMPUTE_FULL;
+	struct cmp_cost extra;
+	struct mg_tp x;
+
+	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
+			 o->flash_attention, peak, false, &sh);
+	sh.attn = o->attention_kernel;
+	sh.fused = o->fused_kernels;
+	sh.fp32_logits = o->fp32_logits;
+	sh.xentropy = o->xentropy;
+	sh.metric_ce = o->metric_ce;
+	sh.fp8 = o->dtype == PAR_FP8;
+	sh.fp8_current = sh.fp8 && o->fp8_recipe == PAR_FP8_CURRENT;
+	sh.cp = L->cp;
+	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
+	if (m->moe.experts > 0) {
+		struct cmp_shape xs;
+		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
+				 o->flash_attention, peak, true, &xs);
+		xs.attn = sh.attn;
+		xs.fused = sh.fused;
+		xs.fp32_logits = sh.fp32_logits;
+		xs.xentropy = sh.xentropy;
+		xs.metric_ce = sh.metric_ce;
+		xs.fp8 = sh.fp8;
+		xs.fp8_current = sh.fp8_current;
+		xs.cp = L->cp;
+		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
+		/* the shared experts' part: the layer's time less its time
+		 * without them */
+		struct cmp_cost nf, nb;
+		xs.shared = 0;
+		layer_pass(g, &xs, o->recompute, &nf, &nb);
+		c->shared_fwd_s = c->moe_fwd.time_s - nf.time_s;
+		c->shared_bwd_s = c->moe_bwd.time_s - nb.time_s;
+	} else {
+		c->shared_fwd_s = c->shared_bwd_s = 0;
+		c->moe_fwd = c->fwd;
+		c->moe_bwd = c->bwd;
+	}
+	cmp_embed_fwd(g, &sh, &c->emb_f);
+	cmp_embed_bwd(g, &sh, &c->emb_b);
+	cmp_logits_fwd(g, &sh, &c->log_f);
+	cmp_logits_bwd(g, &sh, &c->log_b);
+	/* weight gradients accumulate over microbatches every backward pass */
+	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
+	double dense_p = step_layer_rank_params(m, L, false, 1), moe_p = step_layer_rank_params(m, L, true, 1);
+	amp_layer(g, o, &sh, dense_p, &c->fwd, &c->bwd);
+	grad_accum(g, o, L, dense_p, STEP_LAYER_WEIGHTS, true, &extra);
+	cmp_add(&c->bwd, &extra, 1);
+	if (m->moe.experts > 0) {
+		amp_layer(g, o, &sh, moe_p, &c->moe_fwd, &c->moe_bwd);
+		grad_accum(g, o, L, moe_p, STEP_LAYER_WEIGHTS, true, &extra);
+		cmp_add(&c->moe_bwd, &extra, 1);
+	} else {
+		c->moe_fwd = c->fwd;
+		c->moe_bwd = c->bwd;
+	}
+	/* the embedding's lookup is not autocast: its gradient is fp32 */
+	grad_accum(g, o, L, vocab_params + (m->learned_positions ?
+		   (double)m->seq_len * h : 0), 1, false, &extra);
+	cmp_add(&c->emb_b, &extra, 1);
+	/* FSDP's work on each unit's unsharded gradient: a unit per layer,
+	 * the root (embeddings, head, final norm) with the embedding's */
+	fsdp_grad(g, o, L, dense_p, &c->bwd);
+	if (m->moe.experts > 0)
+		fsdp_grad(g, o, L, moe_p, &c->moe_bwd);
+	fsdp_grad(g, o, L, vocab_params + (double)tfm_head_params(m) / t +
+		  (m->learned_positions ? (double)m->seq_len * h : 0), &c->emb_b);
+	weight_cast(g, o, vocab_params, 1, &c->log_f);
+	grad_accum(g, o, L, vocab_params, 1, true, &extra);
+	cmp_add(&c->log_b, &extra, 1);
+	/* every pass waits for the host to launch its kernels (host.h) */
+	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
+				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		host_bound(passes[i], o->host_s_per_kernel);
+
+	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
+	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
+	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_fwd_s, e) < 0)
+		return -1;
+	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, true, full, &x);
+	if (tp_layer_s(net, tp_gpus, L->tp, &x, &c->tp_bwd_s, e) < 0)
+		return -1;
+	/* Transformer Engine's TP-communication overlap (Megatron-Core
+	 * --tp-comm-overlap, with sequence parallelism): the all-gathers and
+	 * reduce-scatters are cut into chunks pipelined with the GEMMs they
+	 * feed and drain, so a layer exposes only what its GEMMs cannot cover
+	 * (an upper bound on the overlap: the chunks' waits for their data are
+	 * not counted); the GEMMs run as chunks (cmp_ub_splits) */
+	if (o->tp_comm_overlap && o->sequence_parallel) {
+		/* MoE layers lose the same SMs while overlapped; their exposed
+		 * TP time is taken as the dense layers' (their GEMMs, longer,
+		 * would hide at least as much) */
+		double tf = c->tp_fwd_s, tb = c->tp_bwd_s;
+		struct cmp_cost uf, ub;
+		cmp_ub_splits(g, &sh, false, &uf);
+		cmp_ub_splits(g, &sh, true, &ub);
+		cmp_add(&c->fwd, &uf, 1);
+		cmp_add(&c->bwd, &ub, 1);
+		if (o->recompute == PAR_RECOMPUTE_FULL)
+			cmp_add(&c->bwd, &uf, 1);	/* the forward again */
+		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
+		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
+		/* The pipelined reduce-scatters (proj_fprop, fc2_fprop) send
+		 * each chunk's partial sums while the next chunk's GEMM runs;
+		 * the last chunk's goes after the last GEMM, with nothing to
+		 * hide it, and the layer waits for it (TE v1.8
+		 * split_overlap_rs: stream_main waits on _stop_comm): 1/4 of
+		 * each reduce-scatter exposed, forward (and its recomputation) */
+		double rs, tail;
+		if (tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, x.bytes, &rs, e) < 0)
+			return -1;
+		tail = rs / UB_RS_SPLITS;
+		c->tp_fwd_s += 2 * tail;
+		c->tp_bwd_s += full ? 2 * tail : 0;
+		if (m->moe.experts > 0) {
+			/* an MoE layer's attention is split alike */
+			struct cmp_shape xs = sh;
+			xs.experts = m->moe.experts;
+			cmp_ub_splits(g, &xs, false, &uf);
+			cmp_ub_splits(g, &xs, true, &ub);
+			cmp_add(&c->moe_fwd, &uf, 1);
+			cmp_add(&c->moe_bwd, &ub, 1);
+			if (o->recompute == PAR_RECOMPUTE_FULL)
+				cmp_add(&c->moe_bwd, &uf, 1);
+			tp_overlap(g, &c->moe_fwd, &tf);
+			tp_overlap(g, &c->moe_bwd, &tb);
+		} else {
+			c->moe_fwd = c->fwd;
+			c->moe_bwd = c->bwd;
+		}
+	}
+	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0 ||
+	    cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
+		return -1;
+	/* vocab-parallel embedding: one all-reduce forward; the column-
+	 * parallel logits: one all-reduce of dX backward */
+	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_REDUCE, x.bytes, &c->tp_emb_s, e) < 0)
+		return -1;
+	c->tp_log_s = c->tp_emb_s;
+	if (o->tp_async_allreduce && !(o->tp_comm_overlap && o->sequence_parallel) &&
+	    L->tp > 1 && tp_async(m, o, g, &sh, net, tp_gpus, x.bytes, c, e) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * step_layer.h -- one layer's costs, one microbatch, one TP rank: what
+ * step.c builds a plan's virtual stages from (step_layer.c).  Internal to
+ * the step model; step.h is its face.
+ */
+#ifndef MODELS_STEP_LAYER_H
+#define MODELS_STEP_LAYER_H
+
+#include "models/step.h"
+
+/* A layer's GEMM weights: QKV, projection, the MLP's two (GPT's; other
+ * shapes are counted as GPT's for the launches, by their bytes). */
+#define STEP_LAYER_WEIGHTS 4.0
+
+/* Everything per layer, one microbatch, one TP rank. */
+struct layer_costs {
+	struct cmp_cost fwd, bwd;	/* bwd includes recomputation */
+	struct cmp_cost moe_fwd, moe_bwd;	/* an MoE layer's (MoE models) */
+	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls,
+					 * exposed */
+	double shared_fwd_s, shared_bwd_s;	/* its shared experts' compute */
+	double ep_bytes;		/* one all-to-all's, per GPU */
+	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
+	double cp_bytes;		/* sent per GPU per layer, forward and backward */
+	double tp_fwd_s, tp_bwd_s;
+	struct cmp_cost emb_f, emb_b, log_f, log_b;
+	double tp_emb_s, tp_log_s;	/* one collective each */
+};
+
+/* Fill c for the model's layers on the layout, with the TP collectives
+ * timed on the first stage's TP group (tp_gpus). */
+int step_layer_costs(const struct tfm *m, const struct layout *L,
+		     const struct par_opts *o, const struct gpu_spec *g,
+		     double peak, struct net *net, const int *tp_gpus,
+		     struct layer_costs *c, struct err *e);
+/* `layers` layers' parameters on one GPU: split over TP, routed experts
+ * also over EP (an MoE layer's when moe). */
+double step_layer_rank_params(const struct tfm *m, const struct layout *L,
+			      bool moe, double layers);
+/* A layer's parameter tensors (weights, biases, norms' scale and shift). */
+double step_layer_tensors(const struct tfm *m);
+
+#endif
