@@ -28,7 +28,7 @@
  * shared x fe.  With context parallelism (cp) a rank holds s/cp of the
  * sequence: every GEMM and elementwise kernel sees s/cp tokens, the
  * attention core s/cp queries against all s keys (1/cp of the causal
- * flash kernel's work); their exchange is step.c's.
+ * flash kernel's work); their exchange is step_layer.c's.
  * Backward: every GEMM twice (data and weight gradients), elementwise
  * kernels with their backward traffic, flash attention's backward kernel.
  * Norms and dropouts are split over the tensor-parallel group only with

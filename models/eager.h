@@ -82,7 +82,7 @@
  *                 under autocast.
  *
  * FSDP's mixed precision (param_dtype = bf16) casts the local shard before
- * its all-gather instead of autocast casting whole weights; step.c charges
+ * its all-gather instead of autocast casting whole weights; step_layer.c charges
  * the weight and gradient casts only without ZeRO/FSDP sharding.  Its
  * gradient path instead (PyTorch 2.1 torch/distributed/fsdp/
  * _runtime_utils.py, _post_backward_hook and _reduce_grad, every

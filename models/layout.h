@@ -60,7 +60,7 @@ struct layout {
 	int micro_batch;	/* sequences per microbatch */
 	int microbatches;	/* per pipeline per iteration */
 	int ep;			/* expert parallelism: EP groups of ep DP ranks */
-	enum layout_ep_overlap {	/* what hides the EP all-to-alls (step.c) */
+	enum layout_ep_overlap {	/* what hides the EP all-to-alls (step_layer.c) */
 		LAYOUT_EP_OVERLAP_NONE, LAYOUT_EP_OVERLAP_SHARED, LAYOUT_EP_OVERLAP_DUALPIPE,
 	} ep_overlap;
 	int cp;			/* context parallelism: CP groups of cp DP ranks */

@@ -48,7 +48,7 @@ struct stack_spec {
 	bool adam_foreach;		/* torch.optim.AdamW's foreach, not fused */
 	bool clip_grad_norm;		/* torch.nn.utils.clip_grad_norm_ each step */
 	bool tp_async_allreduce;	/* column layers' dX collective under the
-					 * weight-gradient GEMM (step.c) */
+					 * weight-gradient GEMM (step_layer.c) */
 	enum attn_impl flash_kernel;	/* its flash attention (0: flash2) */
 	bool ds_engine;			/* DeepSpeed's engine holds the gradients:
 					 * its accumulation, reduction and tied

@@ -69,7 +69,7 @@
  * layer's GEMMs cannot cover.
  *
  * TP overlap also slows the GEMMs it runs beside (the SMs Transformer
- * Engine's userbuffer kernels hold, step.c), runs them as chunks
+ * Engine's userbuffer kernels hold, step_layer.c), runs them as chunks
  * (cmp_ub_splits) and leaves the last chunk of each pipelined
  * reduce-scatter exposed.  A DP collective running beside the compute
  * slows the GEMM share of the stage's pass by the SMs its NCCL channels
@@ -189,21 +189,21 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
  * 1/t of a microbatch's tokens, top_k copies of h bf16 elements each,
  * times the capacity factor when one pads the buffers; and its skew over
  * ep ranks (struct coll): the busiest expert's load when dropless, at
- * most ep; 1 with a capacity factor (step.c). */
+ * most ep; 1 with a capacity factor (step_layer.c). */
 double step_ep_bytes(const struct tfm *m, const struct layout *L);
 double step_ep_skew(const struct tfm *m, int ep);
 /* An MoE layer's all-to-alls per pass (ep_fwd_s, ep_bwd_s) cut to what
  * parallel.ep_overlap leaves exposed: less the shared experts' compute of
  * the same pass (shared_expert), or the forward and backward together
  * less the MoE layer's forward and backward compute, shared in proportion
- * (dualpipe: another microbatch's pass runs beside) (step.c). */
+ * (dualpipe: another microbatch's pass runs beside) (step_layer.c). */
 void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
 		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
 		     double *ep_fwd_s, double *ep_bwd_s);
 
 /* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP
  * rank's key/value heads, keys and values in bf16; a layer's forward
- * passes cp-1 of them to the ring neighbour (step.c). */
+ * passes cp-1 of them to the ring neighbour (step_layer.c). */
 double step_cp_block_bytes(const struct tfm *m, const struct layout *L);
 
 /* The result at weight w between a and b, two iterations of one layout

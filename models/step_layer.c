@@ -13,7 +13,6 @@
 #include "models/step_layer.h"
 #include "topologies/topo.h"
 
-
 /* Time of one TP collective of S bytes among the first stage's TP group. */
 static int tp_coll_s(struct net *net, const int *tp_gpus, int tp, enum coll_op op,
 		     double bytes, double *t, struct err *e)

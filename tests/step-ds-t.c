@@ -49,7 +49,7 @@ int main(void)
 	struct cfg_schema *s = step_schema_new();
 	struct step_job m21, bf16, fp16, m21dp, dsdp, dsdp16;
 	struct err e = { 0 };
-	/* parameters whose gradients each backward accumulates (step.c): 2
+	/* parameters whose gradients each backward accumulates (step_layer.c): 2
 	 * layers of 12 h^2 / t, the word embedding's V h / t and the learned
 	 * positions' s h at the embedding, the head's V h / t again at the
 	 * logits (tied: autograd sums it into the same weight, a pass of its

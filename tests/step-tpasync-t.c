@@ -1,5 +1,5 @@
 /* step-tpasync-t.c -- Megatron-LM's asynchronous TP all-reduce in backward
- * (parallel.tp_async_allreduce, step.c tp_async): a GPT of 2 layers,
+ * (parallel.tp_async_allreduce, step_layer.c tp_async): a GPT of 2 layers,
  * h = 8192, on one node of 8 A100 at TP 8, PP 1, two microbatches of 4
  * (tests/bench/step-175b.cfg, shrunk).
  *
