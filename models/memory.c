@@ -216,12 +216,16 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	out->stage = stage;
 	double experts;
 	out->params = stage_params(m, L, stage, &experts);
-	zero_model_memory(out->params - experts, L->dp, o->zero_stage,
+	/* ZeRO shards over every data-parallel rank, or over the groups of
+	 * hybrid sharding (parallel.zero_shard_ranks) */
+	int shard = par_shard_ranks(o, L->dp);
+	zero_model_memory(out->params - experts, shard, o->zero_stage,
 			  o->distributed_optimizer, &z);
 	if (experts > 0) {	/* sharded over the experts' dp/ep replicas */
 		struct zero_mem zx;
 		int ep = L->ep > 1 ? L->ep : 1;
-		zero_model_memory(experts, L->dp / ep > 0 ? L->dp / ep : 1,
+		int xs = L->dp / ep > 0 ? L->dp / ep : 1;
+		zero_model_memory(experts, xs < shard ? xs : shard,
 				  o->zero_stage, o->distributed_optimizer, &zx);
 		z.weights_bytes += zx.weights_bytes;
 		z.grads_bytes += zx.grads_bytes;
@@ -233,7 +237,7 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 						       o->zero_prefetch_bytes, o->zero3_sync);
 	if (fp8 && !o->fp8_params)
 		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /
-				      (o->zero_stage == 3 ? L->dp : 1);
+				      (o->zero_stage == 3 ? shard : 1);
 	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2;
 	out->optimizer_bytes = z.optimizer_bytes;
 

@@ -124,6 +124,11 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.zero_prefetch_mb", CFG_FLOAT, "MB", 0.001, 1e6, "100", NULL,
 	  "ZeRO-3 weights gathered ahead of the compute (DeepSpeed's "
 	  "stage3_prefetch_bucket_size, 5e7 fp16 elements)" },
+	{ "parallel.zero_shard_ranks", CFG_INT, "", 0, 1e7, "0", NULL,
+	  "hybrid sharding: ZeRO-2/3 shard over groups of this many data-parallel "
+	  "ranks and replicate across the groups, whose gradients are all-reduced "
+	  "once a step (PyTorch FSDP HYBRID_SHARD and _HYBRID_SHARD_ZERO2, "
+	  "torchtitan's and OLMo's HSDP); 0: shard over every rank" },
 	{ "parallel.zero3_fetch", CFG_ENUM, "", 0, 0, "prefetch", "prefetch|sync_per_tensor",
 	  "how ZeRO-3 moves weights and gradients: prefetch (a layer's weights "
 	  "gathered ahead, under the compute: PyTorch FSDP, DeepSpeed 0.5.5 and "
@@ -162,6 +167,11 @@ void par_defaults(struct par_opts *o)
 	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
 	o->host_s_per_kernel = stack_table[0].host_us_per_kernel * 1e-6;
+}
+
+int par_shard_ranks(const struct par_opts *o, int dp)
+{
+	return o->zero_shard_ranks > 0 && o->zero_shard_ranks < dp ? o->zero_shard_ranks : dp;
 }
 
 double par_dp_bucket_bytes(const struct par_opts *o, int dp)
@@ -231,6 +241,15 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
 				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
 				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
+	if (o->zero_shard_ranks > 0 && o->zero_stage < 2)
+		return sc_where_error(w, e, "parallel.zero_shard_ranks", "hybrid sharding "
+				      "splits ZeRO-2/3's shards, but zero_stage is %d "
+				      "(expected zero_stage 2 or 3, or zero_shard_ranks 0)",
+				      o->zero_stage);
+	if (o->zero_shard_ranks > 0 && L->dp % o->zero_shard_ranks != 0)
+		return sc_where_error(w, e, "parallel.zero_shard_ranks", "%d data-parallel "
+				      "ranks do not make groups of %d (expected a divisor "
+				      "of dp = %d)", L->dp, o->zero_shard_ranks, L->dp);
 	if (o->zero3_sync && o->zero_stage != 3)
 		return sc_where_error(w, e, "parallel.zero3_fetch", "sync_per_tensor "
 				      "says how ZeRO-3 gathers weights, but zero_stage is %d "
@@ -305,6 +324,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->zero3_sync = strcmp(sc_str(sc, "parallel.zero3_fetch"), "sync_per_tensor") == 0;
+	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :

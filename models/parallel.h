@@ -59,6 +59,8 @@ struct par_opts {
 					 * bucket; 0: par_dp_bucket_bytes() */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */
 	double zero_prefetch_bytes;	/* ZeRO-3 weights gathered ahead */
+	int zero_shard_ranks;		/* hybrid sharding: ranks a ZeRO-2/3 shard
+					 * spans; 0: all dp (par_shard_ranks) */
 	bool zero3_sync;		/* ZeRO-3 as DeepSpeed 2021 ran it: a
 					 * collective per tensor, none under the
 					 * compute (step.h) */
@@ -84,6 +86,8 @@ extern const struct cfg_setting par_settings[];
 void par_defaults(struct par_opts *o);
 /* Megatron-LM's DDP bucket: max(40M, 1M x dp) fp16 gradient elements. */
 double par_megatron_bucket_bytes(int dp);
+/* The data-parallel ranks a ZeRO shard spans: zero_shard_ranks, or dp. */
+int par_shard_ranks(const struct par_opts *o, int dp);
 /* The DDP bucket for dp replicas: the setting, or Megatron's default for
  * that dp when the setting is 0. */
 double par_dp_bucket_bytes(const struct par_opts *o, int dp);

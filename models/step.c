@@ -522,6 +522,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
+	/* the ranks Adam's state is split over: all dp, or a hybrid shard group */
+	double shard = sharded ? par_shard_ranks(o, L->dp) : 1;
 	/* DeepSpeed's engine shards Adam (ZeRO-1, or BF16_Optimizer's own)
 	 * but all-reduces the whole gradient first (stack.c) */
 	bool reduce_whole = o->ds_engine && o->zero_stage == 1;
@@ -538,7 +540,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	/* the AMP loop's optimizer step (eager.h): on its shard under ZeRO;
 	 * FSDP clips through its own per-tensor clip_grad_norm_ */
 	struct eager_opt opt = {
-		.params = mem.params / (sharded ? L->dp : 1), .tensors = opt_tensors(m, L),
+		.params = mem.params / shard, .tensors = opt_tensors(m, L),
 		.impl = o->adam_sync ? EAGER_ADAM_COMPOSER : o->adam_loop ? EAGER_ADAM_LOOP :
 			o->adam_foreach ? EAGER_ADAM_FOREACH : EAGER_ADAM_FUSED,
 		.clip = o->clip_grad_norm, .clip_per_tensor = o->zero_stage >= 2 && L->dp > 1,
@@ -546,8 +548,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	};
 	double opt_s = o->amp_fp32_weights ?
 		       eager_optimizer_s(g, &opt) :
-		       cmp_adam_s(g, mem.params / (sharded ? L->dp : 1)) +
-		       cmp_grad_buffer_s(g, mem.params, mem.params / (sharded ? L->dp : 1),
+		       cmp_adam_s(g, mem.params / shard) +
+		       cmp_grad_buffer_s(g, mem.params, mem.params / shard,
 					 L->dp, o->fused_kernels && o->zero_stage == 0);
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next
 	 * first microbatch, serial with the step as Adam is */
@@ -577,6 +579,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.grad_bytes = o->zero_stage >= 1 ? (o->zero_reduce_fp32 ? 4 : 2) :
 			      o->grad_reduce_bytes,
 		.prefetch_bytes = o->zero_prefetch_bytes,
+		.shard_ranks = par_shard_ranks(o, L->dp),
 		.zero3_sync = o->zero3_sync, .zero3_tensors = step_layer_tensors(m),
 		.zero3_regather_frac = regather_frac,
 		.zero3_regather_tensors = regather_tensors,

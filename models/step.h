@@ -38,6 +38,16 @@
  * forward and backward, prefetching up to zero_prefetch_mb ahead.  All
  * stages then synchronise and run Adam.
  *
+ * Hybrid sharding (parallel.zero_shard_ranks; PyTorch FSDP HYBRID_SHARD
+ * and _HYBRID_SHARD_ZERO2): ZeRO-2/3's gathers and reduce-scatters run in
+ * groups of that many consecutive data-parallel ranks, and each
+ * reduce-scatter is followed on the same stream by the all-reduce of its
+ * 1/S result across the groups (FSDP's post-backward hook does both per
+ * unit and microbatch).  The run times shard group 0 and the replicas of
+ * its first shard: the other groups' collectives are alike and, on a
+ * rail-optimised fabric with groups inside a node, share no link with
+ * them.
+ *
  * ZeRO-3 as DeepSpeed ran it from v0.3.13 (2021-03) to v0.5.4 (2021-10)
  * (parallel.zero3_fetch = "sync_per_tensor"): every parameter tensor of a
  * layer is gathered by its own torch.distributed.all_gather, each after a
@@ -276,6 +286,8 @@ struct step_plan {
 	double grad_bytes;		/* per gradient element in DP collectives
 					 * (0: 2, the weights' bf16/fp16) */
 	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
+	int shard_ranks;		/* ZeRO-2/3 hybrid sharding: ranks a shard
+					 * group holds (0: all dp) */
 	bool zero3_sync;		/* ZeRO-3 in series with the compute, a
 					 * collective per tensor (above) */
 	double zero3_tensors;		/* ... parameter tensors per layer */

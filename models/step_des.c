@@ -32,6 +32,7 @@ struct bucket {
 	enum coll_op op;
 	double bytes;
 	double tensors;		/* collectives it stands for in series mode */
+	bool replicas;		/* hybrid sharding: across the shard groups */
 };
 
 struct stream {
@@ -74,7 +75,11 @@ struct des {
 	int V;			/* virtual stages pp*v */
 	struct stage *stages;
 	uint8_t *fwd_ready, *bwd_ready;	/* [V * m] */
-	int **groups;		/* [pp*tp] -> dp GPU indices */
+	int **groups;		/* [pp*tp] -> dp GPU indices; a ZeRO collective
+				 * runs on the first `shard` of them */
+	int **replicas;		/* [pp*tp] -> dp/shard GPUs, one per shard group
+				 * (hybrid sharding), else NULL */
+	int shard;		/* ranks in a ZeRO-2/3 shard group */
 	int k_seg, k_arrive, k_sent, k_xfer, k_bucket, k_comm, k_opt;
 	bool free_comm;		/* no DP collectives cost anything */
 	int64_t p2p_ns;
@@ -84,7 +89,7 @@ struct des {
 	int64_t gather_end_ns;	/* latest stage gather end, less what it hides */
 	int64_t sync_ns, end_ns;
 	double dp_elems;
-	struct coll_memo { enum coll_op op; double bytes; int k; double t; } cache[256];
+	struct coll_memo { enum coll_op op; double bytes; int k; bool rep; double t; } cache[256];
 	int n_cache;
 };
 
@@ -134,11 +139,29 @@ static int push_bucket(struct stream *s, enum coll_op op, double bytes, double t
 		s->q = q;
 		s->cap = cap;
 	}
-	s->q[s->len++] = (struct bucket){ op, bytes, tensors };
+	s->q[s->len++] = (struct bucket){ op, bytes, tensors, false };
 	return 0;
 }
 
 static int stream_kick(struct des *d, int k, int which, struct err *e);
+
+/* Queue a gradient reduction on stage k's stream: under hybrid sharding a
+ * reduce-scatter in the shard group is followed by the all-reduce of its
+ * result across the groups (FSDP's post-backward hook, HYBRID_SHARD: both
+ * per unit and microbatch, on one stream). */
+static int push_grads(struct des *d, int k, enum coll_op op, double bytes, double tensors)
+{
+	struct stream *s = &d->stages[k].st[STREAM_GRAD];
+
+	if (push_bucket(s, op, bytes, tensors) < 0)
+		return -1;
+	if (!d->replicas || op != COLL_REDUCE_SCATTER)
+		return 0;
+	if (push_bucket(s, COLL_ALL_REDUCE, bytes / d->shard, tensors) < 0)
+		return -1;
+	s->q[s->len - 1].replicas = true;
+	return 0;
+}
 
 /*
  * A DP collective running beside the compute holds comm_sm_frac of the
@@ -253,21 +276,39 @@ static int on_comm(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 			       (int)evkey_get(&key_stage, ev->arg, 1), e);
 }
 
-/* Time of one collective alone on the fabric, cached per (op, bytes, stage). */
-static int alone_s(struct des *d, int k, enum coll_op op, double bytes,
+/* The GPUs and rank count of a collective of stage k's TP rank i: the
+ * data-parallel group, a ZeRO shard group of it, or (rep) the ranks that
+ * hold the same shard in every shard group. */
+static struct coll coll_of(const struct des *d, int k, int i, enum coll_op op,
+			   double bytes, bool rep)
+{
+	int n = d->p->dp;
+
+	if (rep)
+		return (struct coll){ op, COLL_AUTO, d->replicas[k * d->p->tp + i],
+				      d->p->dp / d->shard, bytes, 0 };
+	if (d->p->dp_mode == STEP_DP_ZERO2 || d->p->dp_mode == STEP_DP_ZERO3)
+		n = d->shard;
+	return (struct coll){ op, COLL_AUTO, d->groups[k * d->p->tp + i], n, bytes, 0 };
+}
+
+/* Time of one collective alone on the fabric, cached per (op, bytes, stage,
+ * group kind). */
+static int alone_s(struct des *d, int k, enum coll_op op, double bytes, bool rep,
 		   double *t, struct err *e)
 {
 	for (int i = 0; i < d->n_cache; i++)
-		if (d->cache[i].op == op && d->cache[i].bytes == bytes && d->cache[i].k == k) {
+		if (d->cache[i].op == op && d->cache[i].bytes == bytes && d->cache[i].k == k &&
+		    d->cache[i].rep == rep) {
 			*t = d->cache[i].t;
 			return 0;
 		}
-	struct coll c = { op, COLL_AUTO, d->groups[k * d->p->tp], d->p->dp, bytes, 0 };
+	struct coll c = coll_of(d, k, 0, op, bytes, rep);
 	*t = d->p->net->alone_s(d->p->net->ctx, &c, e);
 	if (*t < 0)
 		return -1;
 	if (d->n_cache < 256)
-		d->cache[d->n_cache++] = (struct coll_memo){ op, bytes, k, *t };
+		d->cache[d->n_cache++] = (struct coll_memo){ op, bytes, k, rep, *t };
 	return 0;
 }
 
@@ -279,9 +320,9 @@ static int per_tensor_tail_s(struct des *d, int k, const struct bucket *b,
 {
 	double lat_s, T = b->tensors;
 
-	if (alone_s(d, k, b->op, 2.0 * d->p->dp, &lat_s, e) < 0)
+	if (alone_s(d, k, b->op, 2.0 * d->shard, false, &lat_s, e) < 0)
 		return -1;
-	*tail_s = (T > 1 ? T - 1 : 0) * lat_s + T * d->p->dp * d->p->coll_copy_s;
+	*tail_s = (T > 1 ? T - 1 : 0) * lat_s + T * d->shard * d->p->coll_copy_s;
 	return 0;
 }
 
@@ -330,8 +371,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		int groups = d->p->one_group_per_stage ? 1 : d->p->tp;
 		s->in_flight = groups;
 		for (int i = 0; i < groups; i++) {
-			struct coll c = { b->op, COLL_AUTO, d->groups[k * d->p->tp + i],
-					  d->p->dp, b->bytes, 0 };
+			struct coll c = coll_of(d, k, i, b->op, b->bytes, b->replicas);
 			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
 				return -1;
 		}
@@ -339,7 +379,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		return 0;
 	}
 	double t;
-	if (alone_s(d, k, b->op, b->bytes, &t, e) < 0)
+	if (alone_s(d, k, b->op, b->bytes, b->replicas, &t, e) < 0)
 		return -1;
 	s->in_flight = 1;
 	ev_after(d->sim, to_ns(t), d->k_comm, tag);
@@ -392,7 +432,7 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 			nb = 1;
 	}
 	d->stages[k].pending_ready--;
-	if (push_bucket(&d->stages[k].st[STREAM_GRAD], grad_op(d), bytes / nb, 1) < 0)
+	if (push_grads(d, k, grad_op(d), bytes / nb, 1) < 0)
 		return err_set(e, ERR_RUN, "step: out of memory");
 	return stream_kick(d, k, STREAM_GRAD, e);
 }
@@ -513,8 +553,7 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	if (d->p->dp_mode == STEP_DP_ZERO3 && op->bwd && d->p->dp > 1) {
 		/* this layer's gradients: reduce-scatter them now */
 		double bytes = grad_bytes(d) * d->p->chunk_params[vs] / nseg;
-		if (push_bucket(&st->st[STREAM_GRAD], COLL_REDUCE_SCATTER, bytes,
-				d->p->zero3_tensors) < 0)
+		if (push_grads(d, k, COLL_REDUCE_SCATTER, bytes, d->p->zero3_tensors) < 0)
 			return err_set(e, ERR_RUN, "step: out of memory");
 		if (stream_kick(d, k, STREAM_GRAD, e) < 0)
 			return -1;
@@ -684,6 +723,27 @@ static int plan_gathers(struct des *d, int k, struct err *e)
 }
 
 
+/* Hybrid sharding: for each stage and TP rank, the GPU holding shard 0 in
+ * each shard group (consecutive data-parallel ranks form a group, as
+ * FSDP's device mesh puts them); the groups of the other shards are
+ * alike. */
+static int replica_groups(struct des *d, struct err *e)
+{
+	int n = d->p->pp * d->p->tp, reps = d->p->dp / d->shard;
+
+	d->replicas = calloc((size_t)n, sizeof *d->replicas);
+	if (!d->replicas)
+		return err_set(e, ERR_RUN, "step: out of memory");
+	for (int i = 0; i < n; i++) {
+		d->replicas[i] = malloc((size_t)reps * sizeof *d->replicas[i]);
+		if (!d->replicas[i])
+			return err_set(e, ERR_RUN, "step: out of memory");
+		for (int r = 0; r < reps; r++)
+			d->replicas[i][r] = d->groups[i][r * d->shard];
+	}
+	return 0;
+}
+
 static void des_free(struct des *d)
 {
 	if (d->stages) {
@@ -703,6 +763,10 @@ static void des_free(struct des *d)
 		for (int i = 0; i < d->p->pp * d->p->tp; i++)
 			free(d->groups[i]);
 	free(d->groups);
+	if (d->replicas)
+		for (int i = 0; i < d->p->pp * d->p->tp; i++)
+			free(d->replicas[i]);
+	free(d->replicas);
 	if (d->net_open)
 		d->p->net->close(d->p->net->ctx, NULL);
 	if (d->sim)
@@ -735,6 +799,10 @@ static int des_setup(struct des *d, struct err *e)
 	d->k_comm = ev_kind(d->sim, "step_collective_done", on_comm, d);
 	d->k_opt = ev_kind(d->sim, "step_optimizer_done", on_opt, d);
 	d->p2p_ns = to_ns(p->p2p_s);
+	d->shard = p->shard_ranks > 0 && p->shard_ranks < p->dp ? p->shard_ranks : p->dp;
+	if (p->dp % d->shard != 0)
+		return err_set(e, ERR_USAGE, "step: %d data-parallel ranks in groups of %d",
+			       p->dp, d->shard);
 	d->stages_left = pp;
 	for (int k = 0; k < pp; k++) {
 		struct stage *st = &d->stages[k];
@@ -770,6 +838,10 @@ static int des_setup(struct des *d, struct err *e)
 				}
 				d->groups[k * p->tp + i] = g;
 			}
+		if (d->shard < p->dp && (p->dp_mode == STEP_DP_ZERO2 ||
+					 p->dp_mode == STEP_DP_ZERO3) &&
+		    replica_groups(d, e) < 0)
+			return -1;
 		if (p->contention) {
 			if (p->net->open(p->net->ctx, d->sim, e) < 0)
 				return -1;

@@ -407,8 +407,9 @@ static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
 		       bool cast, struct cmp_cost *out)
 {
 	if (o->amp_fp32_weights)	/* ZeRO-2/3 (FSDP) add into the shard */
-		eager_grad_accum(g, o->zero_stage >= 2 ? params / L->dp : params, tensors,
-				 cast && o->zero_stage == 0, L->microbatches, out);
+		eager_grad_accum(g, o->zero_stage >= 2 ? params / par_shard_ranks(o, L->dp) :
+				 params, tensors, cast && o->zero_stage == 0,
+				 L->microbatches, out);
 	else if (o->ds_engine)
 		cmp_grad_accum(g, params, o->dtype == PAR_FP16 ? CMP_ACCUM_HALF :
 				       CMP_ACCUM_UPCAST, out);
@@ -416,7 +417,6 @@ static void grad_accum(const struct gpu_spec *g, const struct par_opts *o,
 		cmp_grad_accum(g, params, o->grad_accum_fusion ? CMP_ACCUM_FUSED :
 				       CMP_ACCUM_MAIN_GRAD, out);
 }
-
 
 /* FSDP's per-microbatch upcast and divides of a unit's unsharded gradient
  * of params (eager.h), added to the backward pass it follows: under the AMP
@@ -428,7 +428,7 @@ static void fsdp_grad(const struct gpu_spec *g, const struct par_opts *o,
 
 	if (!o->amp_fp32_weights || o->zero_stage < 2)
 		return;
-	eager_fsdp_grad(g, params, L->dp, o->zero_reduce_fp32, &c);
+	eager_fsdp_grad(g, params, par_shard_ranks(o, L->dp), o->zero_reduce_fp32, &c);
 	cmp_add(pass, &c, 1);
 }
 

@@ -35,7 +35,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(35);
+	tap_plan(38);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -171,5 +171,19 @@ int main(void)
 	mem_stage(&t1, &L, &o, 0, &b);
 	tap_near(b.weights_bytes, 2 * P1 / 32 + 24 * layer_b, 1e-12,
 		 "ZeRO-3, prefetch past the model: at most every layer");
+	/* in series (DeepSpeed 2021, parallel.zero3_fetch): none ahead */
+	o.zero3_sync = true;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.weights_bytes, 2 * P1 / 32 + layer_b, 1e-12,
+		 "ZeRO-3 in series: only the layer computed whole");
+	o.zero3_sync = false;
+	/* hybrid sharding in groups of 8 of the 32 ranks: every shard is a
+	 * quarter of the ranks' count, 4x the bytes (16 Psi / 8 in all) */
+	o.zero_prefetch_bytes = 1e3;
+	o.zero_shard_ranks = 8;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.weights_bytes, 2 * P1 / 8 + 2 * layer_b, 1e-12,
+		 "hybrid ZeRO-3 (8 of 32): weights 2 Psi / 8 plus two layers");
+	tap_near(b.optimizer_bytes, 12 * P1 / 8, 1e-12, "hybrid ZeRO-3: optimizer 12 Psi / 8");
 	return tap_done();
 }

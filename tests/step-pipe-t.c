@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(57);
+	tap_plan(60);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -341,6 +341,23 @@ int main(void)
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 17e-3, 1e-5, "re-gathers after the recomputed forward: 17 ms");
 	tap_near(r.dp_comm_elems_per_rank, 3.5e6, 1e-12, "and move 3.5 Psi");
+	/* Hybrid sharding (FSDP HYBRID_SHARD), 4 ranks in shard groups of 2,
+	 * prefetching as the first ZeRO-3 case: each layer's reduce-scatter
+	 * (1 ms) is followed by the all-reduce of its half across the two
+	 * groups (0.5 MB, 0.5 ms): the first layer's 5-6.5 ms, the second's
+	 * 7-8.5 ms: T = 8.5 ms; the all-reduces add 2 x Psi/2 elements to
+	 * 3 Psi */
+	p.zero3_sync = false;
+	p.zero3_tensors = 0;
+	p.coll_copy_s = 0;
+	p.zero3_regather_frac = p.zero3_regather_tensors = 0;
+	p.dp = 4;
+	p.shard_ranks = 2;
+	int rank_gpu4[4] = { 0, 1, 2, 3 };
+	p.rank_gpu = rank_gpu4;
+	tap_ok(step_run(&p, &r, &e) == 0, "hybrid ZeRO-3 runs (%s)", e.msg);
+	tap_near(r.iteration_s, 8.5e-3, 1e-9, "hybrid ZeRO-3: T = 8.5 ms by hand");
+	tap_near(r.dp_comm_elems_per_rank, 4e6, 1e-12, "hybrid ZeRO-3: 3 Psi + 2 x Psi/2");
 	tap_ok(r.events > 0, "events were simulated (%llu)", (unsigned long long)r.events);
 	return tap_done();
 }
