@@ -22,7 +22,7 @@
 #     iteration_time_s_lo/hi = t (1 -+ band);
 #     duration_s_lo/hi = d (1 -+ band x training share), cost likewise;
 #   - an uncalibrated GPU (V100) warns once on stderr and writes
-#     calibrated = 0 with band hypot(0.25, 0.18) = 0.308058;
+#     calibrated = 0 with band hypot(0.25, 0.25) = 0.353553;
 #   - selective recomputation counts the attention core's forward again,
 #     4 B s^2 h l FLOPs (B = 256, s = 2048, h = 768, l = 12), only without
 #     flash attention: with flash nothing is recomputed, in time or FLOPs.
@@ -94,8 +94,8 @@ run v100 -s cluster.gpu=v100_32gb
 check "$(awk 'END { print (NR == 1 && /v100_32gb is uncalibrated/) ? 1 : 0 }' "$tmp/v100.err")" \
 	"uncalibrated V100: one warning line on stderr"
 check "$( [ "$(json calibrated "$tmp/v100.json")" = 0 ] && [ "$(json calibrated "$tmp/fused.json")" = 1 ] &&
-	[ "$(near "$(json band "$tmp/v100.json")" 0.30805843601498728)" = 1 ] && echo 1 || echo 0)" \
-	"calibrated = 0 on V100 (band hypot(25%, 18%)), 1 on A100"
+	[ "$(near "$(json band "$tmp/v100.json")" 0.3535533905932738)" = 1 ] && echo 1 || echo 0)" \
+	"calibrated = 0 on V100 (band hypot(25%, 25%)), 1 on A100"
 
 flops() {	# FILE: FLOPs of one iteration from tflops_per_gpu (16 GPUs)
 	awk -v f="$(json tflops_per_gpu "$1")" -v t="$(json iteration_time_s "$1")" \
