@@ -89,7 +89,13 @@ struct des {
 	int64_t gather_end_ns;	/* latest stage gather end, less what it hides */
 	int64_t sync_ns, end_ns;
 	double dp_elems;
-	struct coll_memo { enum coll_op op; double bytes; int k; bool rep; double t; } cache[256];
+	struct coll_memo {
+		enum coll_op op;
+		double bytes;
+		int k;
+		bool rep;
+		double t;
+	} cache[256];
 	int n_cache;
 };
 
@@ -349,7 +355,8 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		 * collective: NCCL would run them back to back on the stream,
 		 * so only their per-collective latencies (~10 us each) are
 		 * lost, and the fabric sees far fewer flow changes. */
-		while (s->head + 1 < s->len && s->q[s->head + 1].op == b->op) {
+		while (s->head + 1 < s->len && s->q[s->head + 1].op == b->op &&
+		       s->q[s->head + 1].replicas == b->replicas) {
 			s->q[s->head + 1].bytes += b->bytes;
 			s->q[s->head + 1].tensors += b->tensors;
 			s->head++;

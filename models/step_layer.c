@@ -529,7 +529,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	cmp_logits_bwd(g, &sh, &c->log_b);
 	/* weight gradients accumulate over microbatches every backward pass */
 	double h = m->hidden, t = L->tp, vocab_params = (double)m->vocab * h / t;
-	double dense_p = step_layer_rank_params(m, L, false, 1), moe_p = step_layer_rank_params(m, L, true, 1);
+	double dense_p = step_layer_rank_params(m, L, false, 1);
+	double moe_p = step_layer_rank_params(m, L, true, 1);
 	amp_layer(g, o, &sh, dense_p, &c->fwd, &c->bwd);
 	grad_accum(g, o, L, dense_p, STEP_LAYER_WEIGHTS, true, &extra);
 	cmp_add(&c->bwd, &extra, 1);
