@@ -310,6 +310,24 @@ static void print_attention(const struct model *md, FILE *out)
 	fprintf(out, "; %s's law is %s's\n", md->g.name, attn_impl_names[law]);
 }
 
+/* ZeRO: the stage, the ranks a shard spans, how ZeRO-3 gathers. */
+static void print_zero(const struct model *md, FILE *out)
+{
+	const struct par_opts *o = &md->step.par;
+	int shard = par_shard_ranks(o, md->L.dp);
+
+	if (o->zero_stage == 0)
+		return;
+	fprintf(out, "zero                  stage %d, sharded over %d of %d data-parallel "
+		"ranks%s",
+		o->zero_stage, shard, md->L.dp, shard < md->L.dp ? " (hybrid)" : "");
+	if (o->zero_stage == 3)
+		fprintf(out, "; weights gathered %s", o->zero3_sync ?
+			"a tensor at a time, in series with the compute" :
+			"a layer at a time, ahead of the compute");
+	fprintf(out, "\n");
+}
+
 static void print_derived(const struct model *md, FILE *out)
 {
 	fprintf(out, "# derived\n");
@@ -321,6 +339,7 @@ static void print_derived(const struct model *md, FILE *out)
 	fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
 		md->L.tp, md->L.pp, md->L.dp, md->L.microbatches);
 	print_attention(md, out);
+	print_zero(md, out);
 	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);
 	fprintf(out, "iterations            %lld\n", (long long)md->total_iters);
 	if (md->ramp.n > 0) {
