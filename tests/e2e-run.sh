@@ -20,7 +20,7 @@ keys="duration_s iterations tokens iteration_time_s tflops_per_gpu mfu goodput
 gpu_hours energy_kwh it_energy_kwh carbon_kg embodied_carbon_kg cost_usd failures
 preemptions checkpoints restarts lost_work_s peak_memory_gib"
 nkeys=$(echo $keys | wc -w)
-plan $((nkeys + 87))
+plan $((nkeys + 88))
 
 "$TRAINSIM" -q --json -o "$tmp/a.h5" scenarios/175b.cfg >"$tmp/a.json" 2>"$tmp/err"
 ok $? "175b.cfg runs"
@@ -221,6 +221,11 @@ ok $? "--check names the attention kernel: te resolves to cudnn on H100"
 "$TRAINSIM" --check -s 'training.stack="megatron_core"' scenarios/175b.cfg 2>/dev/null |
 	grep -q "^attention  *flash2 (te: .*a100_80gb's law is flash2's"
 ok $? "--check: te resolves to flash2 on A100"
+# ZeRO's sharding: tiny.cfg at pp 1 has dp 8; hybrid groups of 2
+"$TRAINSIM" --check -s parallel.pp=1 -s parallel.zero_stage=3 -s parallel.zero_shard_ranks=2 \
+	scenarios/tiny.cfg 2>/dev/null |
+	grep -q "^zero  *stage 3, sharded over 2 of 8 data-parallel ranks (hybrid); weights gathered a layer at a time"
+ok $? "--check names hybrid ZeRO-3 sharding: 2 of 8 ranks, gathered ahead"
 "$TRAINSIM" --help | grep -q "usage: trainsim"; ok $? "--help"
 "$TRAINSIM" --version | grep -q "^trainsim [0-9]"; ok $? "--version"
 "$TRAINSIM" --schema | grep -q "model.layers"; ok $? "--schema lists settings"
