@@ -126,8 +126,9 @@ const struct cfg_setting par_settings[] = {
 	  "stage3_prefetch_bucket_size, 5e7 fp16 elements)" },
 	{ "parallel.zero_shard_ranks", CFG_INT, "", 0, 1e7, "0", NULL,
 	  "hybrid sharding: ZeRO-2/3 shard over groups of this many data-parallel "
-	  "ranks and replicate across the groups, whose gradients are all-reduced "
-	  "once a step (PyTorch FSDP HYBRID_SHARD and _HYBRID_SHARD_ZERO2, "
+	  "ranks and replicate across the groups; each reduce-scatter in a group is "
+	  "followed by the all-reduce of its shard across the groups, per layer and "
+	  "microbatch (PyTorch FSDP HYBRID_SHARD and _HYBRID_SHARD_ZERO2, "
 	  "torchtitan's and OLMo's HSDP); 0: shard over every rank" },
 	{ "parallel.zero3_fetch", CFG_ENUM, "", 0, 0, "prefetch", "prefetch|sync_per_tensor",
 	  "how ZeRO-3 moves weights and gradients: prefetch (a layer's weights "
