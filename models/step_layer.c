@@ -116,7 +116,7 @@ static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
  * its top_k experts and combines the results, two all-to-alls forward and
  * two backward (and two more when full recomputation repeats the forward)
  * among the ep ranks of an EP group (consecutive DP ranks of one TP rank
- * and stage).  Each GPU sends its 1/t share of the microbatch's tokens
+ * and stage).  Each GPU sends its 1/t share of its s / cp tokens
  * (sequence-parallel split), k copies of h bf16 elements.  Dropless
  * routing (Megatron-Core's default) sends them where the router says:
  * the busiest expert's rank takes in model.moe.imbalance times the mean
@@ -130,8 +130,9 @@ static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
 double step_ep_bytes(const struct tfm *m, const struct layout *L)
 {
 	double pad = m->moe.capacity_factor > 0 ? m->moe.capacity_factor : 1;
+	double cp = L->cp > 1 ? L->cp : 1;	/* each CP rank holds s / cp tokens */
 
-	return (double)L->micro_batch * m->seq_len / L->tp * m->moe.top_k *
+	return (double)L->micro_batch * m->seq_len / cp / L->tp * m->moe.top_k *
 	       m->hidden * 2.0 * pad;
 }
 
@@ -170,26 +171,64 @@ void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
 	}
 }
 
+/*
+ * With TP and sequence parallelism the dispatcher also gathers the tokens
+ * the EP all-to-all brought over the TP group before the experts (whose
+ * weights are split over it) and reduce-scatters their outputs after:
+ * "permute->A2A(EP)->AG(TP)" and "RS(TP)->A2A(EP)->unpermute"
+ * (Megatron-Core core_r0.10.0, transformer/moe/token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher).  That pair moves k x (capacity factor)
+ * times the tokens of a dense MLP's all-gather and reduce-scatter, which
+ * the layer's TP time (mg_tp_layer) already holds for the MLP: this is
+ * the excess, per pass, on the compute stream.  With TE's TP overlap the
+ * layer's pairs are the overlapped ones and this pair is all exposed.
+ */
+static int ep_tp_pair_s(const struct tfm *m, const struct layout *L,
+			const struct par_opts *o, struct net *net, const int *tp_gpus,
+			double dense_bytes, double *t, struct err *e)
+{
+	double pad = m->moe.capacity_factor > 0 ? m->moe.capacity_factor : 1;
+	double moe_bytes = dense_bytes * m->moe.top_k * pad;
+	double ag, rs, ag0 = 0, rs0 = 0;
+
+	*t = 0;
+	if (L->tp <= 1 || !o->sequence_parallel)
+		return 0;
+	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_GATHER, moe_bytes, &ag, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, moe_bytes, &rs, e) < 0)
+		return -1;
+	if (!o->tp_comm_overlap &&
+	    (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_GATHER, dense_bytes, &ag0, e) < 0 ||
+	     tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, dense_bytes, &rs0, e) < 0))
+		return -1;
+	*t = fmax(0, ag + rs - ag0 - rs0);
+	return 0;
+}
+
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, struct net *net, const int *rank_gpu,
-		      struct layer_costs *c, struct err *e)
+		      double tp_bytes, struct layer_costs *c, struct err *e)
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
-	int group[GROUP_MAX];
+	int group[GROUP_MAX], passes = o->recompute == PAR_RECOMPUTE_FULL ? 2 : 1;
+	double t = 0, pair;
 
 	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
-	if (m->moe.experts == 0 || ep <= 1)
+	if (m->moe.experts == 0)
 		return 0;
-	if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
+	if (ep > 1) {
+		if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
+			return -1;
+		c->ep_bytes = step_ep_bytes(m, L);
+		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
+				  step_ep_skew(m, ep) };
+		if ((t = net_coll_time_s(net, &x, e)) < 0)
+			return -1;
+	}
+	if (ep_tp_pair_s(m, L, o, net, rank_gpu, tp_bytes, &pair, e) < 0)
 		return -1;
-	c->ep_bytes = step_ep_bytes(m, L);
-	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
-			  step_ep_skew(m, ep) };
-	double t = net_coll_time_s(net, &x, e);
-	if (t < 0)
-		return -1;
-	c->ep_fwd_s = 2 * t;
-	c->ep_bwd_s = (o->recompute == PAR_RECOMPUTE_FULL ? 4 : 2) * t;
+	c->ep_fwd_s = 2 * t + pair;
+	c->ep_bwd_s = passes * (2 * t + pair);
 	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
 			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
 	return 0;
@@ -618,7 +657,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 			c->moe_bwd = c->bwd;
 		}
 	}
-	if (ep_layer_s(m, L, o, net, tp_gpus, c, e) < 0 ||
+	if (ep_layer_s(m, L, o, net, tp_gpus, x.bytes, c, e) < 0 ||
 	    cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
 		return -1;
 	/* vocab-parallel embedding: one all-reduce forward; the column-

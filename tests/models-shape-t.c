@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(35);
+	tap_plan(36);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -196,8 +196,12 @@ int main(void)
 	D.tp = 2;
 	tap_near(step_ep_bytes(&m, &D), 469762048 / 2, 1e-12,
 		 "with TP 2 each rank sends its half of the tokens");
-	m.moe.capacity_factor = 1.2;
 	D.tp = 1;
+	D.cp = 2;
+	tap_near(step_ep_bytes(&m, &D), 469762048 / 2, 1e-12,
+		 "with CP 2 each rank holds, and sends, half the sequence");
+	D.cp = 1;
+	m.moe.capacity_factor = 1.2;
 	tap_near(step_ep_bytes(&m, &D), 563714457.6, 1e-12,
 		 "capacity factor 1.2: every buffer padded to 1.2 x the mean");
 	tap_near(step_ep_skew(&m, 64), 1, 1e-12, "padded: balanced");
