@@ -279,13 +279,22 @@ static void mlp_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	add_te_gemm(g, sh, acc, up_kind, true, batch, M, up / t, h);
 }
 
-/* Tokens each of the busiest rank's experts takes: ep T k / E, times the
- * load of the busiest expert. */
+/* Expert tensor parallelism: each expert's weights over etp ranks. */
+static double expert_tp(const struct cmp_shape *sh)
+{
+	return sh->etp > 0 ? sh->etp : sh->tp;
+}
+
+/* Tokens each of the busiest rank's experts takes: k / E of the tokens of
+ * its EP group's ep ranks, each holding etp / tp of the T (the sequence-
+ * parallel shards an expert-TP group gathers), times the load of the
+ * busiest expert: ep T k / E when etp = tp. */
 static double expert_tokens(const struct cmp_shape *sh)
 {
 	double ep = sh->ep > 0 ? sh->ep : 1, load = sh->load > 0 ? sh->load : 1;
 
-	return ep * sh->b * qlen(sh) * sh->topk / sh->experts * load;
+	return ep * sh->b * qlen(sh) * expert_tp(sh) / sh->tp * sh->topk /
+	       sh->experts * load;
 }
 
 /* An MoE layer's MLP: router, permute, grouped experts, unpermute, shared
@@ -296,13 +305,15 @@ static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double T = sh->b * qlen(sh), h = sh->h, ep = sh->ep > 0 ? sh->ep : 1;
 	double local = sh->experts / ep, M = expert_tokens(sh);
 	double routed = local * M;	/* token-expert pairs on this rank */
+	struct cmp_shape xs = *sh;	/* the experts' GEMMs split over etp */
 
+	xs.tp = (int)expert_tp(sh);
 	add_gemm_bf16(g, acc, backward ? 2 : 1, 1, T, sh->experts, h);	/* router */
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
 	if (backward)
-		mlp_bwd(g, sh, acc, CMP_TE_COL, local, M, sh->fe);
+		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
 	else
-		mlp_fwd(g, sh, acc, CMP_TE_COL, local, M, sh->fe);
+		mlp_fwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unpermute */
 	if (sh->shared > 0) {
 		if (backward)

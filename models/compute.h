@@ -70,6 +70,7 @@ struct cmp_shape {
 	 * EP rank's E/ep experts as one grouped GEMM over its tokens */
 	double experts, topk, shared, fe;	/* fe: one expert's width */
 	double ep;		/* expert-parallel degree (0: 1) */
+	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
 	double load;		/* busiest expert's tokens over the mean (0: 1) */
 };

@@ -19,6 +19,11 @@ const struct cfg_setting layout_settings[] = {
 	{ "parallel.ep", CFG_INT, "", 1, 1e6, "1", NULL,
 	  "expert-parallel degree: each MoE layer's experts split over ep "
 	  "data-parallel ranks, tokens dispatched and combined by all-to-all" },
+	{ "parallel.expert_tp", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size, "
+	  "MoE parallel folding): each expert's weights split over expert_tp ranks, "
+	  "a divisor of tp; 0: tp (Megatron-Core's default); EP groups are formed "
+	  "expert_tp ranks apart" },
 	{ "parallel.ep_overlap", CFG_ENUM, "", 0, 0, "none", "none|shared_expert|dualpipe",
 	  "what hides the EP all-to-alls: nothing (Megatron-Core's default), the "
 	  "shared experts' compute (Megatron-Core --moe-shared-expert-overlap) or "
@@ -114,6 +119,11 @@ static int check_stages(const struct scenario *sc, const struct tfm *m,
 	return 0;
 }
 
+int layout_etp(const struct layout *L)
+{
+	return L->etp > 0 ? L->etp : L->tp;
+}
+
 int layout_replicas(const struct layout *L)
 {
 	int cp = L->cp > 1 ? L->cp : 1;
@@ -161,6 +171,7 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 	L->micro_batch = (int)sc_int(sc, "parallel.micro_batch");
 	L->ep = (int)sc_int(sc, "parallel.ep");
 	L->cp = (int)sc_int(sc, "parallel.cp");
+	L->etp = (int)sc_int(sc, "parallel.expert_tp");
 	const char *ov = sc_str(sc, "parallel.ep_overlap");
 	L->ep_overlap = strcmp(ov, "shared_expert") == 0 ? LAYOUT_EP_OVERLAP_SHARED :
 			strcmp(ov, "dualpipe") == 0 ? LAYOUT_EP_OVERLAP_DUALPIPE :
@@ -193,10 +204,21 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 		return sc_error(sc, e, "parallel.tp", "MLP width %d is not divisible "
 				"by tp = %d (expected a divisor of model.ffn_hidden)",
 				m->ffn_hidden, L->tp);
-	if (m->moe.experts > 0 && m->moe.ffn_hidden % L->tp != 0)
-		return sc_error(sc, e, "parallel.tp", "expert width %d is not "
-				"divisible by tp = %d (expected a divisor of "
-				"model.moe.ffn_hidden)", m->moe.ffn_hidden, L->tp);
+	if (L->etp > 0 && m->moe.experts == 0)
+		return sc_error(sc, e, "parallel.expert_tp", "expert tensor "
+				"parallelism without experts (expected 0, or "
+				"model.moe.experts > 0)");
+	if (L->etp > 0 && L->tp % L->etp != 0)
+		return sc_error(sc, e, "parallel.expert_tp", "%d is not a divisor "
+				"of tp = %d (expected a divisor of parallel.tp, or 0)",
+				L->etp, L->tp);
+	if (L->etp == 0)
+		L->etp = L->tp;
+	if (m->moe.experts > 0 && m->moe.ffn_hidden % L->etp != 0)
+		return sc_error(sc, e, L->etp == L->tp ? "parallel.tp" :
+				"parallel.expert_tp", "expert width %d is not "
+				"divisible by %d (expected a divisor of "
+				"model.moe.ffn_hidden)", m->moe.ffn_hidden, L->etp);
 	if (check_stages(sc, m, L, e) < 0)
 		return -1;
 	L->nodes = L->gpus / L->gpus_per_node;

@@ -60,6 +60,8 @@ struct layout {
 	int micro_batch;	/* sequences per microbatch */
 	int microbatches;	/* per pipeline per iteration */
 	int ep;			/* expert parallelism: EP groups of ep DP ranks */
+	int etp;		/* expert tensor parallelism: an expert's weights
+				 * split over etp ranks (a divisor of tp) */
 	enum layout_ep_overlap {	/* what hides the EP all-to-alls (step_layer.c) */
 		LAYOUT_EP_OVERLAP_NONE, LAYOUT_EP_OVERLAP_SHARED, LAYOUT_EP_OVERLAP_DUALPIPE,
 	} ep_overlap;
@@ -77,6 +79,8 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 
 /* Whole data-parallel replicas: dp / cp. */
 int layout_replicas(const struct layout *L);
+/* The expert tensor-parallel degree: etp, or tp where unset (0). */
+int layout_etp(const struct layout *L);
 /* Layers on pipeline stage `stage` of a model of `layers` layers. */
 int layout_stage_layers(const struct layout *L, int layers, int stage);
 /* Layers of virtual stage vs = c pp + k (chunk c of stage k) of v chunks

@@ -125,18 +125,20 @@ static int moe_layers_in(const struct tfm *m, int first, int n)
 }
 
 /* Parameters on one GPU of `stage`, and of those the routed experts'
- * (split over TP and EP; their data parallelism is dp/ep wide). */
+ * (split over expert TP and EP; their data parallelism is tp dp / (etp ep)
+ * wide). */
 static double stage_params(const struct tfm *m, const struct layout *L, int stage,
 			   double *experts)
 {
 	double h = m->hidden, t = L->tp, ep = L->ep > 1 ? L->ep : 1;
+	double et = layout_etp(L);
 	int n = layout_stage_layers(L, m->layers, stage);
 	int first = layout_chunk_first_layer(L, m->layers, 1, stage);
 	int moe = moe_layers_in(m, first, n);
 	double p = (double)(n - moe) * (tfm_layer_params(m, false) / t);
 	double xp = tfm_layer_expert_params(m, true);
 
-	*experts = moe * (xp / (t * ep));
+	*experts = moe * (xp / (et * ep));
 	if (moe > 0)
 		p += moe * ((tfm_layer_params(m, true) - xp) / t) + *experts;
 	if (stage == 0)
@@ -149,7 +151,7 @@ static double stage_params(const struct tfm *m, const struct layout *L, int stag
 		p += tfm_norm_params(m);
 		/* MTP modules run after the last layer (DeepSeek-V3) */
 		bool last_moe = tfm_layer_is_moe(m, m->layers - 1);
-		double mx = last_moe ? xp / (t * ep) : 0;
+		double mx = last_moe ? xp / (et * ep) : 0;
 		*experts += m->mtp_layers * mx;
 		p += m->mtp_layers * ((tfm_layer_params(m, last_moe) - (last_moe ? xp : 0) +
 				       tfm_mtp_extra_params(m)) / t + mx);
@@ -221,10 +223,11 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	int shard = par_shard_ranks(o, L->dp);
 	zero_model_memory(out->params - experts, shard, o->zero_stage,
 			  o->distributed_optimizer, &z);
-	if (experts > 0) {	/* sharded over the experts' dp/ep replicas */
+	if (experts > 0) {	/* sharded over the experts' tp dp / (etp ep) replicas */
 		struct zero_mem zx;
 		int ep = L->ep > 1 ? L->ep : 1;
-		int xs = L->dp / ep > 0 ? L->dp / ep : 1;
+		int xs = L->tp * L->dp / (layout_etp(L) * ep);
+		xs = xs > 0 ? xs : 1;
 		zero_model_memory(experts, xs < shard ? xs : shard,
 				  o->zero_stage, o->distributed_optimizer, &zx);
 		z.weights_bytes += zx.weights_bytes;

@@ -180,14 +180,14 @@ static double iter_lb_s(const struct plan *p, const struct cand *c, int m)
 	struct cmp_cost f, b;
 	double layer_s;
 
-	step_layer_shape(&p->m, c->mb, c->tp, 1, p->sp, p->flash, p->peak_tflops * 1e12,
+	step_layer_shape(&p->m, c->mb, c->tp, 1, c->tp, p->sp, p->flash, p->peak_tflops * 1e12,
 			 false, &sh);
 	sh.attn = p->attn;
 	cmp_layer_fwd(&p->gpu, &sh, &f);
 	cmp_layer_bwd(&p->gpu, &sh, &b);
 	layer_s = f.time_s + b.time_s + (c->recompute ? f.time_s : 0);
 	if (p->m.moe.experts > 0) {	/* the cheaper kind of layer */
-		step_layer_shape(&p->m, c->mb, c->tp, 1, p->sp, p->flash,
+		step_layer_shape(&p->m, c->mb, c->tp, 1, c->tp, p->sp, p->flash,
 				 p->peak_tflops * 1e12, true, &sh);
 		sh.attn = p->attn;
 		cmp_layer_fwd(&p->gpu, &sh, &f);

@@ -328,6 +328,19 @@ static void print_zero(const struct model *md, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* MoE: how the experts are spread, and where an EP group's ranks sit. */
+static void print_experts(const struct model *md, FILE *out)
+{
+	const struct layout *L = &md->L;
+	int ep = L->ep > 1 ? L->ep : 1, et = layout_etp(L);
+
+	if (md->m.moe.experts == 0)
+		return;
+	fprintf(out, "experts               %d per GPU (ep %d, expert_tp %d); an EP "
+		"group's ranks %d apart; %d data-parallel replicas of each\n",
+		md->m.moe.experts / ep, ep, et, et, L->tp * L->dp / (et * ep));
+}
+
 static void print_derived(const struct model *md, FILE *out)
 {
 	fprintf(out, "# derived\n");
@@ -340,6 +353,7 @@ static void print_derived(const struct model *md, FILE *out)
 		md->L.tp, md->L.pp, md->L.dp, md->L.microbatches);
 	print_attention(md, out);
 	print_zero(md, out);
+	print_experts(md, out);
 	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);
 	fprintf(out, "iterations            %lld\n", (long long)md->total_iters);
 	if (md->ramp.n > 0) {

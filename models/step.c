@@ -139,8 +139,8 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		a->layers[vs] = n;
 		a->fwd[vs] = d * (c->fwd.time_s + c->tp_fwd_s);
 		a->bwd[vs] = d * (c->bwd.time_s + c->tp_bwd_s);
-		a->fwd_tp[vs] = n * c->tp_fwd_s;
-		a->bwd_tp[vs] = n * c->tp_bwd_s;
+		a->fwd_tp[vs] = d * c->tp_fwd_s;
+		a->bwd_tp[vs] = d * c->tp_bwd_s;
 		if (c->cp_bytes > 0) {
 			a->fwd[vs] += n * c->cp_fwd_s;
 			a->bwd[vs] += n * c->cp_bwd_s;
@@ -153,10 +153,10 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		a->bwd_dyn[vs] = d * c->bwd.dyn_j;
 		a->params[vs] = step_layer_rank_params(m, L, false, d);
 		if (x > 0) {
-			a->fwd[vs] += x * (c->moe_fwd.time_s + c->tp_fwd_s + c->ep_fwd_s);
-			a->bwd[vs] += x * (c->moe_bwd.time_s + c->tp_bwd_s + c->ep_bwd_s);
-			a->fwd_tp[vs] += x * c->ep_fwd_s;
-			a->bwd_tp[vs] += x * c->ep_bwd_s;
+			a->fwd[vs] += x * (c->moe_fwd.time_s + c->moe_tp_fwd_s + c->ep_fwd_s);
+			a->bwd[vs] += x * (c->moe_bwd.time_s + c->moe_tp_bwd_s + c->ep_bwd_s);
+			a->fwd_tp[vs] += x * (c->moe_tp_fwd_s + c->ep_fwd_s);
+			a->bwd_tp[vs] += x * (c->moe_tp_bwd_s + c->ep_bwd_s);
 			a->fwd_gemm[vs] += x * c->moe_fwd.gemm_s;
 			a->bwd_gemm[vs] += x * c->moe_bwd.gemm_s;
 			a->fwd_dyn[vs] += x * c->moe_fwd.dyn_j;
@@ -187,12 +187,12 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		const struct cmp_cost *f = moe ? &c->moe_fwd : &c->fwd;
 		const struct cmp_cost *b = moe ? &c->moe_bwd : &c->bwd;
 		double k = m->mtp_layers;
-		double ef = moe ? c->ep_fwd_s : 0, eb = moe ? c->ep_bwd_s : 0;
-		a->fwd[V - 1] += k * (f->time_s + c->tp_fwd_s + ef + c->log_f.time_s);
-		a->bwd[V - 1] += k * (b->time_s + c->tp_bwd_s + eb + c->log_b.time_s +
-				      c->tp_log_s);
-		a->fwd_tp[V - 1] += k * (c->tp_fwd_s + ef);
-		a->bwd_tp[V - 1] += k * (c->tp_bwd_s + eb + c->tp_log_s);
+		double ef = moe ? c->ep_fwd_s + c->moe_tp_fwd_s : c->tp_fwd_s;
+		double eb = moe ? c->ep_bwd_s + c->moe_tp_bwd_s : c->tp_bwd_s;
+		a->fwd[V - 1] += k * (f->time_s + ef + c->log_f.time_s);
+		a->bwd[V - 1] += k * (b->time_s + eb + c->log_b.time_s + c->tp_log_s);
+		a->fwd_tp[V - 1] += k * ef;
+		a->bwd_tp[V - 1] += k * (eb + c->tp_log_s);
 		a->fwd_gemm[V - 1] += k * (f->gemm_s + c->log_f.gemm_s);
 		a->bwd_gemm[V - 1] += k * (b->gemm_s + c->log_b.gemm_s);
 		a->fwd_dyn[V - 1] += k * (f->dyn_j + c->log_f.dyn_j);

@@ -192,7 +192,7 @@ int step_simulate(const struct step_cfg *c, const struct tfm *m,
 /* The kernel shape (compute.h) of the model's dense layers, or of its MoE
  * layers (moe), on one TP rank. */
 struct cmp_shape;
-void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep, int etp,
 		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh);
 
 /* One EP all-to-all's mean bytes per GPU (nccl-tests' size): the GPU's

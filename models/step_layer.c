@@ -39,7 +39,7 @@ static int tp_layer_s(struct net *net, const int *tp_gpus, int tp,
 	return 0;
 }
 
-void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
+void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep, int etp,
 		      bool sp, bool flash, double peak, bool moe, struct cmp_shape *sh)
 {
 	struct cmp_shape x = {
@@ -64,21 +64,23 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep,
 		x.load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
 			 m->moe.imbalance;
 		x.ep = ep;
+		x.etp = etp;
 	}
 	*sh = x;
 }
 
-/* One layer's parameters on one GPU: split over TP, routed experts also
- * over EP.  (d P)/t for dense layers, as the closed form was written. */
+/* One layer's parameters on one GPU: split over TP, routed experts over
+ * expert TP and EP.  (d P)/t for dense layers, as the closed form was
+ * written. */
 double step_layer_rank_params(const struct tfm *m, const struct layout *L,
 				bool moe, double layers)
 {
-	double t = L->tp, ep = L->ep > 1 ? L->ep : 1;
+	double t = L->tp, ep = L->ep > 1 ? L->ep : 1, et = layout_etp(L);
 
 	if (!moe || m->moe.experts == 0)
 		return layers * tfm_layer_params(m, false) / t;
 	double x = tfm_layer_expert_params(m, true);
-	return layers * ((tfm_layer_params(m, true) - x) / t + x / (t * ep));
+	return layers * ((tfm_layer_params(m, true) - x) / t + x / (et * ep));
 }
 
 /* One layer's forward and backward (with recomputation). */
@@ -172,36 +174,56 @@ void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
 }
 
 /*
- * With TP and sequence parallelism the dispatcher also gathers the tokens
- * the EP all-to-all brought over the TP group before the experts (whose
- * weights are split over it) and reduce-scatters their outputs after:
- * "permute->A2A(EP)->AG(TP)" and "RS(TP)->A2A(EP)->unpermute"
- * (Megatron-Core core_r0.10.0, transformer/moe/token_dispatcher.py,
- * MoEAlltoAllTokenDispatcher).  That pair moves k x (capacity factor)
- * times the tokens of a dense MLP's all-gather and reduce-scatter, which
- * the layer's TP time (mg_tp_layer) already holds for the MLP: this is
- * the excess, per pass, on the compute stream.  With TE's TP overlap the
- * layer's pairs are the overlapped ones and this pair is all exposed.
+ * An MoE layer's TP collectives: the attention's all-gather and reduce-
+ * scatter as a dense layer's (mg_tp_layer), but in place of the MLP's the
+ * dispatcher's: with expert TP (etp > 1, sequence parallelism) it gathers
+ * over the etp ranks the tokens the EP all-to-all brought before the
+ * experts and reduce-scatters their outputs after ("permute->A2A(EP)->
+ * AG(TP)", "RS(TP)->A2A(EP)->unpermute": Megatron-Core core_r0.10.0,
+ * transformer/moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher), k x
+ * (capacity factor) x etp/tp times the tokens of the dense MLP's pair; with
+ * etp = 1 there is none.  tp_bytes: the dense pair's buffer.  With TE's TP
+ * overlap the layer's exposed TP time stands for the attention's and this
+ * pair is all exposed.  Per pass; the result is what to add to the dense
+ * layer's TP time (negative when the dispatcher moves less).
  */
-static int ep_tp_pair_s(const struct tfm *m, const struct layout *L,
-			const struct par_opts *o, struct net *net, const int *tp_gpus,
-			double dense_bytes, double *t, struct err *e)
+static int moe_tp_extra_s(const struct tfm *m, const struct layout *L,
+			  const struct par_opts *o, struct net *net, const int *tp_gpus,
+			  double tp_bytes, double *t, struct err *e)
 {
 	double pad = m->moe.capacity_factor > 0 ? m->moe.capacity_factor : 1;
-	double moe_bytes = dense_bytes * m->moe.top_k * pad;
-	double ag, rs, ag0 = 0, rs0 = 0;
+	int et = layout_etp(L);
+	double moe_bytes = tp_bytes * m->moe.top_k * pad * et / L->tp;
+	double ag = 0, rs = 0, ag0 = 0, rs0 = 0;
 
 	*t = 0;
 	if (L->tp <= 1 || !o->sequence_parallel)
 		return 0;
-	if (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_GATHER, moe_bytes, &ag, e) < 0 ||
-	    tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, moe_bytes, &rs, e) < 0)
+	if (tp_coll_s(net, tp_gpus, et, COLL_ALL_GATHER, moe_bytes, &ag, e) < 0 ||
+	    tp_coll_s(net, tp_gpus, et, COLL_REDUCE_SCATTER, moe_bytes, &rs, e) < 0)
 		return -1;
 	if (!o->tp_comm_overlap &&
-	    (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_GATHER, dense_bytes, &ag0, e) < 0 ||
-	     tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, dense_bytes, &rs0, e) < 0))
+	    (tp_coll_s(net, tp_gpus, L->tp, COLL_ALL_GATHER, tp_bytes, &ag0, e) < 0 ||
+	     tp_coll_s(net, tp_gpus, L->tp, COLL_REDUCE_SCATTER, tp_bytes, &rs0, e) < 0))
 		return -1;
-	*t = fmax(0, ag + rs - ag0 - rs0);
+	*t = ag + rs - ag0 - rs0;
+	return 0;
+}
+
+/* The GPUs of rank 0's EP group: Megatron-Core's expert rank grid runs
+ * expert TP fastest, then EP (parallel_state.py, order tp-cp-ep-dp-pp with
+ * the expert TP in tp's place and cp 1), so its ep ranks stand etp apart
+ * among the stage's (rank = t + tp d). */
+static int ep_group(const struct layout *L, const int *rank_gpu, int ep, int *group,
+		    struct err *e)
+{
+	int et = layout_etp(L);
+
+	if (ep > GROUP_MAX)
+		return err_set(e, ERR_USAGE, "parallel.ep: %d ranks in a group (at most %d)",
+			       ep, GROUP_MAX);
+	for (int i = 0; i < ep; i++)
+		group[i] = rank_gpu[et * i];
 	return 0;
 }
 
@@ -211,24 +233,29 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
 	int group[GROUP_MAX], passes = o->recompute == PAR_RECOMPUTE_FULL ? 2 : 1;
-	double t = 0, pair;
+	double extra;
 
 	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
+	c->moe_tp_fwd_s = c->tp_fwd_s;
+	c->moe_tp_bwd_s = c->tp_bwd_s;
 	if (m->moe.experts == 0)
 		return 0;
-	if (ep > 1) {
-		if (dp_subgroup(L, rank_gpu, ep, "parallel.ep", group, e) < 0)
-			return -1;
-		c->ep_bytes = step_ep_bytes(m, L);
-		struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
-				  step_ep_skew(m, ep) };
-		if ((t = net_coll_time_s(net, &x, e)) < 0)
-			return -1;
-	}
-	if (ep_tp_pair_s(m, L, o, net, rank_gpu, tp_bytes, &pair, e) < 0)
+	if (moe_tp_extra_s(m, L, o, net, rank_gpu, tp_bytes, &extra, e) < 0)
 		return -1;
-	c->ep_fwd_s = 2 * t + pair;
-	c->ep_bwd_s = passes * (2 * t + pair);
+	c->moe_tp_fwd_s = fmax(0, c->tp_fwd_s + extra);
+	c->moe_tp_bwd_s = fmax(0, c->tp_bwd_s + passes * extra);
+	if (ep <= 1)
+		return 0;
+	if (ep_group(L, rank_gpu, ep, group, e) < 0)
+		return -1;
+	c->ep_bytes = step_ep_bytes(m, L);
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
+			  step_ep_skew(m, ep) };
+	double t = net_coll_time_s(net, &x, e);
+	if (t < 0)
+		return -1;
+	c->ep_fwd_s = 2 * t;
+	c->ep_bwd_s = 2 * passes * t;
 	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
 			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
 	return 0;
@@ -526,7 +553,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	struct cmp_cost extra;
 	struct mg_tp x;
 
-	step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
+	step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
 			 o->flash_attention, peak, false, &sh);
 	sh.attn = o->attention_kernel;
 	sh.fused = o->fused_kernels;
@@ -539,7 +566,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
-		step_layer_shape(m, L->micro_batch, L->tp, L->ep, o->sequence_parallel,
+		step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
 				 o->flash_attention, peak, true, &xs);
 		xs.attn = sh.attn;
 		xs.fused = sh.fused;
@@ -657,8 +684,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 			c->moe_bwd = c->bwd;
 		}
 	}
-	if (ep_layer_s(m, L, o, net, tp_gpus, x.bytes, c, e) < 0 ||
-	    cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
+	if (cp_layer_s(m, L, o, g, &sh, net, tp_gpus, c, e) < 0)
 		return -1;
 	/* vocab-parallel embedding: one all-reduce forward; the column-
 	 * parallel logits: one all-reduce of dX backward */
@@ -668,5 +694,6 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	if (o->tp_async_allreduce && !(o->tp_comm_overlap && o->sequence_parallel) &&
 	    L->tp > 1 && tp_async(m, o, g, &sh, net, tp_gpus, x.bytes, c, e) < 0)
 		return -1;
-	return 0;
+	/* MoE layers last: their TP time starts from the dense layer's */
+	return ep_layer_s(m, L, o, net, tp_gpus, x.bytes, c, e);
 }

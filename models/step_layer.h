@@ -23,6 +23,8 @@ struct layer_costs {
 	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
 	double cp_bytes;		/* sent per GPU per layer, forward and backward */
 	double tp_fwd_s, tp_bwd_s;
+	double moe_tp_fwd_s, moe_tp_bwd_s;	/* an MoE layer's (its dispatcher's
+						 * gather and scatter for the MLP's) */
 	struct cmp_cost emb_f, emb_b, log_f, log_b;
 	double tp_emb_s, tp_log_s;	/* one collective each */
 };

@@ -20,7 +20,7 @@ keys="duration_s iterations tokens iteration_time_s tflops_per_gpu mfu goodput
 gpu_hours energy_kwh it_energy_kwh carbon_kg embodied_carbon_kg cost_usd failures
 preemptions checkpoints restarts lost_work_s peak_memory_gib"
 nkeys=$(echo $keys | wc -w)
-plan $((nkeys + 88))
+plan $((nkeys + 89))
 
 "$TRAINSIM" -q --json -o "$tmp/a.h5" scenarios/175b.cfg >"$tmp/a.json" 2>"$tmp/err"
 ok $? "175b.cfg runs"
@@ -226,6 +226,13 @@ ok $? "--check: te resolves to flash2 on A100"
 	scenarios/tiny.cfg 2>/dev/null |
 	grep -q "^zero  *stage 3, sharded over 2 of 8 data-parallel ranks (hybrid); weights gathered a layer at a time"
 ok $? "--check names hybrid ZeRO-3 sharding: 2 of 8 ranks, gathered ahead"
+# The experts' spread: tiny.cfg (16 GPUs, tp 2, pp 2: dp 4) with 8 experts
+# over ep 2, whole (expert_tp 1): 4 a GPU, EP ranks 1 apart, 2 x 4 / 2 = 4
+# replicas of each
+"$TRAINSIM" --check -s model.moe.experts=8 -s parallel.ep=2 -s parallel.expert_tp=1 \
+	-s parallel.sequence_parallel=true scenarios/tiny.cfg 2>/dev/null |
+	grep -q "^experts  *4 per GPU (ep 2, expert_tp 1); an EP group's ranks 1 apart; 4 data-parallel replicas of each"
+ok $? "--check names the experts' spread: 4 a GPU, ranks 1 apart, 4 replicas"
 "$TRAINSIM" --help | grep -q "usage: trainsim"; ok $? "--help"
 "$TRAINSIM" --version | grep -q "^trainsim [0-9]"; ok $? "--version"
 "$TRAINSIM" --schema | grep -q "model.layers"; ok $? "--schema lists settings"

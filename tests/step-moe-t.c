@@ -1,8 +1,9 @@
 /* step-moe-t.c -- an MoE layer's dispatch under tensor parallelism
- * (step_layer.c ep_tp_pair_s): DeepSeek-V3's preset shrunk to 2 MoE
- * layers (no dense or MTP layer) on one node of 8 H100, TP 4 with sequence
- * parallelism, EP 1 (no all-to-all), one microbatch of 4096 tokens,
- * capacity factor 1 (every expert's buffer padded to the mean).
+ * (step_layer.c moe_tp_extra_s): DeepSeek-V3's preset shrunk to 2 MoE
+ * layers of 16 routed experts (no dense or MTP layer) on one node of 8
+ * H100, TP 4 with sequence parallelism, EP 1 (no all-to-all), one
+ * microbatch of 4096 tokens, capacity factor 1 (every expert's buffer
+ * padded to the mean).
  *
  * Megatron-Core's all-to-all dispatcher all-gathers the routed tokens over
  * the TP group before the experts and reduce-scatters their outputs after
@@ -14,19 +15,24 @@
  * a fixed latency plus (n - 1)/n S / B: the latency cancels in the
  * difference, so top 2 over top 1 adds 2 x 3/4 x S / B = 255.2 us per
  * pass, forward and backward of 2 layers: 4 x 255.2 = 1.0208 ms of
- * exposed TP time.  Straggler spread 0; the DES keeps whole nanoseconds, each pass rounded:
- * the differences hold to 1e-5. */
+ * exposed TP time.  With parallel.expert_tp = 1 the experts are whole on
+ * each GPU and their tokens are not gathered (Megatron-Core's MoE
+ * parallel folding).  Straggler spread 0; the DES keeps whole
+ * nanoseconds, each pass rounded: the differences hold to 1e-5. */
 #include <stdio.h>
 
 #include "tests/tap.h"
+#include "models/memory.h"
 #include "tests/step-load.h"
 
-static int run(struct cfg_schema *s, int top_k, struct step_job *j, struct err *e)
+static int run(struct cfg_schema *s, int top_k, int etp, struct step_job *j,
+	       struct err *e)
 {
-	char file[4096], k[64];
+	char file[4096], k[64], x[64];
 	const char *const o[] = {
 		"model.layers=2", "model.mtp_layers=0", "model.moe.dense_layers=0",
-		"model.moe.capacity_factor=1.0", "model.seq_len=4096", k,
+		"model.moe.experts=16",
+		"model.moe.capacity_factor=1.0", "model.seq_len=4096", k, x,
 		"cluster.gpus=8", "parallel.tp=4", "parallel.pp=1", "parallel.ep=1",
 		"parallel.last_stage_layers=0", "parallel.global_batch=2",
 		"parallel.micro_batch=1", "parallel.sequence_parallel=true",
@@ -36,19 +42,20 @@ static int run(struct cfg_schema *s, int top_k, struct step_job *j, struct err *
 
 	snprintf(file, sizeof file, "%s/tests/bench/step-moe.cfg", tap_srcdir());
 	snprintf(k, sizeof k, "model.moe.top_k=%d", top_k);
+	snprintf(x, sizeof x, "parallel.expert_tp=%d", etp);
 	return step_job_run(s, file, o, sizeof o / sizeof o[0], j, e);
 }
 
 int main(void)
 {
 	struct cfg_schema *s = step_schema_new();
-	struct step_job k1, k2, k3;
+	struct step_job k1, k2, k3, x1, x2;
 	struct err e = { 0 };
 	double pass_s = 2 * 0.75 * 58720256.0 / (450e9 * 0.767);
 
-	tap_plan(4);
-	int ok = run(s, 1, &k1, &e) == 0 && run(s, 2, &k2, &e) == 0 &&
-		 run(s, 3, &k3, &e) == 0;
+	tap_plan(7);
+	int ok = run(s, 1, 0, &k1, &e) == 0 && run(s, 2, 0, &k2, &e) == 0 &&
+		 run(s, 3, 0, &k3, &e) == 0;
 	if (tap_ok(ok, "the three runs (%s)", e.msg)) {
 		tap_near(k2.r.tp_exposed_s - k1.r.tp_exposed_s, 4 * pass_s, 1e-5,
 			 "top 2: one more gather and scatter of S, 4 x 255.2 us");
@@ -58,9 +65,23 @@ int main(void)
 		       "slower on the whole: %.6f s > %.6f s", k2.r.iteration_s,
 		       k1.r.iteration_s);
 	}
+	/* Expert TP 1 (parallel folding): whole experts, nothing gathered
+	 * over TP for them, so top 2 exposes what top 1 does; each GPU holds
+	 * 4 times the routed experts' weights: 16 experts of 3 x 7168 x 2048
+	 * = 704,643,072 parameters a layer, 2 layers, 1 - 1/4 more */
+	ok = run(s, 1, 1, &x1, &e) == 0 && run(s, 2, 1, &x2, &e) == 0;
+	if (tap_ok(ok, "expert TP 1 runs (%s)", e.msg)) {
+		tap_near(x2.r.tp_exposed_s, x1.r.tp_exposed_s, 1e-9,
+			 "expert TP 1: top 2 exposes the TP time of top 1");
+		tap_near(mem_stage_params(&x1.m, &x1.L, 0) - mem_stage_params(&k1.m, &k1.L, 0),
+			 2 * 704643072.0 * 0.75, 1e-9,
+			 "expert TP 1: 2 x 704,643,072 x 3/4 more parameters a GPU");
+	}
 	step_job_free(&k1);
 	step_job_free(&k2);
 	step_job_free(&k3);
+	step_job_free(&x1);
+	step_job_free(&x2);
 	cfg_schema_free(s);
 	return tap_done();
 }
