@@ -440,6 +440,40 @@ void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 		attn_core_fwd(g, sh, out);
 }
 
+void cmp_module_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
+			  unsigned mods, struct cmp_cost *out)
+{
+	double T = sh->b * qlen(sh), t = sh->tp, a = sh->a;
+	double hid = hidden_elems(sh);
+	bool moe = sh->experts > 0;
+
+	cmp_zero(out);
+	if (mods & CMP_RC_LAYERNORM)
+		add_stream(g, out, KS_LAYERNORM, 2 * hid * 2 * ACT_BYTES);
+	if ((mods & CMP_RC_MLA_UP_PROJ) && sh->kv_lora > 0) {
+		double dqk = head_qk(sh), nope = dqk - sh->rope;
+		if (sh->q_lora > 0)
+			add_te_gemm(g, sh, out, CMP_TE_COL, false, 1, T, a * dqk / t, sh->q_lora);
+		add_te_gemm(g, sh, out, CMP_TE_COL, false, 1, T, a * (nope + head_v(sh)) / t,
+			    sh->kv_lora);
+	}
+	if ((mods & CMP_RC_MLP) && !moe)
+		mlp_fwd(g, sh, out, CMP_TE_COL, 1, T, ffn(sh));
+	if ((mods & CMP_RC_MOE) && moe) {
+		struct cmp_shape xs = *sh;	/* moe_mlp with the shared part
+						 * counted below, once */
+		xs.shared = 0;
+		moe_mlp(g, &xs, out, false);
+	} else if ((mods & CMP_RC_MOE_ACT) && moe) {
+		double ep = sh->ep > 0 ? sh->ep : 1, f = sh->fe;
+		add_stream(g, out, sh->fused ? KS_COPY : KS_GELU, sh->experts / ep *
+			   expert_tokens(sh) * f / expert_tp(sh) *
+			   (sh->gated ? 3 : 2) * ACT_BYTES);
+	}
+	if ((mods & (CMP_RC_SHARED_EXPERTS | CMP_RC_MOE)) && moe && sh->shared > 0)
+		mlp_fwd(g, sh, out, CMP_TE_COL, 1, T, sh->shared * sh->fe);
+}
+
 void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {

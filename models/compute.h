@@ -108,6 +108,22 @@ double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,
  * recomputes the scores: its FLOPs count none either, step.c). */
 void cmp_attn_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *out);
+/* Modules selective recomputation may also redo (Megatron-Core
+ * --recompute-modules, transformer_config.py recompute_modules): their
+ * outputs are dropped after the forward and rebuilt from their inputs in
+ * the backward. */
+enum cmp_rc_module {
+	CMP_RC_LAYERNORM = 1 << 0,	/* the two norms' outputs */
+	CMP_RC_MLA_UP_PROJ = 1 << 1,	/* latent attention's Q, K, V up-projections */
+	CMP_RC_MLP = 1 << 2,		/* a dense layer's MLP */
+	CMP_RC_MOE = 1 << 3,		/* an MoE layer's MLP: router, dispatch, experts */
+	CMP_RC_MOE_ACT = 1 << 4,	/* the experts' activation function */
+	CMP_RC_SHARED_EXPERTS = 1 << 5,	/* the shared experts' MLP */
+};
+/* The forward kernels the modules in mods redo in a layer's backward (the
+ * MoE dispatch's collectives are step_layer.c's). */
+void cmp_module_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
+			  unsigned mods, struct cmp_cost *out);
 /* Word+position embedding (first stage) and final LN, logits GEMM and
  * vocab-parallel cross-entropy (last stage). */
 void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *out);

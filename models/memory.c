@@ -48,33 +48,49 @@ static double unsharded_grad_bytes(const struct par_opts *o)
  *        gated: up and gate) and the second's input gin f; an MoE layer's
  *        routed tokens top_k x load x (permuted input gin h + an expert's
  *        MLP) plus the shared experts' MLP
+ * Modules recomputed (compute.h CMP_RC_*, within selective recomputation)
+ * store none of their outputs, only the inputs the layer keeps anyway:
+ *   layernorm    the two norm outputs, the QKV's and MLP's inputs gin h each
+ *   mla_up_proj  Q, K, V: 2(a d_qk + kv d_qk + kv d_v)
+ *   mlp          a dense layer's MLP, past its input
+ *   moe          the routed part and the router's logits (and the shared
+ *                experts' MLP)
+ *   moe_act      the experts' activation outputs (their second GEMMs'
+ *                inputs, gin f a routed token)
+ *   shared_experts  the shared experts' MLP
  */
 static double mlp_act(const struct tfm *m, double f, double gin)
 {
 	return (m->mlp == TFM_GELU ? 2.0 : 4.0) * f + gin * f;
 }
 
-static void act_parts(const struct tfm *m, bool is_moe, bool fp8,
+static void act_parts(const struct tfm *m, bool is_moe, bool fp8, unsigned mods,
 		      double *rep_h, double *par_h)
 {
 	double h = m->hidden, a = m->heads, gin = fp8 ? 1.0 : 2.0;
 	double dqk = tfm_qk_head_dim(m), dv = tfm_v_head_dim(m);
 	double kv = m->mla.kv_lora_rank > 0 ? a : m->kv_heads;
-	double rep = 4.0 * h + (m->dropout ? 2.0 * h : 0) + gin * h + gin * h;
-	double par = 2.0 * (a * dqk + kv * dqk + kv * dv) + gin * a * dv;
+	bool mla = m->mla.kv_lora_rank > 0;
+	double rep = 4.0 * h + (m->dropout ? 2.0 * h : 0) +
+		     (mods & CMP_RC_LAYERNORM ? 0 : gin * h + gin * h);
+	double par = (mla && (mods & CMP_RC_MLA_UP_PROJ) ? 0 :
+		      2.0 * (a * dqk + kv * dqk + kv * dv)) + gin * a * dv;
 
-	if (m->mla.kv_lora_rank > 0)
+	if (mla)
 		rep += (2.0 + gin) * (m->mla.q_lora_rank + m->mla.kv_lora_rank) +
 		       2.0 * m->mla.qk_rope_dim;
 	if (is_moe) {
 		double load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
 			      m->moe.imbalance;
-		rep += 4.0 * m->moe.experts;
-		par += m->moe.top_k * load *
-		       (gin * h + mlp_act(m, m->moe.ffn_hidden, gin));
-		if (m->moe.shared_experts > 0)
-			par += mlp_act(m, (double)m->moe.shared_experts * m->moe.ffn_hidden, gin);
-	} else {
+		double fe = m->moe.ffn_hidden;
+		double expert = mlp_act(m, fe, gin) - (mods & CMP_RC_MOE_ACT ? gin * fe : 0);
+		if (!(mods & CMP_RC_MOE)) {
+			rep += 4.0 * m->moe.experts;
+			par += m->moe.top_k * load * (gin * h + expert);
+		}
+		if (m->moe.shared_experts > 0 && !(mods & (CMP_RC_MOE | CMP_RC_SHARED_EXPERTS)))
+			par += mlp_act(m, (double)m->moe.shared_experts * fe, gin);
+	} else if (!(mods & CMP_RC_MLP)) {
 		par += mlp_act(m, m->ffn_hidden, gin);
 	}
 	*rep_h = rep / h;
@@ -85,12 +101,19 @@ double mem_act_units(const struct tfm *m, bool is_moe, bool fp8)
 {
 	double rep, par;
 
-	act_parts(m, is_moe, fp8, &rep, &par);
+	act_parts(m, is_moe, fp8, 0, &rep, &par);
 	return rep + par;
 }
 
 double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
 		     bool sp, bool flash, enum par_recompute rc, bool is_moe, bool fp8)
+{
+	return mem_act_bytes_rc(m, micro_batch, tp, cp, sp, flash, rc, 0, is_moe, fp8);
+}
+
+double mem_act_bytes_rc(const struct tfm *m, double micro_batch, int tp, int cp,
+			bool sp, bool flash, enum par_recompute rc, unsigned mods,
+			bool is_moe, bool fp8)
 {
 	double s = m->seq_len, b = micro_batch, h = m->hidden, a = m->heads, t = tp;
 	/* context parallelism: s/cp tokens here, scores of s/cp queries x s */
@@ -102,7 +125,7 @@ double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
 
 	if (rc == PAR_RECOMPUTE_FULL)
 		return sp ? 2.0 * sbh / t : 2.0 * sbh;
-	act_parts(m, is_moe, fp8, &rep, &par);
+	act_parts(m, is_moe, fp8, rc == PAR_RECOMPUTE_SELECTIVE ? mods : 0, &rep, &par);
 	if (sp)
 		return sbh / t * (rep + par + scores);
 	return sbh * (rep + par / t + scores / t);
@@ -207,14 +230,15 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	double layers_per_chunk = (double)n / v;
 	bool flash = o->flash_attention, sp = o->sequence_parallel;
 	bool fp8 = o->dtype == PAR_FP8;
-	double per_layer = mem_act_bytes(m, L->micro_batch, L->tp, L->cp, sp, flash,
-					 o->recompute, false, fp8);
+	unsigned mods = o->recompute_modules;
+	double per_layer = mem_act_bytes_rc(m, L->micro_batch, L->tp, L->cp, sp, flash,
+					    o->recompute, mods, false, fp8);
 	struct zero_mem z;
 
 	if (moe > 0)	/* the mean over the stage's layers */
-		per_layer = ((n - moe) * per_layer + moe * mem_act_bytes(m,
-			     L->micro_batch, L->tp, L->cp, sp, flash, o->recompute, true,
-			     fp8)) / n;
+		per_layer = ((n - moe) * per_layer + moe * mem_act_bytes_rc(m,
+			     L->micro_batch, L->tp, L->cp, sp, flash, o->recompute, mods,
+			     true, fp8)) / n;
 	out->stage = stage;
 	double experts;
 	out->params = stage_params(m, L, stage, &experts);

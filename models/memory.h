@@ -52,6 +52,11 @@ struct mem_breakdown {
  * MoE layer, with bf16 or FP8 GEMMs; and of a dense bf16 one. */
 double mem_act_bytes(const struct tfm *m, double micro_batch, int tp, int cp,
 		     bool sp, bool flash, enum par_recompute rc, bool is_moe, bool fp8);
+/* The same with modules recomputed within selective recomputation
+ * (compute.h CMP_RC_*): their outputs not stored. */
+double mem_act_bytes_rc(const struct tfm *m, double micro_batch, int tp, int cp,
+			bool sp, bool flash, enum par_recompute rc, unsigned mods,
+			bool is_moe, bool fp8);
 double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
 			   bool sp, bool flash, enum par_recompute rc);
 /* Korthikanti's 34 (per s b h, sequence parallel, no scores) for the shape. */

@@ -1,4 +1,5 @@
 /* parallel.c -- see parallel.h. */
+#include <stdio.h>
 #include <string.h>
 
 #include "models/parallel.h"
@@ -50,6 +51,12 @@ const struct cfg_setting par_settings[] = {
 	  "Megatron sequence parallelism (norms and dropouts split over the TP group); default: the stack's" },
 	{ "parallel.recompute", CFG_ENUM, "", 0, 0, "selective", "none|selective|full",
 	  "activation recomputation (Korthikanti et al. 2022)" },
+	{ "parallel.recompute_modules", CFG_STRING, "", 0, 0, "", NULL,
+	  "with recompute = \"selective\", modules also recomputed, comma-separated "
+	  "(Megatron-Core --recompute-modules): layernorm, mla_up_proj, mlp, moe, "
+	  "moe_act, shared_experts (core_attn: the attention core, what selective "
+	  "always redoes); their outputs are not stored and are rebuilt in the "
+	  "backward; \"\": none" },
 	{ "parallel.zero_stage", CFG_INT, "", 0, 3, "0", NULL,
 	  "ZeRO/FSDP stage (0: plain data parallelism; with pipeline stages at "
 	  "most 2, 1 in DeepSpeed's engine); default: the stack's" },
@@ -185,6 +192,22 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 {
 	int v = o->virtual_stages;
 
+	if (o->recompute_bad[0])
+		return sc_where_error(w, e, "parallel.recompute_modules", "unknown module "
+				      "\"%s\" (expected a comma-separated list of core_attn, "
+				      "layernorm, mla_up_proj, mlp, moe, moe_act, "
+				      "shared_experts)", o->recompute_bad);
+	if (o->recompute_modules && o->recompute != PAR_RECOMPUTE_SELECTIVE)
+		return sc_where_error(w, e, "parallel.recompute_modules", "modules are "
+				      "recomputed within selective recomputation, but "
+				      "recompute is \"%s\" (expected recompute = "
+				      "\"selective\", or no modules)",
+				      o->recompute == PAR_RECOMPUTE_FULL ? "full" : "none");
+	if ((o->recompute_modules & (CMP_RC_MOE | CMP_RC_MOE_ACT | CMP_RC_SHARED_EXPERTS)) &&
+	    m->moe.experts == 0)
+		return sc_where_error(w, e, "parallel.recompute_modules", "MoE modules "
+				      "without experts (expected model.moe.experts > 0, "
+				      "or no moe, moe_act, shared_experts)");
 	if (o->schedule == PAR_INTERLEAVED) {
 		if (L->pp < 2)
 			return sc_where_error(w, e, "parallel.schedule", "interleaved "
@@ -269,6 +292,37 @@ static bool pick(const struct scenario *sc, const char *path, bool stack_default
 	return sc_has(sc, "%s", path) ? sc_bool(sc, "%s", path) : stack_default;
 }
 
+/* The names of parallel.recompute_modules, as Megatron-Core spells them. */
+static const struct { const char *name; unsigned bit; } rc_modules[] = {
+	{ "core_attn", 0 }, { "layernorm", CMP_RC_LAYERNORM },
+	{ "mla_up_proj", CMP_RC_MLA_UP_PROJ }, { "mlp", CMP_RC_MLP },
+	{ "moe", CMP_RC_MOE }, { "moe_act", CMP_RC_MOE_ACT },
+	{ "shared_experts", CMP_RC_SHARED_EXPERTS },
+};
+
+/* "a,b,c" into CMP_RC_* bits; the first unknown name into o->recompute_bad. */
+static void parse_rc_modules(const char *list, struct par_opts *o)
+{
+	const char *p = list;
+
+	o->recompute_modules = 0;
+	o->recompute_bad[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t i, k = sizeof rc_modules / sizeof rc_modules[0];
+		for (i = 0; i < k; i++)
+			if (strlen(rc_modules[i].name) == n &&
+			    strncmp(p, rc_modules[i].name, n) == 0)
+				break;
+		if (i < k)
+			o->recompute_modules |= rc_modules[i].bit;
+		else if (!o->recompute_bad[0])
+			snprintf(o->recompute_bad, sizeof o->recompute_bad, "%.*s",
+				 (int)(n < 31 ? n : 31), p);
+		p += n + (p[n] == ',');
+	}
+}
+
 void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 {
 	const struct stack_spec *st = stack_find(sc_str(sc, "training.stack"));
@@ -285,6 +339,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->recompute = strcmp(rc, "full") == 0 ? PAR_RECOMPUTE_FULL :
 		       strcmp(rc, "none") == 0 ? PAR_RECOMPUTE_NONE :
 		       PAR_RECOMPUTE_SELECTIVE;
+	parse_rc_modules(sc_str(sc, "parallel.recompute_modules"), o);
 	o->zero_stage = sc_has(sc, "parallel.zero_stage") ?
 			(int)sc_int(sc, "parallel.zero_stage") : st->zero_stage;
 	o->distributed_optimizer = pick(sc, "parallel.distributed_optimizer",

@@ -15,6 +15,7 @@
 #include "sim/cfg.h"
 #include "sim/err.h"
 #include "models/attn_impl.h"
+#include "models/compute.h"
 #include "models/layout.h"
 #include "models/transformer.h"
 
@@ -32,6 +33,8 @@ struct par_opts {
 	int virtual_stages;		/* model chunks per pipeline rank (interleaved) */
 	bool sequence_parallel;
 	enum par_recompute recompute;
+	unsigned recompute_modules;	/* compute.h CMP_RC_*, within selective */
+	char recompute_bad[32];		/* an unknown module named there, or "" */
 	int zero_stage;			/* 0..3 */
 	bool distributed_optimizer;	/* Megatron: reduce-scatter + all-gather */
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */

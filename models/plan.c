@@ -131,6 +131,7 @@ static int plan_setup(struct plan *p, struct err *e)
 		return -1;
 	}
 	tfm_from_scenario(sc, &p->m);
+	p->rc_modules = sc_str(sc, "parallel.recompute_modules")[0] != '\0';
 	p->gpus = (int)sc_int(sc, "cluster.gpus");
 	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
 	p->global_batch = (int)sc_int(sc, "parallel.global_batch");

@@ -36,7 +36,7 @@
 enum goal { GOAL_COST, GOAL_CARBON, GOAL_TIME };
 
 #define PLAN_POOLS_MAX 16	/* the scenario's pools the planner rescales */
-#define PLAN_OV_MAX (12 + PLAN_POOLS_MAX)	/* overrides that define a candidate */
+#define PLAN_OV_MAX (13 + PLAN_POOLS_MAX)	/* overrides that define a candidate */
 #define PLAN_OV_LEN 64
 #define PLAN_JOBS_MAX 16	/* helpers warming paces at once */
 
@@ -105,6 +105,8 @@ struct plan {
 	/* From the scenario as given (plan_init). */
 	struct cfg_schema *schema;
 	bool has_zero;
+	bool rc_modules;		/* parallel.recompute_modules set: cleared
+					 * where a candidate recomputes all or none */
 	struct tfm m;
 	int gpus, gpus_per_node, global_batch;
 	double hbm_bytes, ckpt_s;

@@ -152,6 +152,8 @@ static void cand_set_overrides(struct cand *c, const struct plan *p)
 	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.micro_batch=%d", c->mb);
 	snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.recompute=%s",
 		 c->recompute ? "full" : "none");
+	if (p->rc_modules)	/* modules live only within selective */
+		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.recompute_modules=\"\"");
 	if (p->has_zero)
 		snprintf(c->ov[c->n_ov++], PLAN_OV_LEN, "parallel.zero_stage=%d", c->zero);
 	if (p->uneven && c->pp != p->pp0) {	/* the scenario's split is for its pp */

@@ -83,18 +83,21 @@ double step_layer_rank_params(const struct tfm *m, const struct layout *L,
 	return layers * ((tfm_layer_params(m, true) - x) / t + x / (et * ep));
 }
 
-/* One layer's forward and backward (with recomputation). */
+/* One layer's forward and backward (with recomputation: selective's
+ * attention core and the modules it also redoes, o->recompute_modules). */
 static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
-		       enum par_recompute rc, struct cmp_cost *fwd, struct cmp_cost *bwd)
+		       const struct par_opts *o, struct cmp_cost *fwd, struct cmp_cost *bwd)
 {
 	struct cmp_cost extra;
 
 	cmp_layer_fwd(g, sh, fwd);
 	cmp_layer_bwd(g, sh, bwd);
-	if (rc == PAR_RECOMPUTE_FULL)
+	if (o->recompute == PAR_RECOMPUTE_FULL)
 		cmp_add(bwd, fwd, 1);
-	else if (rc == PAR_RECOMPUTE_SELECTIVE) {
+	else if (o->recompute == PAR_RECOMPUTE_SELECTIVE) {
 		cmp_attn_recompute(g, sh, &extra);
+		cmp_add(bwd, &extra, 1);
+		cmp_module_recompute(g, sh, o->recompute_modules, &extra);
 		cmp_add(bwd, &extra, 1);
 	}
 }
@@ -232,7 +235,10 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      double tp_bytes, struct layer_costs *c, struct err *e)
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
-	int group[GROUP_MAX], passes = o->recompute == PAR_RECOMPUTE_FULL ? 2 : 1;
+	/* full recomputation, or the moe module's, dispatches the tokens again */
+	int group[GROUP_MAX], passes = o->recompute == PAR_RECOMPUTE_FULL ||
+		(o->recompute == PAR_RECOMPUTE_SELECTIVE &&
+		 (o->recompute_modules & CMP_RC_MOE)) ? 2 : 1;
 	double extra;
 
 	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
@@ -563,7 +569,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	sh.fp8 = o->dtype == PAR_FP8;
 	sh.fp8_current = sh.fp8 && o->fp8_recipe == PAR_FP8_CURRENT;
 	sh.cp = L->cp;
-	layer_pass(g, &sh, o->recompute, &c->fwd, &c->bwd);
+	layer_pass(g, &sh, o, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
 		step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
@@ -576,12 +582,12 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		xs.fp8 = sh.fp8;
 		xs.fp8_current = sh.fp8_current;
 		xs.cp = L->cp;
-		layer_pass(g, &xs, o->recompute, &c->moe_fwd, &c->moe_bwd);
+		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);
 		/* the shared experts' part: the layer's time less its time
 		 * without them */
 		struct cmp_cost nf, nb;
 		xs.shared = 0;
-		layer_pass(g, &xs, o->recompute, &nf, &nb);
+		layer_pass(g, &xs, o, &nf, &nb);
 		c->shared_fwd_s = c->moe_fwd.time_s - nf.time_s;
 		c->shared_bwd_s = c->moe_bwd.time_s - nb.time_s;
 	} else {

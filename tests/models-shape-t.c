@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(36);
+	tap_plan(42);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -46,6 +46,18 @@ int main(void)
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
 	tap_near(mem_act_bytes(&m, 1, 1, 1, false, false, PAR_RECOMPUTE_SELECTIVE, false, true),
 		 sbh * (8 + 19), 1e-12, "FP8: GEMM inputs in one byte, 27 s b h");
+	/* recompute modules on GPT's 34: layernorm drops the two norm outputs
+	 * (the QKV's and MLP's inputs, 2 + 2) -> 30; mlp the GeLU's input and
+	 * output (8 + 8) -> 18; both 14 */
+	tap_near(mem_act_bytes_rc(&m, 1, 1, 1, false, false, PAR_RECOMPUTE_SELECTIVE,
+				  CMP_RC_LAYERNORM, false, false), sbh * 30, 1e-12,
+		 "recompute layernorm: 30 s b h");
+	tap_near(mem_act_bytes_rc(&m, 1, 1, 1, false, false, PAR_RECOMPUTE_SELECTIVE,
+				  CMP_RC_LAYERNORM | CMP_RC_MLP, false, false), sbh * 14, 1e-12,
+		 "recompute layernorm and mlp: 14 s b h");
+	tap_near(mem_act_bytes_rc(&m, 1, 1, 1, false, false, PAR_RECOMPUTE_FULL,
+				  CMP_RC_MLP, false, false), sbh * 2, 1e-12,
+		 "modules mean nothing under full recomputation: the input, 2 s b h");
 
 	/* Kernel FLOPs of the multi-query layer, forward, T = 16 tokens:
 	 * 2 T (Q 64x64 + K,V 2 x 64x16 + O 64x64 + MLP 2 x 64x256) + 4 b s^2 h */
@@ -166,6 +178,20 @@ int main(void)
 	tap_near(mem_act_bytes(&m, 1, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE, true, false),
 		 16.0 * (656 + 512 + 640 + 192), 1e-12,
 		 "MoE layer's activations: top-k routed tokens' expert MLPs");
+	/* Megatron-Core's recompute modules drop what they rebuild: moe_act
+	 * the experts' activation outputs, gin fe = 2 fe a routed token
+	 * (routed 2 x (2h + 4 fe) = 512); moe the routed part, the router's
+	 * logits and the shared experts (640 + 512 left); shared_experts the
+	 * shared MLP (192) */
+	tap_near(mem_act_bytes_rc(&m, 1, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE,
+				  CMP_RC_MOE_ACT, true, false), 16.0 * (656 + 512 + 512 + 192),
+		 1e-12, "recompute moe_act: the experts' activation outputs not kept");
+	tap_near(mem_act_bytes_rc(&m, 1, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE,
+				  CMP_RC_MOE, true, false), 16.0 * (640 + 512), 1e-12,
+		 "recompute moe: only the attention part and the layer's input kept");
+	tap_near(mem_act_bytes_rc(&m, 1, 1, 1, false, true, PAR_RECOMPUTE_SELECTIVE,
+				  CMP_RC_SHARED_EXPERTS, true, false),
+		 16.0 * (656 + 512 + 640), 1e-12, "recompute shared_experts: 192 fewer");
 
 	/* Expert parallelism leaves a rank's expert FLOPs alone (E/ep experts
 	 * of ep T k/E tokens each); the busiest expert's load scales them */

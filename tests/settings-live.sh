@@ -78,6 +78,7 @@ model.moe.dense_layers|T|MOE|2|
 model.moe.capacity_factor|T|MOE|1|
 model.moe.imbalance|T|MOE|2|
 parallel.expert_tp|T|MOE -s parallel.sequence_parallel=true|1|
+parallel.recompute_modules|T|-s 'parallel.recompute="selective"'|"layernorm,mlp"|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 parallel.rampup_start_batch|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|128|
 parallel.rampup_increment|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|192|
