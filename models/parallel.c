@@ -192,11 +192,13 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 {
 	int v = o->virtual_stages;
 
-	if (o->recompute_bad[0])
-		return sc_where_error(w, e, "parallel.recompute_modules", "unknown module "
-				      "\"%s\" (expected a comma-separated list of core_attn, "
-				      "layernorm, mla_up_proj, mlp, moe, moe_act, "
-				      "shared_experts)", o->recompute_bad);
+	if (o->recompute_bad)
+		return sc_where_error(w, e, "parallel.recompute_modules", "%s%s%s (expected "
+				      "a comma-separated list of core_attn, layernorm, "
+				      "mla_up_proj, mlp, moe, moe_act, shared_experts)",
+				      o->recompute_bad_name[0] ? "unknown module \"" :
+				      "an empty module name", o->recompute_bad_name,
+				      o->recompute_bad_name[0] ? "\"" : "");
 	if (o->recompute_modules && o->recompute != PAR_RECOMPUTE_SELECTIVE)
 		return sc_where_error(w, e, "parallel.recompute_modules", "modules are "
 				      "recomputed within selective recomputation, but "
@@ -292,6 +294,13 @@ static bool pick(const struct scenario *sc, const char *path, bool stack_default
 	return sc_has(sc, "%s", path) ? sc_bool(sc, "%s", path) : stack_default;
 }
 
+bool par_moe_recomputed(const struct par_opts *o)
+{
+	return o->recompute == PAR_RECOMPUTE_FULL ||
+	       (o->recompute == PAR_RECOMPUTE_SELECTIVE &&
+		(o->recompute_modules & CMP_RC_MOE));
+}
+
 /* The names of parallel.recompute_modules, as Megatron-Core spells them. */
 static const struct { const char *name; unsigned bit; } rc_modules[] = {
 	{ "core_attn", 0 }, { "layernorm", CMP_RC_LAYERNORM },
@@ -300,14 +309,18 @@ static const struct { const char *name; unsigned bit; } rc_modules[] = {
 	{ "shared_experts", CMP_RC_SHARED_EXPERTS },
 };
 
-/* "a,b,c" into CMP_RC_* bits; the first unknown name into o->recompute_bad. */
+/* "a,b,c" into CMP_RC_* bits; the first name that is none (an empty one
+ * too: "a,,b", "a,") into o->recompute_bad_name. */
 static void parse_rc_modules(const char *list, struct par_opts *o)
 {
 	const char *p = list;
 
 	o->recompute_modules = 0;
-	o->recompute_bad[0] = '\0';
-	while (*p) {
+	o->recompute_bad = false;
+	o->recompute_bad_name[0] = '\0';
+	if (!*p)
+		return;		/* "": no modules */
+	for (;; p++) {
 		size_t n = strcspn(p, ",");
 		size_t i, k = sizeof rc_modules / sizeof rc_modules[0];
 		for (i = 0; i < k; i++)
@@ -316,10 +329,14 @@ static void parse_rc_modules(const char *list, struct par_opts *o)
 				break;
 		if (i < k)
 			o->recompute_modules |= rc_modules[i].bit;
-		else if (!o->recompute_bad[0])
-			snprintf(o->recompute_bad, sizeof o->recompute_bad, "%.*s",
-				 (int)(n < 31 ? n : 31), p);
-		p += n + (p[n] == ',');
+		else if (!o->recompute_bad) {
+			o->recompute_bad = true;
+			snprintf(o->recompute_bad_name, sizeof o->recompute_bad_name,
+				 "%.*s", (int)(n < 31 ? n : 31), p);
+		}
+		p += n;
+		if (*p != ',')
+			break;
 	}
 }
 

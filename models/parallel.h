@@ -34,7 +34,8 @@ struct par_opts {
 	bool sequence_parallel;
 	enum par_recompute recompute;
 	unsigned recompute_modules;	/* compute.h CMP_RC_*, within selective */
-	char recompute_bad[32];		/* an unknown module named there, or "" */
+	bool recompute_bad;		/* a name there is not a module ... */
+	char recompute_bad_name[32];	/* ... the first such ("" for an empty one) */
 	int zero_stage;			/* 0..3 */
 	bool distributed_optimizer;	/* Megatron: reduce-scatter + all-gather */
 	bool overlap_grad_reduce;	/* DP gradient collectives during backward */
@@ -97,6 +98,9 @@ double par_dp_bucket_bytes(const struct par_opts *o, int dp);
 /* Read once per load (no checks: they depend on the layout, which an
  * elastic job changes; see par_check). */
 void par_from_scenario(const struct scenario *sc, struct par_opts *o);
+/* Whether the backward runs an MoE layer's forward again, its dispatch
+ * included: full recomputation, or selective with the moe module. */
+bool par_moe_recomputed(const struct par_opts *o);
 /* The options against the model and layout L; errors name the key at
  * fault at w (NULL: "KEY: what is wrong"); 0 or -1. */
 int par_check(const struct sc_where *w, const struct tfm *m,

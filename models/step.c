@@ -305,10 +305,7 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	int ep = L->ep < L->dp ? L->ep : L->dp;
 	if (c->ep_bytes > 0 && ep > 1) {
 		double moe_layers = m->layers - m->moe.dense_layers + m->mtp_layers;
-		bool again = o->recompute == PAR_RECOMPUTE_FULL ||
-			     (o->recompute == PAR_RECOMPUTE_SELECTIVE &&
-			      (o->recompute_modules & CMP_RC_MOE));
-		double per = 2.0 + (again ? 4.0 : 2.0);
+		double per = 2.0 + (par_moe_recomputed(o) ? 4.0 : 2.0);
 		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
 			    gpus * L->microbatches * moe_layers / L->pp * per *
 			    c->ep_bytes * (ep - 1) / ep, r);

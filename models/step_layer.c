@@ -102,17 +102,18 @@ static void layer_pass(const struct gpu_spec *g, const struct cmp_shape *sh,
 	}
 }
 
-/* The GPUs of the first group of n consecutive DP ranks of TP rank 0 on
- * stage 0 (an EP or CP group; rank = t + tp d + tp dp k). */
+/* The GPUs of stage 0's first group of n ranks standing `stride` apart
+ * (rank = t + tp d + tp dp k): a CP group is n consecutive DP ranks of TP
+ * rank 0 (stride tp); an EP group's ranks stand expert-TP apart (ep_group). */
 #define GROUP_MAX 1024
-static int dp_subgroup(const struct layout *L, const int *rank_gpu, int n,
-		       const char *key, int *group, struct err *e)
+static int rank_subgroup(const int *rank_gpu, int n, int stride, const char *key,
+			 int *group, struct err *e)
 {
 	if (n > GROUP_MAX)
 		return err_set(e, ERR_USAGE, "%s: %d ranks in a group (at most %d)",
 			       key, n, GROUP_MAX);
 	for (int d = 0; d < n; d++)
-		group[d] = rank_gpu[L->tp * d];
+		group[d] = rank_gpu[stride * d];
 	return 0;
 }
 
@@ -213,32 +214,12 @@ static int moe_tp_extra_s(const struct tfm *m, const struct layout *L,
 	return 0;
 }
 
-/* The GPUs of rank 0's EP group: Megatron-Core's expert rank grid runs
- * expert TP fastest, then EP (parallel_state.py, order tp-cp-ep-dp-pp with
- * the expert TP in tp's place and cp 1), so its ep ranks stand etp apart
- * among the stage's (rank = t + tp d). */
-static int ep_group(const struct layout *L, const int *rank_gpu, int ep, int *group,
-		    struct err *e)
-{
-	int et = layout_etp(L);
-
-	if (ep > GROUP_MAX)
-		return err_set(e, ERR_USAGE, "parallel.ep: %d ranks in a group (at most %d)",
-			       ep, GROUP_MAX);
-	for (int i = 0; i < ep; i++)
-		group[i] = rank_gpu[et * i];
-	return 0;
-}
-
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, struct net *net, const int *rank_gpu,
 		      double tp_bytes, struct layer_costs *c, struct err *e)
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
-	/* full recomputation, or the moe module's, dispatches the tokens again */
-	int group[GROUP_MAX], passes = o->recompute == PAR_RECOMPUTE_FULL ||
-		(o->recompute == PAR_RECOMPUTE_SELECTIVE &&
-		 (o->recompute_modules & CMP_RC_MOE)) ? 2 : 1;
+	int group[GROUP_MAX], passes = par_moe_recomputed(o) ? 2 : 1;
 	double extra;
 
 	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
@@ -252,7 +233,10 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	c->moe_tp_bwd_s = fmax(0, c->tp_bwd_s + passes * extra);
 	if (ep <= 1)
 		return 0;
-	if (ep_group(L, rank_gpu, ep, group, e) < 0)
+	/* Megatron-Core's expert rank grid runs expert TP fastest, then EP
+	 * (parallel_state.py, order tp-cp-ep-dp-pp with the expert TP in tp's
+	 * place and cp 1): an EP group's ranks stand etp apart */
+	if (rank_subgroup(rank_gpu, ep, layout_etp(L), "parallel.ep", group, e) < 0)
 		return -1;
 	c->ep_bytes = step_ep_bytes(m, L);
 	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
@@ -311,7 +295,7 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 		 * their gradients after its backward: not overlapped */
 		double block = step_cp_block_bytes(m, L);
 		int group[GROUP_MAX];
-		if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+		if (rank_subgroup(rank_gpu, cp, L->tp, "parallel.cp", group, e) < 0)
 			return -1;
 		struct coll ag = { COLL_ALL_GATHER, COLL_AUTO, group, cp, cp * block, 0 };
 		struct coll rs = { COLL_REDUCE_SCATTER, COLL_AUTO, group, cp, cp * block, 0 };
@@ -339,7 +323,7 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 		return 0;
 	}
 	int group[GROUP_MAX];
-	if (dp_subgroup(L, rank_gpu, cp, "parallel.cp", group, e) < 0)
+	if (rank_subgroup(rank_gpu, cp, L->tp, "parallel.cp", group, e) < 0)
 		return -1;
 	double bytes[4] = { 2.0 * tok * a * dqk, 2.0 * tok * kv * dqk,
 			    2.0 * tok * kv * dv, 2.0 * tok * a * dv };
