@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/dispatch.h"
 #include "models/parallel.h"
 #include "models/stack.h"
 
@@ -123,6 +124,16 @@ const struct cfg_setting par_settings[] = {
 	  "Megatron-Core and NeMo's default) or current (per tensor from its own amax: "
 	  "NeMo's 'tensorwise', MLPerf v5.1's; an amax pass over each tensor before "
 	  "its cast, and the LayerNorm no longer writes FP8); needs dtype fp8" },
+	{ "parallel.ep_dispatcher", CFG_ENUM, "", 0, 0, "alltoall", "alltoall|deepep",
+	  "how an MoE layer moves tokens to their experts (dispatch.h): alltoall "
+	  "(Megatron-Core's default, one copy per token and expert) or deepep "
+	  "(DeepEP: once per destination node over the scale-out fabric, then "
+	  "once per destination GPU over NVLink; Megatron-Core's flex dispatcher, "
+	  "DeepSeek-V3)" },
+	{ "parallel.ep_fp8_dispatch", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "the dispatch all-to-alls (forward, and the backward of the combine) "
+	  "carry FP8 with a scale per 128 elements, the combines bf16 "
+	  "(DeepSeek-V3, arXiv:2412.19437 sec. 3.3.2); needs dtype fp8" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
 	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
 	  "fp16 elements" },
@@ -185,6 +196,34 @@ int par_shard_ranks(const struct par_opts *o, int dp)
 double par_dp_bucket_bytes(const struct par_opts *o, int dp)
 {
 	return o->dp_bucket_bytes > 0 ? o->dp_bucket_bytes : par_megatron_bucket_bytes(dp);
+}
+
+/* The dispatcher's settings need experts; FP8 dispatch, FP8 GEMMs to feed;
+ * DeepEP's counts, groups that nest with the EP group's nodes and GPUs
+ * (dispatch.h; nodes as the default placement puts ranks). */
+static int check_dispatch(const struct sc_where *w, const struct tfm *m,
+			  const struct layout *L, const struct par_opts *o, struct err *e)
+{
+	const char *key = o->ep_fp8_dispatch ? "parallel.ep_fp8_dispatch" :
+			  "parallel.ep_dispatcher";
+
+	if ((o->ep_deepep || o->ep_fp8_dispatch) && m->moe.experts == 0)
+		return sc_where_error(w, e, key, "an MoE dispatch setting without "
+				      "experts (expected model.moe.experts > 0)");
+	if (o->ep_fp8_dispatch && o->dtype != PAR_FP8)
+		return sc_where_error(w, e, "parallel.ep_fp8_dispatch", "FP8 dispatch "
+				      "quantizes the experts' FP8 GEMM inputs (expected "
+				      "parallel.dtype = \"fp8\", or ep_fp8_dispatch false)");
+	if (!o->ep_deepep || L->ep <= 1)
+		return 0;
+	int span = L->ep * layout_etp(L);	/* ranks an EP group spans */
+	int nodes = span > L->gpus_per_node ? span / L->gpus_per_node : 1;
+	if (disp_distinct(&m->moe, nodes) < 0 || disp_distinct(&m->moe, L->ep) < 0)
+		return sc_where_error(w, e, "model.moe.groups", "%d expert groups do "
+				      "not nest with the EP group's %d GPUs over %d node%s "
+				      "(expected a multiple or a divisor of each count)",
+				      m->moe.groups, L->ep, nodes, nodes > 1 ? "s" : "");
+	return 0;
 }
 
 int par_check(const struct sc_where *w, const struct tfm *m,
@@ -267,6 +306,8 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
 				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
 				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
+	if (check_dispatch(w, m, L, o, e) < 0)
+		return -1;
 	if (o->zero_shard_ranks > 0 && o->zero_stage < 2)
 		return sc_where_error(w, e, "parallel.zero_shard_ranks", "hybrid sharding "
 				      "splits ZeRO-2/3's shards, but zero_stage is %d "
@@ -414,6 +455,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 		o->adam_foreach = strcmp(impl, "foreach") == 0;
 	}
 	o->zero_reduce_fp32 = sc_bool(sc, "parallel.zero_reduce_fp32");
+	o->ep_deepep = strcmp(sc_str(sc, "parallel.ep_dispatcher"), "deepep") == 0;
+	o->ep_fp8_dispatch = sc_bool(sc, "parallel.ep_fp8_dispatch");
 	o->xentropy = strcmp(sc_str(sc, "training.loss_kernel"), "xentropy") == 0;
 	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
 }

@@ -78,6 +78,8 @@ struct par_opts {
 	bool zero_reduce_fp32;		/* ZeRO/FSDP reduce-scatter in fp32 */
 	bool xentropy;			/* eager loss: flash-attn's fused kernel */
 	double metric_ce;		/* training metrics' cross-entropies */
+	bool ep_deepep;			/* DeepEP's dispatch, else all-to-all (dispatch.h) */
+	bool ep_fp8_dispatch;		/* dispatch in FP8, combine in bf16 */
 	bool clip_grad_norm;		/* clip_grad_norm_ before each update */
 	double gpu_speed_sigma;		/* per-GPU speed spread (straggler.h); read
 					 * by step_cfg_from_scenario(), 0 from

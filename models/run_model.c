@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/dispatch.h"
 #include "models/run_int.h"
 #include "topologies/net.h"
 #include "topologies/platform.h"
@@ -328,17 +329,29 @@ static void print_zero(const struct model *md, FILE *out)
 	fprintf(out, "\n");
 }
 
-/* MoE: how the experts are spread, and where an EP group's ranks sit. */
+/* MoE: how the experts are spread, where an EP group's ranks sit, and
+ * what the dispatch sends a token (dispatch.h; nodes as the default
+ * placement puts ranks). */
 static void print_experts(const struct model *md, FILE *out)
 {
 	const struct layout *L = &md->L;
+	const struct par_opts *o = &md->step.par;
 	int ep = L->ep > 1 ? L->ep : 1, et = layout_etp(L);
+	int span = ep * et, nodes = span > L->gpus_per_node ? span / L->gpus_per_node : 1;
 
 	if (md->m.moe.experts == 0)
 		return;
 	fprintf(out, "experts               %d per GPU (ep %d, expert_tp %d); an EP "
 		"group's ranks %d apart; %d data-parallel replicas of each\n",
 		md->m.moe.experts / ep, ep, et, et, L->tp * L->dp / (et * ep));
+	fprintf(out, "dispatch              %s", o->ep_deepep ? "deepep" : "alltoall");
+	if (o->ep_deepep)
+		fprintf(out, ": a token to %.3g of %d nodes, %.3g of %d GPUs",
+			disp_distinct(&md->m.moe, nodes), nodes,
+			disp_distinct(&md->m.moe, ep), ep);
+	else
+		fprintf(out, ": %d copies a token", md->m.moe.top_k);
+	fprintf(out, "; %s dispatch, bf16 combine\n", o->ep_fp8_dispatch ? "fp8" : "bf16");
 }
 
 static void print_derived(const struct model *md, FILE *out)

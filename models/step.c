@@ -300,15 +300,23 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	if (c->cp_bytes > 0)
 		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
 			    gpus * L->microbatches * (double)m->layers / L->pp * c->cp_bytes, r);
-	/* EP all-to-alls: each GPU sends (ep-1)/ep of each, per MoE layer of
-	 * its stage (the mean) and microbatch, to its EP peers */
-	int ep = L->ep < L->dp ? L->ep : L->dp;
-	if (c->ep_bytes > 0 && ep > 1) {
+	/* EP all-to-alls: per MoE layer of its stage (the mean) and
+	 * microbatch, a forward's dispatch and combine and the backward's
+	 * (twice with the MoE recomputed), to an EP peer on its node and one
+	 * on the next node the group reaches */
+	int ep = L->ep < L->dp ? L->ep : L->dp, et = layout_etp(L);
+	if (ep > 1 && c->ep_near_bytes + c->ep_far_bytes > 0) {
 		double moe_layers = m->layers - m->moe.dense_layers + m->mtp_layers;
-		double per = 2.0 + (par_moe_recomputed(o) ? 4.0 : 2.0);
-		route_bytes(net, rank_gpu[0], rank_gpu[L->tp],
-			    gpus * L->microbatches * moe_layers / L->pp * per *
-			    c->ep_bytes * (ep - 1) / ep, r);
+		double sets = gpus * L->microbatches * moe_layers / L->pp *
+			      (1.0 + (par_moe_recomputed(o) ? 2.0 : 1.0));
+		int per_node = net_gpus_per_node(net), far = -1;
+		for (int i = 1; i < ep && far < 0 && per_node > 0; i++)
+			if (rank_gpu[et * i] / per_node != rank_gpu[0] / per_node)
+				far = rank_gpu[et * i];
+		if (c->ep_near_bytes > 0)
+			route_bytes(net, rank_gpu[0], rank_gpu[et], sets * c->ep_near_bytes, r);
+		if (far >= 0)
+			route_bytes(net, rank_gpu[0], far, sets * c->ep_far_bytes, r);
 	}
 }
 

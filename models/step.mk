@@ -6,7 +6,7 @@ noinst_HEADERS += models/compute.h models/kpower.h models/memory.h models/zero.h
 	models/parallel.h models/megatron.h models/deepspeed.h models/step.h models/step_layer.h models/straggler.h
 
 UNIT_TESTS += tests/step-mem-t tests/step-compute-t tests/step-fp8-t tests/step-scenario-t \
-	tests/step-pipe-t tests/step-sim-t tests/straggler-t tests/step-tpasync-t tests/step-ds-t tests/step-moe-t \
+	tests/step-pipe-t tests/step-sim-t tests/straggler-t tests/step-tpasync-t tests/step-ds-t tests/step-moe-t tests/step-dispatch-t \
 	tests/kpower-t
 EXTRA_DIST += tests/bench/step-175b.cfg tests/bench/step-moe.cfg
 

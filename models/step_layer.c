@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "models/compute.h"
+#include "models/dispatch.h"
 #include "models/eager.h"
 #include "models/host.h"
 #include "models/megatron.h"
@@ -214,15 +215,88 @@ static int moe_tp_extra_s(const struct tfm *m, const struct layout *L,
 	return 0;
 }
 
+/* The EP group's members on group[0]'s node (local) and one member on each
+ * node the group spans, in order of appearance (rail): DeepEP's two legs. */
+static void ep_legs(const struct net *net, const int *group, int ep, int *local,
+		    int *g, int *rail, int *n_nodes)
+{
+	int per_node = net_gpus_per_node(net);
+
+	*g = *n_nodes = 0;
+	for (int i = 0; i < ep; i++) {
+		int node = per_node > 0 ? group[i] / per_node : 0, seen = 0;
+		if (node == (per_node > 0 ? group[0] / per_node : 0))
+			local[(*g)++] = group[i];
+		for (int j = 0; j < *n_nodes && !seen; j++)
+			seen = per_node > 0 && rail[j] / per_node == node;
+		if (!seen)
+			rail[(*n_nodes)++] = group[i];
+	}
+}
+
+static int a2a_s(struct net *net, const int *gpus, int n, double bytes, double skew,
+		 double *t, struct err *e)
+{
+	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, gpus, n, bytes,
+			  skew < n ? skew : n };
+
+	*t = n > 1 && bytes > 0 ? net_coll_time_s(net, &x, e) : 0;
+	return *t < 0 ? -1 : 0;
+}
+
+/*
+ * One dispatch (or combine) of elem_bytes per element, its time and the
+ * bytes one GPU sends to peers on its node (near) and beyond (far).
+ *   alltoall: one all-to-all among the ep ranks of top_k copies of each
+ *     token (step_ep_bytes), skewed by the imbalance;
+ *   deepep (dispatch.h): an all-to-all among one GPU per node (the rail of
+ *     group[0]'s local index) of one copy per destination node, the node's
+ *     share of the imbalance on the hot node, beside an all-to-all among the
+ *     node's GPUs of one copy per destination GPU, the imbalance on the hot
+ *     GPU; pipelined, so the slower leg's time.  Each leg is timed alone on
+ *     the fabric, as every collective here is.
+ */
+static int ep_a2a_s(const struct tfm *m, const struct layout *L, const struct par_opts *o,
+		    struct net *net, const int *group, int ep, double elem_bytes,
+		    double *t, double *near_bytes, double *far_bytes, struct err *e)
+{
+	double tokens = step_ep_bytes(m, L) / (m->moe.top_k * m->hidden * 2.0);
+	double F = step_ep_skew(m, ep);
+	int local[GROUP_MAX], rail[GROUP_MAX], g, N;
+
+	ep_legs(net, group, ep, local, &g, rail, &N);
+	if (!o->ep_deepep) {
+		double S = step_ep_bytes(m, L) * elem_bytes / 2;
+		*near_bytes = S * (g - 1) / ep;
+		*far_bytes = S * (ep - g) / ep;
+		return a2a_s(net, group, ep, S, F, t, e);
+	}
+	double d_node = disp_distinct(&m->moe, N), d_gpu = disp_distinct(&m->moe, ep);
+	if (d_node < 0 || d_gpu < 0)
+		return err_set(e, ERR_USAGE, "model.moe.groups: %d expert groups do not "
+			       "nest with the EP group's %d nodes and %d GPUs", m->moe.groups,
+			       N, ep);
+	double S_node = tokens * d_node * m->hidden * elem_bytes;
+	double S_gpu = tokens * d_gpu * m->hidden * elem_bytes;
+	double t_far, t_near;
+	if (a2a_s(net, rail, N, S_node, 1 + (F - 1) / g, &t_far, e) < 0 ||
+	    a2a_s(net, local, g, S_gpu, F, &t_near, e) < 0)
+		return -1;
+	*t = fmax(t_far, t_near);
+	*near_bytes = S_gpu * (g - 1) / g;
+	*far_bytes = S_node * (N - 1) / N;
+	return 0;
+}
+
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, struct net *net, const int *rank_gpu,
 		      double tp_bytes, struct layer_costs *c, struct err *e)
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
 	int group[GROUP_MAX], passes = par_moe_recomputed(o) ? 2 : 1;
-	double extra;
+	double extra, t_disp, t_comb, near_d, far_d, near_c, far_c;
 
-	c->ep_fwd_s = c->ep_bwd_s = c->ep_bytes = 0;
+	c->ep_fwd_s = c->ep_bwd_s = c->ep_near_bytes = c->ep_far_bytes = 0;
 	c->moe_tp_fwd_s = c->tp_fwd_s;
 	c->moe_tp_bwd_s = c->tp_bwd_s;
 	if (m->moe.experts == 0)
@@ -238,14 +312,17 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	 * place and cp 1): an EP group's ranks stand etp apart */
 	if (rank_subgroup(rank_gpu, ep, layout_etp(L), "parallel.ep", group, e) < 0)
 		return -1;
-	c->ep_bytes = step_ep_bytes(m, L);
-	struct coll x = { COLL_ALL_TO_ALL, COLL_AUTO, group, ep, c->ep_bytes,
-			  step_ep_skew(m, ep) };
-	double t = net_coll_time_s(net, &x, e);
-	if (t < 0)
+	/* forward: dispatch, combine; backward: the combine's gradient goes
+	 * the dispatch's way (FP8 with DeepSeek-V3's, before the experts'
+	 * down-projection), the dispatch's comes back the combine's (bf16) */
+	if (ep_a2a_s(m, L, o, net, group, ep, o->ep_fp8_dispatch ? DISP_FP8_BYTES : 2,
+		     &t_disp, &near_d, &far_d, e) < 0 ||
+	    ep_a2a_s(m, L, o, net, group, ep, 2, &t_comb, &near_c, &far_c, e) < 0)
 		return -1;
-	c->ep_fwd_s = 2 * t;
-	c->ep_bwd_s = 2 * passes * t;
+	c->ep_near_bytes = near_d + near_c;
+	c->ep_far_bytes = far_d + far_c;
+	c->ep_fwd_s = t_disp + t_comb;
+	c->ep_bwd_s = passes * (t_disp + t_comb);
 	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
 			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
 	return 0;

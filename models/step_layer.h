@@ -19,7 +19,9 @@ struct layer_costs {
 	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls,
 					 * exposed */
 	double shared_fwd_s, shared_bwd_s;	/* its shared experts' compute */
-	double ep_bytes;		/* one all-to-all's, per GPU */
+	double ep_near_bytes;		/* a forward's dispatch and combine: what one
+					 * GPU sends to EP peers on its node, */
+	double ep_far_bytes;		/* and on other nodes */
 	double cp_fwd_s, cp_bwd_s;	/* every layer's context-parallel exchange */
 	double cp_bytes;		/* sent per GPU per layer, forward and backward */
 	double tp_fwd_s, tp_bwd_s;

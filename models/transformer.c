@@ -59,6 +59,14 @@ const struct cfg_setting tfm_settings[] = {
 	  "as the capacity factor Switch Transformer trains with, dropping few "
 	  "tokens with its balancing loss (Fedus et al. 2021, arXiv:2101.03961, "
 	  "sec. 2.2 and Table 1)" },
+	{ "model.moe.groups", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "group-limited routing: the experts split into this many groups, a "
+	  "token routed within group_topk of them (DeepSeek-V3's node-limited "
+	  "routing, 8 groups of 32, arXiv:2412.19437 sec. 3.2.2; Hugging Face "
+	  "n_group, Megatron-Core --moe-router-num-groups); 0: no groups" },
+	{ "model.moe.group_topk", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "group-limited routing: the groups a token may route to (topk_group, "
+	  "--moe-router-group-topk; DeepSeek-V3: 4); 0: all of them" },
 	{ "run.tokens", CFG_FLOAT, "tokens", 1, 1e16, NULL, NULL,
 	  "tokens to train on (the run ends when they are consumed)" },
 	CFG_END
@@ -119,6 +127,36 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	m->moe.dense_layers = (int)sc_int(sc, "model.moe.dense_layers");
 	m->moe.capacity_factor = sc_float(sc, "model.moe.capacity_factor");
 	m->moe.imbalance = sc_float(sc, "model.moe.imbalance");
+	m->moe.groups = (int)sc_int(sc, "model.moe.groups");
+	m->moe.group_topk = (int)sc_int(sc, "model.moe.group_topk");
+}
+
+/* Group-limited routing: whole groups of experts, enough experts in the
+ * groups a token may use for its top_k. */
+static int check_groups(const struct scenario *sc, const struct tfm_moe *x,
+			struct err *e)
+{
+	if (x->groups == 0)
+		return x->group_topk == 0 ? 0 :
+		       sc_error(sc, e, "model.moe.group_topk", "%d groups to route "
+				"to, but the experts are not grouped (expected 0, or "
+				"model.moe.groups > 0)", x->group_topk);
+	if (x->experts == 0 || x->experts % x->groups != 0)
+		return sc_error(sc, e, "model.moe.groups", "%d experts do not make "
+				"%d equal groups (expected a divisor of "
+				"model.moe.experts)", x->experts, x->groups);
+	if (x->group_topk > x->groups)
+		return sc_error(sc, e, "model.moe.group_topk", "%d of %d groups "
+				"(expected at most model.moe.groups)", x->group_topk,
+				x->groups);
+	int topk = x->group_topk > 0 ? x->group_topk : x->groups;
+	if ((long)topk * (x->experts / x->groups) < x->top_k)
+		return sc_error(sc, e, "model.moe.group_topk", "%d chosen groups "
+				"of %d experts hold %d, fewer than top_k = %d (expected "
+				"at least %d experts to route among)", topk,
+				x->experts / x->groups, topk * (x->experts / x->groups),
+				x->top_k, x->top_k);
+	return 0;
 }
 
 int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e)
@@ -144,7 +182,7 @@ int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e)
 		return sc_error(sc, e, "model.moe.dense_layers", "%d dense layers "
 				"leave no MoE layer among %d (expected fewer than "
 				"model.layers)", m->moe.dense_layers, m->layers);
-	return 0;
+	return check_groups(sc, &m->moe, e);
 }
 
 int tfm_qk_head_dim(const struct tfm *m)

@@ -74,6 +74,8 @@ struct tfm_moe {
 	int dense_layers;	/* leading layers with a dense MLP */
 	double capacity_factor;	/* 0: dropless */
 	double imbalance;	/* busiest expert's tokens over the mean */
+	int groups;		/* group-limited routing: expert groups (0: none) */
+	int group_topk;		/* groups a token may route to (0: all) */
 };
 
 struct tfm {

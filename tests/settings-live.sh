@@ -78,6 +78,10 @@ model.moe.dense_layers|T|MOE|2|
 model.moe.capacity_factor|T|MOE|1|
 model.moe.imbalance|T|MOE|2|
 parallel.expert_tp|T|MOE -s parallel.sequence_parallel=true|1|
+model.moe.groups|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s model.moe.groups=2 -s model.moe.group_topk=2|4|
+model.moe.group_topk|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s model.moe.groups=4|2|
+parallel.ep_dispatcher|T|MOE -s parallel.pp=1 -s parallel.ep=8||
+parallel.ep_fp8_dispatch|T|MOE -s parallel.pp=1 -s parallel.ep=8 H100||
 parallel.recompute_modules|T|-s 'parallel.recompute="selective"'|"layernorm,mlp"|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 parallel.rampup_start_batch|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|128|
