@@ -157,7 +157,8 @@ int main(void)
 	m.norm = TFM_RMSNORM;
 	m.learned_positions = false;
 	m.tied_embeddings = false;
-	m.moe = (struct tfm_moe){ 4, 2, 1, 32, 1, 0, 1.0 };
+	m.moe = (struct tfm_moe){ .experts = 4, .top_k = 2, .shared_experts = 1, .ffn_hidden = 32,
+				  .dense_layers = 1, .capacity_factor = 0, .imbalance = 1.0 };
 	struct layout E = { .tp = 1, .pp = 1, .dp = 4, .ep = 2, .micro_batch = 1,
 			    .microbatches = 1 };
 	tap_near(mem_stage_params(&m, &E, 0), 83008, 1e-12,
