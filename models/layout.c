@@ -119,6 +119,13 @@ static int check_stages(const struct scenario *sc, const struct tfm *m,
 	return 0;
 }
 
+int layout_ep_nodes(const struct layout *L)
+{
+	int span = (L->ep > 1 ? L->ep : 1) * layout_etp(L);
+
+	return span > L->gpus_per_node ? span / L->gpus_per_node : 1;
+}
+
 int layout_etp(const struct layout *L)
 {
 	return L->etp > 0 ? L->etp : L->tp;

@@ -81,6 +81,9 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 int layout_replicas(const struct layout *L);
 /* The expert tensor-parallel degree: etp, or tp where unset (0). */
 int layout_etp(const struct layout *L);
+/* Nodes an EP group spans as the default placement puts ranks: ep x etp
+ * consecutive ranks, at least one node. */
+int layout_ep_nodes(const struct layout *L);
 /* Layers on pipeline stage `stage` of a model of `layers` layers. */
 int layout_stage_layers(const struct layout *L, int layers, int stage);
 /* Layers of virtual stage vs = c pp + k (chunk c of stage k) of v chunks

@@ -216,8 +216,7 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 				      "parallel.dtype = \"fp8\", or ep_fp8_dispatch false)");
 	if (!o->ep_deepep || L->ep <= 1)
 		return 0;
-	int span = L->ep * layout_etp(L);	/* ranks an EP group spans */
-	int nodes = span > L->gpus_per_node ? span / L->gpus_per_node : 1;
+	int nodes = layout_ep_nodes(L);
 	if (disp_distinct(&m->moe, nodes) < 0 || disp_distinct(&m->moe, L->ep) < 0)
 		return sc_where_error(w, e, "model.moe.groups", "%d expert groups do "
 				      "not nest with the EP group's %d GPUs over %d node%s "

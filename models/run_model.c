@@ -337,7 +337,7 @@ static void print_experts(const struct model *md, FILE *out)
 	const struct layout *L = &md->L;
 	const struct par_opts *o = &md->step.par;
 	int ep = L->ep > 1 ? L->ep : 1, et = layout_etp(L);
-	int span = ep * et, nodes = span > L->gpus_per_node ? span / L->gpus_per_node : 1;
+	int nodes = layout_ep_nodes(L);
 
 	if (md->m.moe.experts == 0)
 		return;
