@@ -151,9 +151,66 @@ double step_ep_skew(const struct tfm *m, int ep)
 	return f < ep ? f : ep;
 }
 
+/* A pass whose TP collectives run beside its GEMMs: only what the GEMMs
+ * cannot cover stays exposed, and while they overlap the GEMMs run on the
+ * SMs the communication kernels leave: Transformer Engine's userbuffers
+ * (transformer_engine/pytorch/module/base.py, initialize_ub's default
+ * config, TE 1.x) give the ring-exchange all-gathers 1 SM and the
+ * pipelined and bulk reduce-scatters and all-gathers 16: with as many
+ * of each, a mean of TE_UB_SMS = 8.5 of the GPU's SMs (132 on H100) is lost to
+ * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
+ * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms.
+ * A lower bound for the TE of 2024: until TE 2.0 (2025-02) set_sm_margin
+ * defaulted to 0, so the overlapped GEMMs were launched for all the SMs
+ * (comm_gemm_overlap.h of v1.8, 2024-07-24: _math_sms = the SM count
+ * without it) and blocks the comm kernels displace run in a later wave;
+ * how much later depends on cuBLAS's kernel (a 132-block H100 GEMM beside
+ * a 24-block NCCL kernel nearly doubles: NVIDIA developer forum thread
+ * 337991), which is not known here, so only the SMs are charged. */
+#define TE_UB_SMS 8.5
+/* TE's num_splits default for its "pipeline" overlaps (base.py) */
+#define UB_RS_SPLITS 4.0
+
+/* How much longer GEMMs overlapped for covered_s run while a communication
+ * kernel holds comm_sms of the GPU's SMs. */
+static double comm_sms_slow_s(const struct gpu_spec *g, double covered_s, double comm_sms)
+{
+	double f = g->k.sms > 0 ? comm_sms / g->k.sms : 0;
+
+	return f > 0 && f < 1 ? covered_s * f / (1 - f) : 0;
+}
+
+static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
+{
+	double covered = fmin(*tp_s, pass->gemm_s);
+	double slow_s = comm_sms_slow_s(g, covered, TE_UB_SMS);
+
+	pass->time_s += slow_s;
+	pass->gemm_s += slow_s;
+	*tp_s = fmax(0, *tp_s - pass->gemm_s);
+}
+
+/* Megatron-LM's asynchronous TP communication in backward (2021-09 on;
+ * mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication, main of
+ * 2022-05-25, and megatron/core/tensor_parallel/layers.py since): a
+ * column-parallel layer (QKV, MLP up, the logits) launches its input
+ * gradient's all-reduce -- reduce-scatter with sequence parallelism --
+ * before its weight-gradient GEMM and waits after it; with sequence
+ * parallelism the all-gather of the saved 1/t input that GEMM needs runs
+ * under the data-gradient GEMM.  Each collective is exposed only beyond
+ * the GEMM under it.  Meanwhile NCCL's kernel holds one SM per channel
+ * (one thread block each), NCCL_TP_CHANNELS of them: NCCL's logs on A100
+ * over NVSwitch show "Channel 00/24" (NVIDIA/nccl issue 578, 2021-10;
+ * NVIDIA/nccl-tests issue 100, 8 GPUs of an HGX A100), carried to other
+ * GPUs.  The recomputed forward's collectives, the row-parallel
+ * layers' (the attention projection's and MLP down's all-gathers with
+ * sequence parallelism) and the embedding's stay synchronous. */
+#define NCCL_TP_CHANNELS 24.0
+
 /*
  * What hides the all-to-alls (parallel.ep_overlap), an upper bound on the
- * overlap as TP's is (SMs the transfers take are not counted):
+ * overlap as TP's is (the transfers' waits are not counted; the SMs they
+ * take are, by ep_overlap_slow_s):
  *   shared_expert (Megatron-Core --moe-shared-expert-overlap): the shared
  *     experts' GEMMs run beside the dispatch and combine of each pass;
  *   dualpipe (DeepSeek-V3, arXiv 2412.19437 sec. 3.2.1): a forward chunk
@@ -288,9 +345,36 @@ static int ep_a2a_s(const struct tfm *m, const struct layout *L, const struct pa
 	return 0;
 }
 
+/*
+ * While an all-to-all runs beside the MoE layer's compute, its kernel holds
+ * SMs the GEMMs then lack (as TP's overlap does, comm_sms_slow_s): DeepEP's
+ * normal kernels take DEEPEP_SMS -- "only 20 SMs are sufficient to fully
+ * utilize the bandwidths of IB and NVLink", of H800's 132, and that
+ * allocation "limits the computational throughput" (DeepSeek-V3 report,
+ * arXiv:2412.19437, sec. 3.2.2 and 3.5.1; deepseek-ai/DeepEP's
+ * Buffer.num_sms defaults to 20); NCCL's all-to-all one SM per channel,
+ * the NCCL_TP_CHANNELS of the TP collectives (an assumption carried from
+ * its ring logs).  Charged on the time hidden, forward and backward alike.
+ */
+#define DEEPEP_SMS 20.0
+
+static void ep_overlap_slow(const struct gpu_spec *g, const struct par_opts *o,
+			    double hidden_fwd_s, double hidden_bwd_s, struct layer_costs *c)
+{
+	double sms = o->ep_deepep ? DEEPEP_SMS : NCCL_TP_CHANNELS;
+	double f = comm_sms_slow_s(g, hidden_fwd_s, sms);
+	double b = comm_sms_slow_s(g, hidden_bwd_s, sms);
+
+	c->moe_fwd.time_s += f;
+	c->moe_fwd.gemm_s += f;
+	c->moe_bwd.time_s += b;
+	c->moe_bwd.gemm_s += b;
+}
+
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
-		      const struct par_opts *o, struct net *net, const int *rank_gpu,
-		      double tp_bytes, struct layer_costs *c, struct err *e)
+		      const struct par_opts *o, const struct gpu_spec *g, struct net *net,
+		      const int *rank_gpu, double tp_bytes, struct layer_costs *c,
+		      struct err *e)
 {
 	int ep = L->ep < L->dp ? L->ep : L->dp;
 	int group[GROUP_MAX], passes = par_moe_recomputed(o) ? 2 : 1;
@@ -321,10 +405,12 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		return -1;
 	c->ep_near_bytes = near_d + near_c;
 	c->ep_far_bytes = far_d + far_c;
-	c->ep_fwd_s = t_disp + t_comb;
-	c->ep_bwd_s = passes * (t_disp + t_comb);
+	double all_fwd_s = t_disp + t_comb, all_bwd_s = passes * (t_disp + t_comb);
+	c->ep_fwd_s = all_fwd_s;
+	c->ep_bwd_s = all_bwd_s;
 	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
 			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
+	ep_overlap_slow(g, o, all_fwd_s - c->ep_fwd_s, all_bwd_s - c->ep_bwd_s, c);
 	return 0;
 }
 
@@ -418,61 +504,6 @@ static int cp_layer_s(const struct tfm *m, const struct layout *L,
 	return 0;
 }
 
-/* A pass whose TP collectives run beside its GEMMs: only what the GEMMs
- * cannot cover stays exposed, and while they overlap the GEMMs run on the
- * SMs the communication kernels leave: Transformer Engine's userbuffers
- * (transformer_engine/pytorch/module/base.py, initialize_ub's default
- * config, TE 1.x) give the ring-exchange all-gathers 1 SM and the
- * pipelined and bulk reduce-scatters and all-gathers 16: with as many
- * of each, a mean of TE_UB_SMS = 8.5 of the GPU's SMs (132 on H100) is lost to
- * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
- * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms.
- * A lower bound for the TE of 2024: until TE 2.0 (2025-02) set_sm_margin
- * defaulted to 0, so the overlapped GEMMs were launched for all the SMs
- * (comm_gemm_overlap.h of v1.8, 2024-07-24: _math_sms = the SM count
- * without it) and blocks the comm kernels displace run in a later wave;
- * how much later depends on cuBLAS's kernel (a 132-block H100 GEMM beside
- * a 24-block NCCL kernel nearly doubles: NVIDIA developer forum thread
- * 337991), which is not known here, so only the SMs are charged. */
-#define TE_UB_SMS 8.5
-/* TE's num_splits default for its "pipeline" overlaps (base.py) */
-#define UB_RS_SPLITS 4.0
-
-/* How much longer GEMMs overlapped for covered_s run while a communication
- * kernel holds comm_sms of the GPU's SMs. */
-static double comm_sms_slow_s(const struct gpu_spec *g, double covered_s, double comm_sms)
-{
-	double f = g->k.sms > 0 ? comm_sms / g->k.sms : 0;
-
-	return f > 0 && f < 1 ? covered_s * f / (1 - f) : 0;
-}
-
-static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
-{
-	double covered = fmin(*tp_s, pass->gemm_s);
-	double slow_s = comm_sms_slow_s(g, covered, TE_UB_SMS);
-
-	pass->time_s += slow_s;
-	pass->gemm_s += slow_s;
-	*tp_s = fmax(0, *tp_s - pass->gemm_s);
-}
-
-/* Megatron-LM's asynchronous TP communication in backward (2021-09 on;
- * mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication, main of
- * 2022-05-25, and megatron/core/tensor_parallel/layers.py since): a
- * column-parallel layer (QKV, MLP up, the logits) launches its input
- * gradient's all-reduce -- reduce-scatter with sequence parallelism --
- * before its weight-gradient GEMM and waits after it; with sequence
- * parallelism the all-gather of the saved 1/t input that GEMM needs runs
- * under the data-gradient GEMM.  Each collective is exposed only beyond
- * the GEMM under it.  Meanwhile NCCL's kernel holds one SM per channel
- * (one thread block each), NCCL_TP_CHANNELS of them: NCCL's logs on A100
- * over NVSwitch show "Channel 00/24" (NVIDIA/nccl issue 578, 2021-10;
- * NVIDIA/nccl-tests issue 100, 8 GPUs of an HGX A100), carried to other
- * GPUs.  The recomputed forward's collectives, the row-parallel
- * layers' (the attention projection's and MLP down's all-gathers with
- * sequence parallelism) and the embedding's stay synchronous. */
-#define NCCL_TP_CHANNELS 24.0
 
 /* One collective of comm_s under a GEMM of gemm_s: what it hides, and the
  * GEMM's slowdown added to pass. */
@@ -762,5 +793,5 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	    L->tp > 1 && tp_async(m, o, g, &sh, net, tp_gpus, x.bytes, c, e) < 0)
 		return -1;
 	/* MoE layers last: their TP time starts from the dense layer's */
-	return ep_layer_s(m, L, o, net, tp_gpus, x.bytes, c, e);
+	return ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, c, e);
 }

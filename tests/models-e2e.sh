@@ -89,9 +89,13 @@ ok $? "alltoallv table: algbw S/time, busbw x 7/8"
 # 2048 tokens, 2 x 2 x 2048 x 768 x 3072 = 19.3 GFLOP forward (62 us at
 # the A100's 312 TFLOPS peak, more at the compute model's efficiency,
 # twice that backward), outlasts each pass's two all-to-alls of 6,291,456
-# bytes at imbalance 1.25 (2 x 42 us, as above): every one hidden, the
-# iteration shorter by exactly what they exposed without overlap
-sh="$moe -s model.moe.shared_experts=1"
+# bytes at imbalance 1.25 (2 x 42 us, as above): every one hidden.  While
+# they run beside it, NCCL's kernel holds 24 of the A100's 108 SMs
+# (step_layer.c), so the compute runs 24/84 of the hidden time longer: the
+# iteration is shorter by 60/84 of what they exposed without overlap (no
+# stragglers, and the gradients reduced after the backward, so nothing
+# else takes SMs beside the passes)
+sh="$moe -s model.moe.shared_experts=1 -s cluster.gpu_speed_sigma=0 -s parallel.overlap_grad_reduce=false"
 # shellcheck disable=SC2086 # sh is a word list on purpose
 "$TRAINSIM" -q -o "$tmp/o0.h5" $sh scenarios/tiny.cfg &&
 	"$TRAINSIM" -q -o "$tmp/o1.h5" $sh -s parallel.ep_overlap=shared_expert scenarios/tiny.cfg
@@ -99,5 +103,5 @@ ok $? "parallel.ep_overlap=shared_expert runs"
 at() { h5dump -a "/step/$1" "$2" | sed -n 's/.*(0): *//p'; }
 awk -v x0="$(at tp_exposed_s "$tmp/o0.h5")" -v x1="$(at tp_exposed_s "$tmp/o1.h5")" \
 	-v i0="$(at iteration_s "$tmp/o0.h5")" -v i1="$(at iteration_s "$tmp/o1.h5")" \
-	'BEGIN { d = i0 - i1 - x0; exit !(x0 > 0 && x1 == 0 && d < 3e-6 && d > -3e-6) }'
-ok $? "shared experts hide the all-to-alls: exposed $(at tp_exposed_s "$tmp/o0.h5") s -> $(at tp_exposed_s "$tmp/o1.h5"), iteration $(at iteration_s "$tmp/o0.h5") -> $(at iteration_s "$tmp/o1.h5") s"
+	'BEGIN { d = i0 - i1 - x0 * 60 / 84; exit !(x0 > 0 && x1 == 0 && d < 3e-6 && d > -3e-6) }'
+ok $? "shared experts hide the all-to-alls, their SMs taken: exposed $(at tp_exposed_s "$tmp/o0.h5") s -> $(at tp_exposed_s "$tmp/o1.h5"), iteration $(at iteration_s "$tmp/o0.h5") -> $(at iteration_s "$tmp/o1.h5") s"
