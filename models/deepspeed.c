@@ -26,7 +26,7 @@ static int step_mb(int pp, int k, int t, int *fwd)
 
 static struct mg_op cmd(int comm, int bwd, int mb)
 {
-	return (struct mg_op){ (uint8_t)bwd, 0, mb, (uint8_t)comm };
+	return (struct mg_op){ .bwd = (uint8_t)bwd, .mb = mb, .comm = (uint8_t)comm };
 }
 
 int ds_schedule(int pp, int m, int k, struct mg_op *ops)

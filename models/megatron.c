@@ -11,13 +11,13 @@ static int schedule_1f1b(int pp, int m, int k, struct mg_op *ops)
 	int warm = min_int(pp - k - 1, m), n = 0, f = 0, b = 0;
 
 	while (f < warm)
-		ops[n++] = (struct mg_op){ 0, 0, f++, MG_PASS };
+		ops[n++] = (struct mg_op){ .bwd = 0, .mb = f++, .comm = MG_PASS };
 	while (f < m) {
-		ops[n++] = (struct mg_op){ 0, 0, f++, MG_PASS };
-		ops[n++] = (struct mg_op){ 1, 0, b++, MG_PASS };
+		ops[n++] = (struct mg_op){ .bwd = 0, .mb = f++, .comm = MG_PASS };
+		ops[n++] = (struct mg_op){ .bwd = 1, .mb = b++, .comm = MG_PASS };
 	}
 	while (b < m)
-		ops[n++] = (struct mg_op){ 1, 0, b++, MG_PASS };
+		ops[n++] = (struct mg_op){ .bwd = 1, .mb = b++, .comm = MG_PASS };
 	return n;
 }
 

@@ -27,11 +27,19 @@
  * of a blocking pipeline transfer. */
 enum { MG_PASS, MG_SEND_ACT, MG_RECV_ACT, MG_SEND_GRAD, MG_RECV_GRAD };
 
+/* Which part of a backward pass an op runs: all of it, or (zero-bubble
+ * schedules, dualpipe.h) the input gradients and the weight gradients
+ * apart. */
+enum { MG_PART_WHOLE, MG_PART_INPUT, MG_PART_WEIGHT };
+
 struct mg_op {
 	uint8_t bwd;		/* 0 forward, 1 backward */
 	int chunk;		/* model chunk on this rank, 0..v-1 */
 	int mb;			/* microbatch, 0..m-1 */
 	uint8_t comm;		/* MG_PASS for Megatron's schedules */
+	uint8_t part;		/* MG_PART_*: backward ops only */
+	uint8_t pair;		/* a forward run with the next op, a backward,
+				 * as one overlapped unit (dualpipe.h) */
 };
 
 /* Fill ops (room for 2 m v) with stage k's order; returns the count. */

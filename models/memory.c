@@ -225,6 +225,7 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	       const struct par_opts *o, int stage, struct mem_breakdown *out)
 {
 	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : 1;
+	bool dual = o->schedule == PAR_DUALPIPE;
 	int n = layout_stage_layers(L, m->layers, stage);
 	int moe = moe_layers_in(m, layout_chunk_first_layer(L, m->layers, 1, stage), n);
 	double layers_per_chunk = (double)n / v;
@@ -242,6 +243,14 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	out->stage = stage;
 	double experts;
 	out->params = stage_params(m, L, stage, &experts);
+	/* DualPipe (dualpipe.h): the rank holds stage pp-1-k too */
+	int mirror = L->pp - 1 - stage, n_mirror = 0;
+	if (dual && mirror != stage) {
+		double x;
+		out->params += stage_params(m, L, mirror, &x);
+		experts += x;
+		n_mirror = layout_stage_layers(L, m->layers, mirror);
+	}
 	/* ZeRO shards over every data-parallel rank, or over the groups of
 	 * hybrid sharding (parallel.zero_shard_ranks) */
 	int shard = par_shard_ranks(o, L->dp);
@@ -268,12 +277,17 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2;
 	out->optimizer_bytes = z.optimizer_bytes;
 
-	out->activations_bytes = per_layer * layers_per_chunk *
-		mem_inflight_chunks(L->pp, v, L->microbatches, stage);
+	/* DualPipe keeps pp + 1 stage-microbatches of activations a rank (the
+	 * DualPipe README's table), of its two stages' mean layers */
+	if (dual)
+		out->activations_bytes = per_layer * (n + n_mirror) / 2.0 * (L->pp + 1);
+	else
+		out->activations_bytes = per_layer * layers_per_chunk *
+			mem_inflight_chunks(L->pp, v, L->microbatches, stage);
 	if (o->recompute == PAR_RECOMPUTE_FULL)	/* the layer being recomputed */
 		out->activations_bytes += mem_act_bytes(m, L->micro_batch,
 				L->tp, L->cp, sp, flash, PAR_RECOMPUTE_NONE, moe > 0, fp8);
-	if (stage == L->pp - 1)		/* fp32 logits, and the MTP modules' */
+	if (stage == L->pp - 1 || (dual && stage == 0))	/* fp32 logits, and the MTP modules' */
 		out->activations_bytes += 4.0 * m->seq_len * L->micro_batch *
 					  (double)m->vocab / L->tp * (1 + m->mtp_layers) /
 					  (L->cp > 1 ? L->cp : 1);

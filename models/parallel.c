@@ -41,11 +41,15 @@ const struct cfg_setting par_settings[] = {
 	  "microbatch for training metrics (Composer's train metrics; llm-foundry's "
 	  "MPT registers two, LanguageCrossEntropy and LanguagePerplexity); each "
 	  "a cast and a log_softmax, 14 bytes per logit" },
-	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved|deepspeed",
+	{ "parallel.schedule", CFG_ENUM, "", 0, 0, "1f1b", "1f1b|interleaved|deepspeed|dualpipe",
 	  "pipeline schedule: 1F1B (PipeDream-flush), Megatron's interleaved 1F1B, "
-	  "or DeepSpeed's PipelineEngine (TrainSchedule: 1F1B in lockstep steps, "
+	  "DeepSpeed's PipelineEngine (TrainSchedule: 1F1B in lockstep steps, "
 	  "each output sent at its stage's next step by blocking send/recv; "
-	  "Megatron-DeepSpeed)" },
+	  "Megatron-DeepSpeed), or DeepSeek's DualPipe (two pipelines in opposite "
+	  "directions through the same ranks, each rank holding stages k and pp-1-k, "
+	  "forward and backward passes of different microbatches in overlapped "
+	  "pairs, weight gradients deferred into the bubbles; even pp, an even "
+	  "number of microbatches, at least 2 pp)" },
 	{ "parallel.virtual_stages", CFG_INT, "", 1, 1024, "1", NULL,
 	  "model chunks per pipeline rank (interleaved schedule; layers/(pp*v) each)" },
 	{ "parallel.sequence_parallel", CFG_BOOL, "", 0, 0, "false", NULL,
@@ -273,9 +277,21 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 					      "needs one)", L->microbatches, L->pp);
 	} else if (v != 1) {
 		return sc_where_error(w, e, "parallel.virtual_stages", "virtual stages "
-				      "need the interleaved schedule (expected 1 with 1f1b "
-				      "or deepspeed)");
+				      "need the interleaved schedule (expected 1 with 1f1b, "
+				      "deepspeed or dualpipe)");
 	}
+	/* DualPipe.step: num_ranks even, num_chunks even and >= 2 num_ranks
+	 * (deepseek-ai/DualPipe dualpipe.py) */
+	if (o->schedule == PAR_DUALPIPE && (L->pp < 2 || L->pp % 2 != 0))
+		return sc_where_error(w, e, "parallel.schedule", "dualpipe with pp = %d "
+				      "(expected an even pp >= 2: each rank pairs stage k "
+				      "with stage pp-1-k)", L->pp);
+	if (o->schedule == PAR_DUALPIPE &&
+	    (L->microbatches % 2 != 0 || L->microbatches < 2 * L->pp))
+		return sc_where_error(w, e, "parallel.global_batch", "%d microbatches "
+				      "per pipeline for dualpipe (expected an even number, "
+				      "at least 2 pp = %d: half enter at each end)",
+				      L->microbatches, 2 * L->pp);
 	/* ZeRO-2 with pipeline stages reduce-scatters every microbatch's
 	 * gradients (FSDP without resharding weights, as Llama 3 ran it,
 	 * arXiv:2407.21783 sec. 3.3.2); DeepSpeed's PipelineEngine refuses it,
@@ -389,7 +405,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->stack = st->name;
 	const char *sch = sc_str(sc, "parallel.schedule");
 	o->schedule = strcmp(sch, "interleaved") == 0 ? PAR_INTERLEAVED :
-		      strcmp(sch, "deepspeed") == 0 ? PAR_DEEPSPEED : PAR_1F1B;
+		      strcmp(sch, "deepspeed") == 0 ? PAR_DEEPSPEED :
+		      strcmp(sch, "dualpipe") == 0 ? PAR_DUALPIPE : PAR_1F1B;
 	o->virtual_stages = (int)sc_int(sc, "parallel.virtual_stages");
 	o->sequence_parallel = pick(sc, "parallel.sequence_parallel", st->sequence_parallel);
 	const char *rc = sc_str(sc, "parallel.recompute");

@@ -19,7 +19,7 @@
 #include "models/layout.h"
 #include "models/transformer.h"
 
-enum par_schedule { PAR_1F1B, PAR_INTERLEAVED, PAR_DEEPSPEED };
+enum par_schedule { PAR_1F1B, PAR_INTERLEAVED, PAR_DEEPSPEED, PAR_DUALPIPE };
 enum par_recompute { PAR_RECOMPUTE_NONE, PAR_RECOMPUTE_SELECTIVE, PAR_RECOMPUTE_FULL };
 /* fp16 runs bf16's kernels at bf16's rates (the same tensor-core peak on
  * every GPU in the catalog); it differs only where a stack keeps its

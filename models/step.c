@@ -13,6 +13,7 @@
 #include "models/kpower.h"
 #include "models/megatron.h"
 #include "models/step.h"
+#include "models/dualpipe.h"
 #include "models/step_layer.h"
 #include "models/straggler.h"
 #include "topologies/topo.h"
@@ -83,6 +84,7 @@ static double opt_tensors(const struct tfm *m, const struct layout *L)
 struct plan_arrays {
 	double *hide;		/* per stage: its first forward passes */
 	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *fwd_dyn, *bwd_dyn, *params;
+	double *wgrad;		/* DualPipe: the weight-gradient part of bwd */
 	int *layers, *rank_gpu;
 };
 
@@ -98,6 +100,7 @@ static void arrays_free(struct plan_arrays *a)
 	free(a->fwd_dyn);
 	free(a->bwd_dyn);
 	free(a->params);
+	free(a->wgrad);
 	free(a->layers);
 	free(a->rank_gpu);
 }
@@ -115,10 +118,11 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	a->fwd_dyn = calloc((size_t)V, sizeof(double));
 	a->bwd_dyn = calloc((size_t)V, sizeof(double));
 	a->params = calloc((size_t)V, sizeof(double));
+	a->wgrad = calloc((size_t)V, sizeof(double));
 	a->layers = calloc((size_t)V, sizeof(int));
 	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
 	return a->hide && a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
-	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->layers &&
+	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->wgrad && a->layers &&
 	       a->rank_gpu ? 0 : -1;
 }
 
@@ -203,6 +207,39 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 
 /* Every rank's compute at the speed of the job's slowest GPU (straggler.h):
  * the passes' kernels, not their TP, CP or EP communication. */
+/*
+ * DualPipe (dualpipe.h): direction 1 runs the same stages as direction 0
+ * (virtual stage pp + s is stage s, on rank pp-1-s), so each rank holds two
+ * stages' weights and reduces two stages' gradients over its DP group: the
+ * sum of the two copies of a stage (rank s and rank pp-1-s;
+ * deepseek-ai/DualPipe examples/example_dualpipe.py adds the mirror's
+ * gradient) is taken as folded into that reduction, a group of 2 dp ranks
+ * per stage, the same bytes per rank within (dp-1)/dp.  The weight-
+ * gradient pass a zero-bubble step defers is half the backward's GEMMs
+ * (the data- and weight-gradient GEMMs of a linear layer have the same
+ * 2 M N K FLOPs), less a recomputed forward's.
+ */
+static void dualpipe_mirror(const struct par_opts *o, int pp, struct plan_arrays *a)
+{
+	for (int s = 0; s < pp; s++) {
+		int x = pp + s;
+		a->fwd[x] = a->fwd[s];
+		a->bwd[x] = a->bwd[s];
+		a->fwd_tp[x] = a->fwd_tp[s];
+		a->bwd_tp[x] = a->bwd_tp[s];
+		a->fwd_gemm[x] = a->fwd_gemm[s];
+		a->bwd_gemm[x] = a->bwd_gemm[s];
+		a->fwd_dyn[x] = a->fwd_dyn[s];
+		a->bwd_dyn[x] = a->bwd_dyn[s];
+		a->params[x] = a->params[s];
+		a->layers[x] = a->layers[s];
+	}
+	for (int vs = 0; vs < 2 * pp; vs++) {
+		double recomputed = o->recompute == PAR_RECOMPUTE_FULL ? a->fwd_gemm[vs] : 0;
+		a->wgrad[vs] = fmax(0, a->bwd_gemm[vs] - recomputed) / 2;
+	}
+}
+
 static void slowest_gpu(struct plan_arrays *a, int V, double f)
 {
 	for (int vs = 0; vs < V; vs++) {
@@ -210,6 +247,7 @@ static void slowest_gpu(struct plan_arrays *a, int V, double f)
 		a->bwd[vs] = a->bwd_tp[vs] + f * (a->bwd[vs] - a->bwd_tp[vs]);
 		a->fwd_gemm[vs] *= f;
 		a->bwd_gemm[vs] *= f;
+		a->wgrad[vs] *= f;
 	}
 }
 
@@ -466,7 +504,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		peak = g->peak_fp8_flops;
 	}
 	mem_peak(m, L, o, &mem);
-	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : 1;
+	bool dual = o->schedule == PAR_DUALPIPE;
+	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : dual ? 2 : 1;
 	int V = L->pp * v, ranks = L->tp * L->pp * L->dp;
 	if (arrays_alloc(&a, V, ranks) < 0) {
 		err_set(e, ERR_RUN, "step: out of memory");
@@ -481,7 +520,9 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		a.rank_gpu[r] = net_rank_gpu(net, r);
 	if (step_layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
-	fill_stages(m, L, v, &c, &a);
+	fill_stages(m, L, dual ? 1 : v, &c, &a);
+	if (dual)
+		dualpipe_mirror(o, L->pp, &a);
 	double slow = strag_factor(o->gpu_speed_sigma, ranks);
 	slowest_gpu(&a, V, slow);
 	/* Megatron-Core's --overlap-param-gather: each stage's weight
@@ -489,7 +530,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * microbatch through its chunks (a lower bound on the cover: the
 	 * wait for earlier stages' forwards is not counted) */
 	for (int vs = 0; vs < V; vs++)
-		a.hide[vs % L->pp] += a.fwd[vs];
+		a.hide[dual ? dual_rank(L->pp, vs) : vs % L->pp] += a.fwd[vs];
 
 	double p2p_s = 0;
 	if (L->pp > 1) {
@@ -576,6 +617,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.fwd_dyn_j = a.fwd_dyn, .bwd_dyn_j = a.bwd_dyn, .p2p_s = p2p_s,
 		.p2p_blocking = !o->overlap_p2p_comm,
 		.ds_schedule = o->schedule == PAR_DEEPSPEED,
+		.dualpipe = dual, .wgrad_s = dual ? a.wgrad : NULL,
 		.tp = L->tp, .dp = L->dp,
 		.dp_mode = o->zero_stage == 3 ? STEP_DP_ZERO3 : o->zero_stage == 2 ?
 			   STEP_DP_ZERO2 : reduce_whole ? STEP_DP_ALLREDUCE_GATHER :

@@ -267,7 +267,8 @@ struct step_transport {
 
 struct step_plan {
 	int pp, v, microbatches;
-	/* per virtual stage (chunk c of stage k is index c*pp + k), seconds */
+	/* per virtual stage (chunk c of stage k is index c*pp + k; DualPipe's,
+	 * dualpipe.h), seconds */
 	const double *fwd_s, *bwd_s;		/* whole pass incl. TP comm */
 	const double *fwd_tp_s, *bwd_tp_s;	/* of which TP comm; NULL = 0 */
 	const double *fwd_gemm_s, *bwd_gemm_s;	/* of which GEMM kernels; NULL = 0 */
@@ -277,6 +278,12 @@ struct step_plan {
 	bool p2p_blocking;			/* the sender waits for it (step.c) */
 	bool ds_schedule;			/* DeepSpeed's TrainSchedule (deepspeed.h):
 						 * v = 1, transfers as rendezvous */
+	bool dualpipe;				/* DualPipe (dualpipe.h): v = 2, the
+						 * second chunk runs the other way */
+	const double *wgrad_s;			/* per virtual stage: the weight-
+						 * gradient part of bwd_s, which a
+						 * zero-bubble schedule runs apart;
+						 * NULL = none */
 	/* data parallelism */
 	int tp, dp;
 	enum step_dp_mode dp_mode;

@@ -16,6 +16,7 @@
 
 #include "sim/evkey.h"
 #include "models/deepspeed.h"
+#include "models/dualpipe.h"
 #include "models/megatron.h"
 #include "models/step.h"
 
@@ -59,6 +60,8 @@ struct stage {
 	int64_t last_end_ns;
 	int *last_bwd;		/* per chunk: index of its last backward op */
 	int last_pass;		/* index of the stage's last pass */
+	int held_vs, held_mb;	/* a pair's forward output waiting for the
+				 * pair's end (dualpipe.h); held_vs -1: none */
 	int pending_ready;	/* bucket events not yet fired */
 	bool finished;
 	struct stream st[N_STREAMS];
@@ -130,9 +133,69 @@ static int segments(const struct des *d, int vs)
 	return d->p->chunk_layers[vs] > 0 ? d->p->chunk_layers[vs] : 1;
 }
 
+/* Virtual stage of chunk c on stage (rank) k: c pp + k, or DualPipe's
+ * direction x pp + stage (dualpipe.h); and the rank of virtual stage vs. */
+static int vs_of(const struct des *d, int c, int k)
+{
+	return d->p->dualpipe ? dual_vs(d->p->pp, c, k) : c * d->p->pp + k;
+}
+
+static int rank_of(const struct des *d, int vs)
+{
+	return d->p->dualpipe ? dual_rank(d->p->pp, vs) : vs % d->p->pp;
+}
+
+/* Whether vs takes its input from a virtual stage before it, and its
+ * output gradient from one after it (each DualPipe direction is a
+ * pipeline of its own). */
+static bool has_prev(const struct des *d, int vs)
+{
+	return d->p->dualpipe ? vs % d->p->pp > 0 : vs > 0;
+}
+
+static bool has_next(const struct des *d, int vs)
+{
+	return d->p->dualpipe ? vs % d->p->pp < d->p->pp - 1 : vs < d->V - 1;
+}
+
+/* The weight-gradient part of vs's backward (zero-bubble schedules). */
+static double wgrad_s(const struct des *d, int vs)
+{
+	return d->p->wgrad_s ? d->p->wgrad_s[vs] : 0;
+}
+
 static double op_s(const struct des *d, const struct mg_op *op, int vs)
 {
-	return op->bwd ? d->p->bwd_s[vs] : d->p->fwd_s[vs];
+	if (!op->bwd)
+		return d->p->fwd_s[vs];
+	if (op->part == MG_PART_INPUT)
+		return d->p->bwd_s[vs] - wgrad_s(d, vs);
+	if (op->part == MG_PART_WEIGHT)
+		return wgrad_s(d, vs);
+	return d->p->bwd_s[vs];
+}
+
+/* Of op's time, its TP communication and GEMMs, and its kernels' energy:
+ * a weight-gradient pass is GEMMs alone, no communication, the energy in
+ * proportion to time. */
+static void op_parts(const struct des *d, const struct mg_op *op, int vs,
+		     double *tp_s, double *gemm_s, double *dyn_j)
+{
+	const struct step_plan *p = d->p;
+	const double *tp = op->bwd ? p->bwd_tp_s : p->fwd_tp_s;
+	const double *gm = op->bwd ? p->bwd_gemm_s : p->fwd_gemm_s;
+	const double *dj = op->bwd ? p->bwd_dyn_j : p->fwd_dyn_j;
+	double all = op->bwd ? p->bwd_s[vs] : p->fwd_s[vs];
+	double w = op->bwd ? wgrad_s(d, vs) : 0;
+	double share = op->part == MG_PART_WHOLE || all <= 0 ? 1 : op_s(d, op, vs) / all;
+
+	*tp_s = tp && op->part != MG_PART_WEIGHT ? tp[vs] : 0;
+	*gemm_s = gm ? gm[vs] : 0;
+	if (op->part == MG_PART_INPUT)
+		*gemm_s = fmax(0, *gemm_s - w);
+	else if (op->part == MG_PART_WEIGHT)
+		*gemm_s = w;
+	*dyn_j = dj ? dj[vs] * share : 0;
 }
 
 static int push_bucket(struct stream *s, enum coll_op op, double bytes, double tensors)
@@ -186,10 +249,10 @@ static double seg_rate(const struct des *d, int k)
 	    (st->st[STREAM_GRAD].in_flight == 0 && st->st[STREAM_GATHER].in_flight == 0))
 		return 1;
 	const struct mg_op *op = &st->ops[st->next];
-	int vs = op->chunk * d->p->pp + k;
-	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
-	double all = op->bwd ? d->p->bwd_s[vs] : d->p->fwd_s[vs];
-	double g = gm && all > 0 ? fmin(1, gm[vs] / all) : 0;
+	int vs = vs_of(d, op->chunk, k);
+	double all = op_s(d, op, vs), tp, gm, dj;
+	op_parts(d, op, vs, &tp, &gm, &dj);
+	double g = all > 0 ? fmin(1, gm / all) : 0;
 	return 1 / (1 + g * f / (1 - f));
 }
 
@@ -431,7 +494,7 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	(void)sim;
 	if (vs == d->V) {	/* the stage's whole gradient buffer at once */
 		for (int c = 0; c < d->p->v; c++)
-			bytes += grad_bytes(d) * d->p->chunk_params[c * d->p->pp + k];
+			bytes += grad_bytes(d) * d->p->chunk_params[vs_of(d, c, k)];
 	} else {
 		bytes = grad_bytes(d) * d->p->chunk_params[vs];
 		nb = (int)ceil(bytes / d->p->bucket_bytes);
@@ -456,6 +519,8 @@ static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 
 	if (d->p->dp <= 1 || !op->bwd || d->p->dp_mode == STEP_DP_ZERO3)
 		return 0;
+	if (op->part == MG_PART_INPUT)
+		return 0;	/* its weight pass makes the gradients */
 	if (d->p->dp_mode == STEP_DP_ZERO2)
 		return grads_from_op(d, k, vs, now, dur, e);
 	if (d->p->overlap_grad_reduce)
@@ -495,23 +560,35 @@ static int rendezvous(struct des *d, int k, struct err *e)
 	return 0;
 }
 
+/* Whether op's input (forward) or output gradient (backward) is there; a
+ * weight-gradient pass needs nothing but its own input pass, before it. */
+static bool op_ready(const struct des *d, const struct mg_op *op, int vs)
+{
+	int m = d->p->microbatches;
+
+	if (op->bwd && op->part == MG_PART_WEIGHT)
+		return true;
+	if (!op->bwd)
+		return !has_prev(d, vs) || d->fwd_ready[vs * m + op->mb];
+	return !has_next(d, vs) || d->bwd_ready[vs * m + op->mb];
+}
+
 static int try_start(struct des *d, int k, struct err *e)
 {
 	struct stage *st = &d->stages[k];
-	int pp = d->p->pp, m = d->p->microbatches;
 
 	if (st->busy || st->next >= st->n_ops)
 		return 0;
 	struct mg_op *op = &st->ops[st->next];
 	if (op->comm != MG_PASS)
 		return rendezvous(d, k, e);
-	int vs = op->chunk * pp + k;
-	if (st->seg == 0 && !d->p->ds_schedule) {	/* DeepSpeed's received it */
-		if (!op->bwd && vs > 0 && !d->fwd_ready[vs * m + op->mb])
-			return 0;
-		if (op->bwd && vs < d->V - 1 && !d->bwd_ready[vs * m + op->mb])
-			return 0;
-	}
+	int vs = vs_of(d, op->chunk, k);
+	/* DeepSpeed's received it; a pair waits for both its inputs */
+	if (st->seg == 0 && !d->p->ds_schedule &&
+	    (!op_ready(d, op, vs) || (op->pair && st->next + 1 < st->n_ops &&
+				      !op_ready(d, &st->ops[st->next + 1],
+						vs_of(d, st->ops[st->next + 1].chunk, k)))))
+		return 0;
 	if (d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1) {
 		int g = st->seg_base[st->next] + st->seg;
 		if (g >= st->gathers_done)
@@ -541,21 +618,19 @@ static void arrive_after(struct des *d, int bwd, int vs, int mb)
 static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err *e)
 {
 	struct des *d = ctx;
-	int k = (int)ev->arg, pp = d->p->pp;
+	int k = (int)ev->arg;
 	struct stage *st = &d->stages[k];
 	struct mg_op *op = &st->ops[st->next];
-	int vs = op->chunk * pp + k, nseg = segments(d, vs);
-	double frac = 1.0 / nseg;
-	const double *tp = op->bwd ? d->p->bwd_tp_s : d->p->fwd_tp_s;
-	const double *gm = op->bwd ? d->p->bwd_gemm_s : d->p->fwd_gemm_s;
+	int vs = vs_of(d, op->chunk, k), nseg = segments(d, vs);
+	double frac = 1.0 / nseg, tp, gm, dj;
 
+	op_parts(d, op, vs, &tp, &gm, &dj);
 	st->busy = false;
 	st->in_seg = false;
 	st->busy_s += (double)(ev_now(sim) - st->seg_start_ns) / 1e9;
-	st->tp_s += tp ? tp[vs] * frac : 0;
-	st->gemm_s += gm ? gm[vs] * frac : 0;
-	const double *dj = op->bwd ? d->p->bwd_dyn_j : d->p->fwd_dyn_j;
-	st->dyn_j += dj ? dj[vs] * frac : 0;
+	st->tp_s += tp * frac;
+	st->gemm_s += gm * frac;
+	st->dyn_j += dj * frac;
 	st->last_end_ns = ev_now(sim);
 	if (d->p->dp_mode == STEP_DP_ZERO3 && op->bwd && d->p->dp > 1) {
 		/* this layer's gradients: reduce-scatter them now */
@@ -572,10 +647,23 @@ static int on_seg(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 		return try_start(d, k, e);
 	}
 	st->seg = 0;
-	/* DeepSpeed's schedule sends in commands of its own */
-	bool sends = !d->p->ds_schedule && (op->bwd ? vs > 0 : vs < d->V - 1);
+	/* DeepSpeed's schedule sends in commands of its own; a weight pass
+	 * sends nothing; a pair's forward output leaves with its backward's,
+	 * when the pair ends */
+	bool out = !d->p->ds_schedule && op->part != MG_PART_WEIGHT &&
+		   (op->bwd ? has_prev(d, vs) : has_next(d, vs));
+	bool sends = out && !op->pair;
+	if (out && op->pair) {
+		st->held_vs = vs + 1;
+		st->held_mb = op->mb;
+	}
 	if (sends)
 		arrive_after(d, op->bwd, op->bwd ? vs - 1 : vs + 1, op->mb);
+	if (!op->pair && st->held_vs >= 0) {
+		arrive_after(d, 0, st->held_vs, st->held_mb);
+		st->held_vs = -1;
+		sends = true;
+	}
 	st->next++;
 	if (d->p->dp_mode == STEP_DP_ZERO3 && d->p->dp > 1 &&
 	    stream_kick(d, k, STREAM_GATHER, e) < 0)
@@ -628,7 +716,7 @@ static int on_arrive(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 
 	(void)sim;
 	(bwd ? d->bwd_ready : d->fwd_ready)[vs * d->p->microbatches + mb] = 1;
-	return try_start(d, vs % d->p->pp, e);
+	return try_start(d, rank_of(d, vs), e);
 }
 
 /* The weights each stage all-gathers after the optimizer (sharded modes). */
@@ -639,7 +727,7 @@ static int start_weight_gather(struct des *d, struct err *e)
 	for (int k = 0; k < pp; k++) {
 		double bytes = 0;
 		for (int c = 0; c < v; c++)
-			bytes += 2.0 * d->p->chunk_params[c * pp + k];
+			bytes += 2.0 * d->p->chunk_params[vs_of(d, c, k)];
 		int nb = (int)ceil(bytes / d->p->bucket_bytes);
 		if (nb < 1)
 			nb = 1;
@@ -714,7 +802,7 @@ static int plan_gathers(struct des *d, int k, struct err *e)
 	if (!st->seg_base)
 		return err_set(e, ERR_RUN, "step: out of memory");
 	for (int i = 0; i < st->n_ops; i++) {
-		int vs = st->ops[i].chunk * p->pp + k, nseg = segments(d, vs);
+		int vs = vs_of(d, st->ops[i].chunk, k), nseg = segments(d, vs);
 		bool bwd = st->ops[i].bwd;
 		double bytes = 2.0 * p->chunk_params[vs] / nseg *
 			       (1 + (bwd ? p->zero3_regather_frac : 0));
@@ -813,13 +901,16 @@ static int des_setup(struct des *d, struct err *e)
 	d->stages_left = pp;
 	for (int k = 0; k < pp; k++) {
 		struct stage *st = &d->stages[k];
-		size_t room = p->ds_schedule ? (size_t)DS_OPS_MAX(pp, m) : (size_t)2 * m * v;
+		size_t room = p->ds_schedule ? (size_t)DS_OPS_MAX(pp, m) :
+			      p->dualpipe ? (size_t)DUAL_OPS_MAX(m) : (size_t)2 * m * v;
 		st->ops = malloc(room * sizeof *st->ops);
 		st->last_bwd = malloc((size_t)v * sizeof *st->last_bwd);
 		if (!st->ops || !st->last_bwd)
 			return err_set(e, ERR_RUN, "step: out of memory");
 		st->n_ops = p->ds_schedule ? ds_schedule(pp, m, k, st->ops) :
+			    p->dualpipe ? dual_schedule(pp, m, k, st->ops) :
 			    mg_schedule(pp, v, m, k, st->ops);
+		st->held_vs = -1;
 		for (int i = 0; i < st->n_ops; i++) {
 			if (st->ops[i].comm != MG_PASS)
 				continue;
@@ -939,6 +1030,11 @@ int step_run(const struct step_plan *p, struct step_result *out, struct err *e)
 		return err_set(e, ERR_USAGE, "step: empty plan");
 	if (p->ds_schedule && p->v != 1)
 		return err_set(e, ERR_USAGE, "step: DeepSpeed's schedule has no virtual stages");
+	if (p->dualpipe && (p->v != 2 || p->pp % 2 != 0 || p->microbatches % 2 != 0 ||
+			    p->microbatches < 2 * p->pp))
+		return err_set(e, ERR_USAGE, "step: DualPipe needs two directions (v = 2), "
+			       "an even pp and an even m >= 2 pp (pp %d, m %d)", p->pp,
+			       p->microbatches);
 	if (des_run(p, out, &wait, e) < 0)
 		return -1;
 	/* The same pipeline with free p2p and no data parallelism: its idle

@@ -217,7 +217,8 @@ static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *
  *     of one microbatch runs beside a backward chunk of another, each one's
  *     all-to-alls under the other's compute: the pair exposes what its
  *     all-to-alls exceed its MoE layer's compute by, shared in proportion.
- *     Only that overlap is modelled, not DualPipe's bidirectional schedule.
+ *     The bidirectional schedule itself is parallel.schedule = "dualpipe"
+ *     (dualpipe.h); either may be chosen without the other.
  */
 void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
 		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,

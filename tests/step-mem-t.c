@@ -35,7 +35,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(38);
+	tap_plan(40);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -185,5 +185,19 @@ int main(void)
 	tap_near(b.weights_bytes, 2 * P1 / 8 + 2 * layer_b, 1e-12,
 		 "hybrid ZeRO-3 (8 of 32): weights 2 Psi / 8 plus two layers");
 	tap_near(b.optimizer_bytes, 12 * P1 / 8, 1e-12, "hybrid ZeRO-3: optimizer 12 Psi / 8");
+
+	/* DualPipe (dualpipe.h): rank 1 of 4 also holds stage 2, 6 layers
+	 * each, so twice the parameters; it keeps pp + 1 = 5 stage-microbatches
+	 * of activations (the DualPipe README's table) where 1F1B's stage 1
+	 * keeps pp - 1 = 3: 5/3 of them (no recomputation, no logits here) */
+	struct mem_breakdown one, dual;
+	opts(&o);
+	L.pp = 4; L.dp = 8; L.microbatches = 8;
+	mem_stage(&t2, &L, &o, 1, &one);
+	o.schedule = PAR_DUALPIPE;
+	mem_stage(&t2, &L, &o, 1, &dual);
+	tap_near(dual.params, 2 * one.params, 1e-12, "DualPipe: two middle stages' parameters");
+	tap_near(dual.activations_bytes / one.activations_bytes, 5.0 / 3, 1e-12,
+		 "DualPipe: pp + 1 = 5 microbatches of activations against 1F1B's 3");
 	return tap_done();
 }
