@@ -40,7 +40,11 @@
 /* The host's time to issue `kernels` kernels at host_s each. */
 double host_issue_s(double kernels, double host_s);
 /* A pass bound by its host side: time_s becomes max(time_s, kernels x
- * host_s); the difference is GPU idle, so gemm_s and flops are kept. */
-void host_bound(struct cmp_cost *pass, double host_s);
+ * host_s); the difference is GPU idle, so gemm_s and flops are kept.
+ * With blocking launches (CUDA_LAUNCH_BLOCKING=1: cudaLaunchKernel returns
+ * once the kernel has run, CUDA C Programming Guide, "Asynchronous
+ * Concurrent Execution") the two sides take turns: time_s + kernels x
+ * host_s. */
+void host_bound(struct cmp_cost *pass, double host_s, bool blocking);
 
 #endif

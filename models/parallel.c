@@ -19,6 +19,12 @@ const struct cfg_setting par_settings[] = {
 	  "(models/host.h); 0: never host-bound, as when the step replays CUDA "
 	  "graphs (one launch per graph: Megatron-Core --enable-cuda-graph, "
 	  "torch.compile mode=\"reduce-overhead\"); default: the stack's" },
+	{ "training.launch_blocking", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "CUDA_LAUNCH_BLOCKING=1 in the job's environment: every kernel launch "
+	  "returns only when the kernel has run, so the host cannot run ahead and "
+	  "a layer pass takes its kernels' time plus its kernels times "
+	  "training.host_us_per_kernel, not the larger of the two (models/host.h; "
+	  "BigScience's BLOOM ran so, tr11-176B-ml.slurm)" },
 	{ "training.adam_foreach", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "PyTorch AMP loop (training.stack = \"pytorch_eager\"): torch.optim.AdamW's "
 	  "default foreach implementation, eight passes over the fp32 state "
@@ -459,6 +465,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :
 				st->host_us_per_kernel) * 1e-6;
+	o->launch_blocking = sc_bool(sc, "training.launch_blocking");
 	o->amp_fp32_weights = st->amp_fp32_weights;
 	o->adam_foreach = pick(sc, "training.adam_foreach", st->adam_foreach);
 	o->clip_grad_norm = st->clip_grad_norm;

@@ -71,6 +71,8 @@ struct par_opts {
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
 	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
 	double host_s_per_kernel;	/* CPU time to launch one kernel */
+	bool launch_blocking;		/* CUDA_LAUNCH_BLOCKING=1: host and GPU
+					 * take turns (host.h) */
 	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
 	bool adam_foreach;		/* torch.optim.AdamW foreach (else fused) */
 	bool adam_loop;			/* a per-tensor loop (beats adam_foreach) */

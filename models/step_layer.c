@@ -725,7 +725,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
 	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
-		host_bound(passes[i], o->host_s_per_kernel);
+		host_bound(passes[i], o->host_s_per_kernel, o->launch_blocking);
 
 	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);

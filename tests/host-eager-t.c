@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(36);
+	tap_plan(37);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -46,15 +46,20 @@ int main(void)
 	c.time_s = 100 * US;
 	c.gemm_s = 60 * US;
 	c.kernels = 10;
-	host_bound(&c, 15.5 * US);
+	host_bound(&c, 15.5 * US, false);
 	tap_near(c.time_s, 155 * US, 1e-15, "host-bound pass: 10 kernels x 15.5 us");
 	tap_near(c.gemm_s, 60 * US, 1e-15, "the GEMMs' own time is kept");
 	c.time_s = 100 * US;
 	c.kernels = 5;
-	host_bound(&c, 15.5 * US);
+	host_bound(&c, 15.5 * US, false);
 	tap_near(c.time_s, 100 * US, 1e-15, "GPU-bound pass: 5 x 15.5 us hide under 100 us");
-	host_bound(&c, 0);
+	host_bound(&c, 0, false);
 	tap_near(c.time_s, 100 * US, 1e-15, "host time 0: never host-bound");
+	/* CUDA_LAUNCH_BLOCKING=1: the host waits for each kernel, so its 5 x
+	 * 15.5 us add to the 100 us instead of hiding under them */
+	host_bound(&c, 15.5 * US, true);
+	tap_near(c.time_s, 177.5 * US, 1e-15, "blocking launches: 100 + 5 x 15.5 us");
+	c.time_s = 100 * US;
 
 	/* the kernels compute.h launches for one eager GPT layer forward:
 	 * LN, QKV, flash, projection, dropout + add (two), LN, h->4h, GeLU,
@@ -66,7 +71,7 @@ int main(void)
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.kernels, 12, 1e-12, "eager layer forward with flash: 12 launches");
 	/* its kernels take ~70 us on the toy GPU; the host needs 12 x 15.5 */
-	host_bound(&c, 15.5 * US);
+	host_bound(&c, 15.5 * US, false);
 	tap_near(c.time_s, 12 * 15.5 * US, 1e-15, "a small layer is host-bound: 186 us");
 	sh.flash = false;
 	cmp_layer_fwd(&g, &sh, &c);
