@@ -7,7 +7,9 @@
 #define ACT_BYTES 2.0		/* fp16/bf16 activation element */
 #define MASK_BYTES 1.0		/* dropout mask element */
 #define F32_BYTES 4.0
-#define ADAM_BYTES_PER_PARAM 30.0
+/* Adam's bytes a parameter beside its moments': master 4 + gradient 4
+ * read, master 4 + the 16-bit copy 2 written */
+#define ADAM_FIXED_BYTES 14.0
 
 void cmp_zero(struct cmp_cost *c)
 {
@@ -605,9 +607,11 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_pa
 	cmp_stream(g, KS_COPY, params * bytes_per_param, out);
 }
 
-double cmp_adam_s(const struct gpu_spec *g, double params)
+double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes)
 {
-	return kern_stream_s(&g->k, KS_ADAM, params * ADAM_BYTES_PER_PARAM);
+	double bytes = ADAM_FIXED_BYTES + 2 * 2 * moment_bytes;	/* two moments, in and out */
+
+	return kern_stream_s(&g->k, KS_ADAM, params * bytes);
 }
 
 /* Transformer Engine's userbuffers overlap splits a GEMM into `chunks`

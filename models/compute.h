@@ -146,10 +146,11 @@ void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct
 					 * (DeepSpeed fp16): read 2 + 2, write 2 */
 void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_param,
 		    struct cmp_cost *out);
-/* Mixed-precision Adam over `params` local parameters: streams 30 bytes per
- * parameter (fp32 master, momentum, variance and gradient read; master,
- * momentum, variance written and the fp16 copy). */
-double cmp_adam_s(const struct gpu_spec *g, double params);
+/* Mixed-precision Adam over `params` local parameters: streams 22 + 4 x
+ * moment_bytes per parameter (fp32 master and gradient and both moments
+ * read; master and moments written and the 16-bit copy): 30 with fp32
+ * moments, 22 with bf16. */
+double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes);
 /* Transformer Engine's FP8 around its GEMMs (fp8.c, TE v1.13 with the
  * delayed-scaling recipe, as Megatron-Core/NeMo 2024-25 run it): which
  * module a GEMM sits in says which casts run.  LN_COL: LayerNorm fused

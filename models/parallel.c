@@ -165,6 +165,12 @@ const struct cfg_setting par_settings[] = {
 	  "all_gather or reduce_scatter per parameter tensor, each after a device "
 	  "synchronize, so none runs under the compute, and each copying every "
 	  "rank's slice apart; step.h); needs zero_stage 3" },
+	{ "parallel.adam_moments", CFG_ENUM, "", 0, 0, "fp32", "fp32|bf16",
+	  "Adam's first and second moments: fp32, or bf16 (DeepSeek-V3 report "
+	  "sec. 3.3.3; Megatron-Core --use-precision-aware-optimizer "
+	  "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 8 bytes of optimizer "
+	  "state a parameter instead of 12 (the fp32 master stays), and 22 bytes "
+	  "streamed by the step instead of 30" },
 	{ "parallel.memory_reserve_gb", CFG_FLOAT, "GB", 0, 1e4, "3", NULL,
 	  "per-GPU memory the framework keeps: CUDA context (~0.5-1 GB), NCCL "
 	  "buffers, caching-allocator fragmentation" },
@@ -462,6 +468,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero3_sync = strcmp(sc_str(sc, "parallel.zero3_fetch"), "sync_per_tensor") == 0;
 	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
+	o->adam_bf16_moments = strcmp(sc_str(sc, "parallel.adam_moments"), "bf16") == 0;
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :
 				st->host_us_per_kernel) * 1e-6;

@@ -69,6 +69,7 @@ struct par_opts {
 					 * collective per tensor, none under the
 					 * compute (step.h) */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
+	bool adam_bf16_moments;		/* Adam's moments in bf16 (else fp32) */
 	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
 	double host_s_per_kernel;	/* CPU time to launch one kernel */
 	bool launch_blocking;		/* CUDA_LAUNCH_BLOCKING=1: host and GPU

@@ -597,7 +597,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	};
 	double opt_s = o->amp_fp32_weights ?
 		       eager_optimizer_s(g, &opt) :
-		       cmp_adam_s(g, mem.params / shard) +
+		       cmp_adam_s(g, mem.params / shard, o->adam_bf16_moments ? 2 : 4) +
 		       cmp_grad_buffer_s(g, mem.params, mem.params / shard,
 					 L->dp, o->fused_kernels && o->zero_stage == 0);
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next

@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(21);
+	tap_plan(23);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -149,5 +149,14 @@ int main(void)
 	tap_near(with.time_s - without.time_s,
 		 2 * (slice * 5 / 0.5e12 + 5e-6) + flash_drop - plain, 1e-12,
 		 "no dropout: two dropout passes and the flash kernel's mask fewer");
+
+	/* Adam over 1e9 parameters: 30 bytes each with fp32 moments (master,
+	 * gradient, moments in; master, moments and the bf16 copy out), 22
+	 * with bf16 moments (parallel.adam_moments), at the toy's Adam rate */
+	double adam_frac = g.k.stream_frac[KS_ADAM];
+	tap_near(cmp_adam_s(&g, 1e9, 4), stream_s(30e9, adam_frac), 1e-12,
+		 "Adam, fp32 moments: 30 bytes a parameter");
+	tap_near(cmp_adam_s(&g, 1e9, 2), stream_s(22e9, adam_frac), 1e-12,
+		 "Adam, bf16 moments: 22 bytes a parameter");
 	return tap_done();
 }

@@ -35,7 +35,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(40);
+	tap_plan(41);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -199,5 +199,13 @@ int main(void)
 	tap_near(dual.params, 2 * one.params, 1e-12, "DualPipe: two middle stages' parameters");
 	tap_near(dual.activations_bytes / one.activations_bytes, 5.0 / 3, 1e-12,
 		 "DualPipe: pp + 1 = 5 microbatches of activations against 1F1B's 3");
+	/* bf16 Adam moments (parallel.adam_moments): 4 + 2 + 2 bytes of state
+	 * a parameter against 4 + 4 + 4 */
+	struct mem_breakdown m16;
+	o.schedule = PAR_1F1B;
+	o.adam_bf16_moments = true;
+	mem_stage(&t2, &L, &o, 1, &m16);
+	tap_near(m16.optimizer_bytes / one.optimizer_bytes, 8.0 / 12, 1e-12,
+		 "bf16 moments: optimizer state 8 of 12 bytes a parameter");
 	return tap_done();
 }
