@@ -22,7 +22,10 @@ static struct mg_op bwd(int *b_next, int dir, int input_only)
 			       .part = input_only ? MG_PART_INPUT : MG_PART_WHOLE };
 }
 
-/* The oldest input-only backward not yet given its weight pass. */
+/* The oldest input-only backward not yet given its weight pass.  There is
+ * always one: DualPipe.step pops WeightGradStore only after a zero-bubble
+ * backward has filled it, and asserts the queue empty at the end
+ * (tests/step-dualpipe-t counts a weight pass per input-only backward). */
 static struct mg_op weight(const struct mg_op *ops, int n, int *w_seen)
 {
 	while (*w_seen < n && !(ops[*w_seen].comm == MG_PASS &&
