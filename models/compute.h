@@ -146,7 +146,7 @@ void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct
 					 * (DeepSpeed fp16): read 2 + 2, write 2 */
 void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_param,
 		    struct cmp_cost *out);
-/* Mixed-precision Adam over `params` local parameters: streams 22 + 4 x
+/* Mixed-precision Adam over `params` local parameters: streams 14 + 4 x
  * moment_bytes per parameter (fp32 master and gradient and both moments
  * read; master and moments written and the 16-bit copy): 30 with fp32
  * moments, 22 with bf16. */

@@ -205,8 +205,6 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 	}
 }
 
-/* Every rank's compute at the speed of the job's slowest GPU (straggler.h):
- * the passes' kernels, not their TP, CP or EP communication. */
 /*
  * DualPipe (dualpipe.h): direction 1 runs the same stages as direction 0
  * (virtual stage pp + s is stage s, on rank pp-1-s), so each rank holds two
@@ -240,6 +238,8 @@ static void dualpipe_mirror(const struct par_opts *o, int pp, struct plan_arrays
 	}
 }
 
+/* Every rank's compute at the speed of the job's slowest GPU (straggler.h):
+ * the passes' kernels, not their TP, CP or EP communication. */
 static void slowest_gpu(struct plan_arrays *a, int V, double f)
 {
 	for (int vs = 0; vs < V; vs++) {

@@ -210,7 +210,7 @@ static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *
 /*
  * What hides the all-to-alls (parallel.ep_overlap), an upper bound on the
  * overlap as TP's is (the transfers' waits are not counted; the SMs they
- * take are, by ep_overlap_slow_s):
+ * take are, by ep_overlap_slow):
  *   shared_expert (Megatron-Core --moe-shared-expert-overlap): the shared
  *     experts' GEMMs run beside the dispatch and combine of each pass;
  *   dualpipe (DeepSeek-V3, arXiv 2412.19437 sec. 3.2.1): a forward chunk
