@@ -552,9 +552,109 @@ static void test_b200(void)
 	       100 * worst);
 }
 
+/*
+ * Blackwell's memory-bound fractions (gpus.cfg b200 and gb200): H200's
+ * measured ones times the GB200/H200 ratio of their fractions of HBM peak
+ * on one published RMSNorm benchmark run on both (kernels/b200/norms.tsv,
+ * NVIDIA/cudnn-frontend), forward and backward, for the row reductions
+ * (norm, softmax): 0.863 by the table, over 18 pairs; the streaming kinds
+ * keep H200's (gpus.cfg says why; the forward alone gives 0.944).  Each
+ * catalog fraction within 0.5% of H200's times its ratio.
+ */
+struct norm_row {
+	char gpu[16], cfg[48], backend[16];
+	double fwd_ms, bwd_ms, fwd_gbps, bwd_gbps;
+};
+
+static int read_norms(struct norm_row *r, int max)
+{
+	char path[4096], line[512];
+	FILE *f;
+	int n = 0;
+	double N, C;
+
+	snprintf(path, sizeof path, "%s/scenarios/catalog/kernels/b200/norms.tsv",
+		 tap_srcdir());
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (n < max && fgets(line, sizeof line, f))
+		if (line[0] != '#' &&
+		    sscanf(line, "%15s %47s %15s %lf %lf %lf %lf %lf %lf", r[n].gpu, r[n].cfg,
+			   r[n].backend, &N, &C, &r[n].fwd_ms, &r[n].bwd_ms, &r[n].fwd_gbps,
+			   &r[n].bwd_gbps) == 9)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Fraction of peak over forward and backward: their bytes over their time. */
+static double norm_fb_frac(const struct norm_row *x, double peak_gbps)
+{
+	return (x->fwd_gbps * x->fwd_ms + x->bwd_gbps * x->bwd_ms) /
+	       (x->fwd_ms + x->bwd_ms) / peak_gbps;
+}
+
+static void norm_ratios(const struct norm_row *r, int n, double h200_gbps,
+			double gb200_gbps, double *fwd, double *fb, int *pairs)
+{
+	*fwd = *fb = 0;
+	*pairs = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (strcmp(r[i].gpu, "h200") == 0 && strcmp(r[j].gpu, "gb200") == 0 &&
+			    strcmp(r[i].cfg, r[j].cfg) == 0 &&
+			    strcmp(r[i].backend, r[j].backend) == 0) {
+				*fwd += (r[j].fwd_gbps / gb200_gbps) / (r[i].fwd_gbps / h200_gbps);
+				*fb += norm_fb_frac(&r[j], gb200_gbps) /
+				       norm_fb_frac(&r[i], h200_gbps);
+				(*pairs)++;
+			}
+	if (*pairs > 0) {
+		*fwd /= *pairs;
+		*fb /= *pairs;
+	}
+}
+
+static void test_blackwell_streams(void)
+{
+	struct norm_row r[64];
+	double h200[KS_COUNT], h200_gbps, gb200_gbps, fwd, fb;
+	int n = read_norms(r, 64), pairs;
+	const char *gpus[] = { "b200", "gb200" };
+
+	if (n <= 0 || load_gpu("h200_sxm") < 0) {
+		tap_ok(0, "norms.tsv and h200_sxm load");
+		return;
+	}
+	memcpy(h200, g.k.stream_frac, sizeof h200);
+	h200_gbps = g.k.hbm_Bps / 1e9;
+	if (load_gpu("gb200") < 0) {
+		tap_ok(0, "gb200 loads");
+		return;
+	}
+	gb200_gbps = g.k.hbm_Bps / 1e9;
+	norm_ratios(r, n, h200_gbps, gb200_gbps, &fwd, &fb, &pairs);
+	tap_ok(pairs == 18 && fabs(fwd - 0.944) < 0.001 && fabs(fb - 0.863) < 0.001,
+	       "norms.tsv: %d GB200/H200 pairs, forward ratio %.3f, forward+backward %.3f",
+	       pairs, fwd, fb);
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		double worst = 0;
+		if (load_gpu(gpus[i]) < 0) {
+			tap_ok(0, "%s loads", gpus[i]);
+			continue;
+		}
+		for (int k = 0; k < KS_COUNT; k++) {
+			double ratio = k == KS_LAYERNORM || k == KS_SOFTMAX ? fb : 1;
+			worst = fmax(worst, fabs(g.k.stream_frac[k] / (h200[k] * ratio) - 1));
+		}
+		tap_ok(worst < 0.005, "%s: norm and softmax fractions H200's x the GB200 "
+		       "ratio, the rest H200's (worst %.2f%%)", gpus[i], 100 * worst);
+	}
+}
+
 int main(void)
 {
-	tap_plan(37);
+	tap_plan(40);
 	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden, steady) < 0) {
 		tap_ok(0, "catalog and tables load");
 		return tap_done();
@@ -569,5 +669,6 @@ int main(void)
 	test_launch();
 	test_h100();
 	test_b200();
+	test_blackwell_streams();
 	return tap_done();
 }
