@@ -13,6 +13,11 @@ const struct cfg_setting tfm_settings[] = {
 	{ "model.kv_heads", CFG_INT, "", 0, 1e5, "0", NULL,
 	  "key/value heads: grouped-query attention when fewer than model.heads, "
 	  "multi-query with 1; 0: as many as model.heads" },
+	{ "model.head_dim", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "query, key and value dimensions per head where they are not "
+	  "model.hidden / model.heads (Qwen3: 128 with hidden 2048 and 32 "
+	  "heads, config.json head_dim): the projections are h x a d and "
+	  "a d x h; 0: hidden / heads (latent attention has its model.mla.*)" },
 	{ "model.ffn_hidden", CFG_INT, "", 0, 1e8, "0", NULL,
 	  "MLP hidden width f of a dense layer; 0: 4 x model.hidden (GPT)" },
 	{ "model.mlp", CFG_ENUM, "", 0, 0, "gelu", "gelu|swiglu|geglu",
@@ -102,6 +107,7 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	m->tokens = sc_float(sc, "run.tokens");
 	if (sc_int(sc, "model.kv_heads") > 0)
 		m->kv_heads = (int)sc_int(sc, "model.kv_heads");
+	m->head_dim = (int)sc_int(sc, "model.head_dim");
 	if (sc_int(sc, "model.ffn_hidden") > 0)
 		m->ffn_hidden = (int)sc_int(sc, "model.ffn_hidden");
 	m->mlp = strcmp(mlp, "swiglu") == 0 ? TFM_SWIGLU :
@@ -165,7 +171,11 @@ int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e)
 		return sc_error(sc, e, "model.kv_heads", "%d key/value heads do not "
 				"divide %d heads (expected a divisor of model.heads)",
 				m->kv_heads, m->heads);
-	if (m->mla.kv_lora_rank == 0 && m->hidden % m->heads != 0)
+	if (m->mla.kv_lora_rank > 0 && m->head_dim > 0)
+		return sc_error(sc, e, "model.head_dim", "latent attention takes its "
+				"head dimensions from model.mla.* (expected 0 with "
+				"model.mla.kv_lora_rank > 0)");
+	if (m->mla.kv_lora_rank == 0 && m->head_dim == 0 && m->hidden % m->heads != 0)
 		return sc_error(sc, e, "model.heads", "%d heads do not divide hidden "
 				"size %d (expected a divisor of model.hidden)",
 				m->heads, m->hidden);
@@ -189,12 +199,14 @@ int tfm_qk_head_dim(const struct tfm *m)
 {
 	if (m->mla.kv_lora_rank > 0)
 		return m->mla.qk_nope_dim + m->mla.qk_rope_dim;
-	return m->hidden / m->heads;
+	return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
 }
 
 int tfm_v_head_dim(const struct tfm *m)
 {
-	return m->mla.kv_lora_rank > 0 ? m->mla.v_dim : m->hidden / m->heads;
+	if (m->mla.kv_lora_rank > 0)
+		return m->mla.v_dim;
+	return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
 }
 
 double tfm_norm_params(const struct tfm *m)
@@ -228,7 +240,7 @@ static void attn_counts(const struct tfm *m, struct counts *c)
 			 (m->bias ? a * dqk + a * (m->mla.qk_nope_dim + dv) + h : 0);
 		return;
 	}
-	double d = h / a, kv = m->kv_heads;
+	double d = tfm_qk_head_dim(m), kv = m->kv_heads;
 
 	/* W^Q h x a d, W^K and W^V h x kv d each, W^O a d x h */
 	c->mat = h * a * d + 2.0 * h * kv * d + a * d * h;

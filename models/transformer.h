@@ -19,6 +19,8 @@
  * Other shapes, each a setting:
  *   kv_heads      grouped-query (kv < a) or multi-query (kv = 1) attention
  *                 (Ainslie et al. 2023): K and V projections h x kv d
+ *   head_dim      d where it is not h / a (Qwen3, Gemma): Q h x a d, K and V
+ *                 h x kv d, the output projection a d x h
  *   ffn_hidden, mlp   GeLU: 2 h f weights; SwiGLU/GeGLU (Shazeer 2020):
  *                 three matrices (up, gate, down), 3 h f
  *   norm          LayerNorm (scale and bias, 2h) or RMSNorm (scale, h)
@@ -86,6 +88,7 @@ struct tfm {
 	int vocab;
 	double tokens;		/* training tokens for the whole run */
 	int kv_heads;		/* = heads: multi-head attention */
+	int head_dim;		/* per-head q/k/v dimensions; 0: hidden / heads */
 	int ffn_hidden;		/* dense MLP width (4h for GPT) */
 	enum tfm_mlp mlp;
 	enum tfm_norm norm;

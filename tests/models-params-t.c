@@ -72,7 +72,7 @@ int main(void)
 {
 	struct tfm m;
 
-	tap_plan(27);
+	tap_plan(33);
 	/* Published figures; a dense model's active count is its total. */
 	published("gpt3-175b", 175.0e9, 175.0e9, 0.005, "Brown et al. 2020, Table 2.1");
 	published("llama3-8b", 8.03e9, 8.03e9, 0.005, "Meta-Llama-3-8B model page");
@@ -87,6 +87,13 @@ int main(void)
 	 * (the total, 671.0B, matches to 0.01%), 1.5% above; without the input
 	 * table 36.62B, 1.0% below.  Held to 1.5%, not 0.5%. */
 	published("deepseek-v3", 671e9, 37e9, 0.015, "DeepSeek-V3 report, abstract");
+	/* head_dim 128 with hidden 2048 and 32 heads: Q and O are 2048 x 4096
+	 * (8.4M each), not 2048 x 2048; counted as hidden / heads the total
+	 * would be 30.08B, 1.4% low, and the active 2.90B, 12% low.  Its active
+	 * 3.35B holds both embedding tables (0.31B each), as Mixtral's does,
+	 * against the card's rounded 3.3B: held to 2% */
+	published("qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02, "Qwen/Qwen3-30B-A3B model card");
+	published("qwen3-235b-a22b", 235e9, 22e9, 0.015, "Qwen/Qwen3-235B-A22B model card");
 	if (load("deepseek-v3", &m) == 0)
 		tap_ok(fabs(tfm_params(&m) / 685e9 - 1) <= 0.005, "deepseek-v3 with its "
 		       "MTP module: %.4gB within 0.5%% of 685B (DeepSeek-V3 README)",
@@ -104,6 +111,16 @@ int main(void)
 	m.kv_heads = 1;
 	tap_near(tfm_params(&m), 107392 - 2 * (16384 - 10240) - 2 * (256 - 160), 1e-12,
 		 "multi-query attention: K, V of h x kv d each");
+	/* head_dim 32 where h / a is 16 (kv = 1): Q and O 64 x 128 each, K and
+	 * V 64 x 32 each = 20480 a layer (10240 at d = 16); biases 128 + 2 x 32
+	 * + 64 = 256 (160 at d = 16) */
+	m.head_dim = 32;
+	tap_near(tfm_params(&m), 107392 - 2 * (16384 - 20480) - 2 * (256 - 256), 1e-12,
+		 "head_dim 2 h / a: Q and O h x a d, K and V h x kv d");
+	/* its attention core: 2 s a (d + d) a token a layer, twice d = 16's */
+	tap_near(tfm_attn_core_flops_per_token(&m), 2.0 * 16 * 4 * (32 + 32), 1e-12,
+		 "head_dim: the attention core's FLOPs follow d");
+	m.head_dim = 0;
 	/* SwiGLU of f = 96: 3 h f = 18432 weights (GeLU 4h: 2 x 64 x 256 = 32768),
 	 * biases 2f + h = 256 (GeLU f + h = 320); no biases, RMSNorm (h per
 	 * norm), rotary positions (no s h), untied (V h more). */
