@@ -45,6 +45,12 @@ const struct cfg_setting gpu_settings[] = {
 	  "the band of this GPU under the stack named by the key: the largest "
 	  "|error| of its independent validation rows (make validate); where "
 	  "given it replaces the combination of the GPU's and the stack's bands" },
+	{ "gpus.*.validated_band_moe.*", CFG_FLOAT, "", 0, 1, NULL, NULL,
+	  "the band of this GPU under the stack named by the key for a model "
+	  "with experts (model.moe.experts > 0): the largest |error| of its "
+	  "mixture-of-experts validation rows; where given, such a run reports "
+	  "it in place of validated_band (MoE layers add costs dense rows do "
+	  "not test: routing, dispatch, many small expert kernels)" },
 	{ "gpus.*.kernels", CFG_STRING, "", 0, 0, "", NULL,
 	  "folder of measured kernel tables (gemm-bf16.tsv, gemm-fp8.tsv, "
 	  "attention.tsv), relative to the file that names it (\"\": none)" },
@@ -196,31 +202,44 @@ void gpu_warn_uncalibrated(const struct gpu_spec *g)
 }
 
 double gpu_band(const struct scenario *sc, const struct gpu_spec *g, const char *stack,
-		double stack_band)
+		double stack_band, bool moe)
 {
-	/* a pair with validation rows says how far off it was; an untried
-	 * pair combines the two independent uncertainties */
+	/* a pair with validation rows says how far off it was, an MoE model by
+	 * the MoE rows where there are some; an untried pair combines the two
+	 * independent uncertainties */
+	if (moe && sc_has(sc, "gpus.%s.validated_band_moe.%s", g->name, stack))
+		return sc_float(sc, "gpus.%s.validated_band_moe.%s", g->name, stack);
 	if (sc_has(sc, "gpus.%s.validated_band.%s", g->name, stack))
 		return sc_float(sc, "gpus.%s.validated_band.%s", g->name, stack);
 	return hypot(g->band, stack_band);
 }
 
-int gpu_check_bands(const struct scenario *sc, struct err *e)
+/* Every key of gpus.GPU.GROUP names a stack. */
+static int check_band_group(const struct scenario *sc, const char *gpu, const char *name,
+			    struct err *e)
 {
-	const char *const *gpus, *const *stacks;
-	size_t n = sc_children(sc, "gpus", &gpus);
+	const char *const *stacks;
 	char group[512], path[1024];
 
-	for (size_t i = 0; i < n; i++) {
-		snprintf(group, sizeof group, "gpus.%s.validated_band", gpus[i]);
-		size_t m = sc_children(sc, group, &stacks);
-		for (size_t j = 0; j < m; j++) {
-			if (stack_find(stacks[j]) != NULL)
-				continue;
-			snprintf(path, sizeof path, "%s.%s", group, stacks[j]);
-			return sc_error(sc, e, path, "unknown stack (expected %s)",
-					STACK_CHOICES);
-		}
+	snprintf(group, sizeof group, "gpus.%s.%s", gpu, name);
+	size_t m = sc_children(sc, group, &stacks);
+	for (size_t j = 0; j < m; j++) {
+		if (stack_find(stacks[j]) != NULL)
+			continue;
+		snprintf(path, sizeof path, "%s.%s", group, stacks[j]);
+		return sc_error(sc, e, path, "unknown stack (expected %s)", STACK_CHOICES);
 	}
+	return 0;
+}
+
+int gpu_check_bands(const struct scenario *sc, struct err *e)
+{
+	const char *const *gpus;
+	size_t n = sc_children(sc, "gpus", &gpus);
+
+	for (size_t i = 0; i < n; i++)
+		if (check_band_group(sc, gpus[i], "validated_band", e) < 0 ||
+		    check_band_group(sc, gpus[i], "validated_band_moe", e) < 0)
+			return -1;
 	return 0;
 }

@@ -56,12 +56,14 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 /* The kernel folder loaded (else an error: at the entry's kernels key
  * for a missing folder, at FILE:LINE of a malformed table; w: sim/cfg.h). */
 int gpu_check(const struct gpu_spec *g, const struct sc_where *w, struct err *e);
-/* The relative band of an iteration's time on g under `stack`: the pair's
- * validated_band where the catalog gives one, else hypot(g->band,
- * stack_band). */
+/* The relative band of an iteration's time on g under `stack`: for a model
+ * with experts (moe) the pair's validated_band_moe where the catalog gives
+ * one, else the pair's validated_band where it gives one, else
+ * hypot(g->band, stack_band). */
 double gpu_band(const struct scenario *sc, const struct gpu_spec *g, const char *stack,
-		double stack_band);
-/* Every validated_band in the catalog names a stack (else FILE:LINE). */
+		double stack_band, bool moe);
+/* Every validated_band and validated_band_moe in the catalog names a stack
+ * (else FILE:LINE). */
 int gpu_check_bands(const struct scenario *sc, struct err *e);
 /* One line on stderr, once per process, for a GPU without calibration. */
 void gpu_warn_uncalibrated(const struct gpu_spec *g);

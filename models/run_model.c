@@ -171,7 +171,8 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 		run_model_free(md);
 		return -1;
 	}
-	md->band = gpu_band(sc, &md->g, md->step.par.stack, md->step.par.stack_band);
+	md->band = gpu_band(sc, &md->g, md->step.par.stack, md->step.par.stack_band,
+			    md->m.moe.experts > 0);
 	md->iteration_s = md->full.compute_s;
 	md->flops_per_iter = md->full.flops_per_iter;
 	md->tokens_per_iter = (int64_t)md->L.global_batch * md->m.seq_len;

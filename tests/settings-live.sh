@@ -125,6 +125,7 @@ gpus.*.stream.dropout_add|T|-s 'training.stack="pytorch_eager"'|0.1|
 gpus.*.stream.softmax|T||0.3|
 gpus.*.stream.adam|T||0.5|
 gpus.*.validated_band.*|T||0.5|gpus.a100_80gb.validated_band.megatron_lm_2021
+gpus.*.validated_band_moe.*|T|MOE|0.5|gpus.a100_80gb.validated_band_moe.megatron_lm_2021
 gpus.*.band|T|-s 'training.stack="megatron_core"'||
 spot.policy|T|SPOTX||
 spot.batch|T|SPOTX -s 'spot.policy="elastic"'||

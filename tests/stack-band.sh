@@ -21,6 +21,9 @@
 #     stack's 17% combine, hypot(0.05, 0.17) = 0.177200;
 #     iteration_time_s_lo/hi = t (1 -+ band);
 #     duration_s_lo/hi = d (1 -+ band x training share), cost likewise;
+#   - a model with experts reports the pair's validated_band_moe where
+#     there is one (0.5, set with -s) and the dense band where not (0.25);
+#     a dense model ignores it;
 #   - an uncalibrated GPU (V100) warns once on stderr and writes
 #     calibrated = 0 with band hypot(0.25, 0.25) = 0.353553;
 #   - selective recomputation counts the attention core's forward again,
@@ -30,7 +33,7 @@ set -u
 cd "$SRCDIR" || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-echo "1..12"
+echo "1..13"
 json() {	# KEY FILE
 	tr ',' '\n' < "$2" | sed -n "s/^[ {]*\"$1\": \([-0-9.e+]*\).*/\1/p"
 }
@@ -89,6 +92,14 @@ check "$(near "$(json duration_s_lo "$tmp/fused.json")" "$(awk -v d="$d" -v b="$
 c=$(json cost_usd "$tmp/fused.json")
 check "$(near "$(json cost_usd_hi "$tmp/fused.json")" "$(awk -v c="$c" -v b="$b" -v s="$share" 'BEGIN { printf "%.17g", c * (1 + b * s) }')")" \
 	"cost_usd_hi = cost (1 + band x training share)"
+
+run moe -s model.moe.experts=8
+run moeband -s model.moe.experts=8 -s gpus.a100_80gb.validated_band_moe.megatron_lm_2021=0.5
+run denseband -s gpus.a100_80gb.validated_band_moe.megatron_lm_2021=0.5
+check "$( [ "$(near "$(json band "$tmp/moe.json")" 0.25)" = 1 ] &&
+	[ "$(near "$(json band "$tmp/moeband.json")" 0.5)" = 1 ] &&
+	[ "$(near "$(json band "$tmp/denseband.json")" 0.25)" = 1 ] && echo 1 || echo 0)" \
+	"band: an MoE model reports validated_band_moe (0.5) where given, else the pair's 0.25; a dense one 0.25"
 
 run v100 -s cluster.gpu=v100_32gb
 check "$(awk 'END { print (NR == 1 && /v100_32gb is uncalibrated/) ? 1 : 0 }' "$tmp/v100.err")" \

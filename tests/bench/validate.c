@@ -120,9 +120,12 @@ static int row_simulate(const struct cfg_schema *schema, const char *path, struc
 	/* the band a run of this scenario reports (run_model.c) */
 	if (band_out)
 		*band_out = rc < 0 ? 0 : gpu_band(j.sc, &j.g, j.cfg.par.stack,
-						  j.cfg.par.stack_band);
-	if (stack_out)	/* the stack the scenario runs, whatever its row says */
-		snprintf(stack_out, FIELD, "%s", rc < 0 ? "" : sc_str(j.sc, "training.stack"));
+						  j.cfg.par.stack_band, j.m.moe.experts > 0);
+	/* the stack the scenario runs, whatever its row says, and "+moe" for
+	 * a model with experts: its rows set the pair's MoE band */
+	if (stack_out)
+		snprintf(stack_out, FIELD, "%s%s", rc < 0 ? "" : sc_str(j.sc, "training.stack"),
+			 rc == 0 && j.m.moe.experts > 0 ? "+moe" : "");
 	step_job_free(&j);
 	return rc;
 }
