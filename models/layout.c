@@ -18,7 +18,10 @@ const struct cfg_setting layout_settings[] = {
 	  "sequences per microbatch" },
 	{ "parallel.ep", CFG_INT, "", 1, 1e6, "1", NULL,
 	  "expert-parallel degree: each MoE layer's experts split over ep "
-	  "data-parallel ranks, tokens dispatched and combined by all-to-all" },
+	  "ranks, tokens dispatched and combined by all-to-all; ep x expert_tp "
+	  "divides a stage's tp x dp ranks (the experts' grid folded over them, "
+	  "TP ranks included when expert_tp < tp: Megatron-Core's MoE parallel "
+	  "folding)" },
 	{ "parallel.expert_tp", CFG_INT, "", 0, 1e5, "0", NULL,
 	  "expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size, "
 	  "MoE parallel folding): each expert's weights split over expert_tp ranks, "
@@ -129,6 +132,13 @@ int layout_ep_nodes(const struct layout *L)
 int layout_etp(const struct layout *L)
 {
 	return L->etp > 0 ? L->etp : L->tp;
+}
+
+int layout_ep_group(const struct layout *L)
+{
+	int ep = L->ep > 1 ? L->ep : 1, span = L->tp * L->dp / layout_etp(L);
+
+	return ep < span ? ep : (span > 1 ? span : 1);
 }
 
 int layout_replicas(const struct layout *L)
@@ -246,10 +256,12 @@ int layout_from_scenario(const struct scenario *sc, const struct tfm *m,
 		return sc_error(sc, e, "parallel.ep", "%d experts are not divisible "
 				"by ep = %d (expected a divisor of model.moe.experts)",
 				m->moe.experts, L->ep);
-	if (L->dp % L->ep != 0)
-		return sc_error(sc, e, "parallel.ep", "dp = %d is not divisible by "
-				"ep = %d (expected a divisor of the data-parallel "
-				"degree)", L->dp, L->ep);
+	if ((L->tp * L->dp) % (L->etp * L->ep) != 0)
+		return sc_error(sc, e, "parallel.ep", "ep x expert_tp = %d x %d "
+				"does not divide a stage's tp x dp = %d x %d ranks "
+				"(expected ep dividing %d: Megatron-Core lays the "
+				"experts' grid over them)", L->ep, L->etp, L->tp,
+				L->dp, L->tp * L->dp / L->etp);
 	if (L->ep_overlap == LAYOUT_EP_OVERLAP_SHARED && m->moe.shared_experts == 0)
 		return sc_error(sc, e, "parallel.ep_overlap", "shared_expert without "
 				"shared experts (expected model.moe.shared_experts > 0, "

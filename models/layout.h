@@ -25,10 +25,14 @@
  * the same way.
  *
  * Expert parallelism (MoE models) splits each MoE layer's routed experts
- * over ep ranks of the data-parallel group, as Megatron-Core folds EP into
- * DP: ep divides dp and the experts; the experts' own data parallelism
- * is dp/ep wide.  Experts are split over TP as the dense MLP is
- * (expert-TP = TP).
+ * over ep ranks, each expert's weights over etp (expert_tp, a divisor of
+ * tp; tp where unset).  Megatron-Core lays the experts' own grid, etp x ep
+ * x expert-dp, over the same tp x dp ranks of a stage as the attention's,
+ * expert TP fastest (MoE Parallel Folding: parallel_state.py's expert
+ * RankGenerator, order tp-ep-dp-pp; Liu et al., arXiv:2504.14960): etp x
+ * ep divides tp x dp, and with etp < tp an EP group takes in TP ranks
+ * too (Qwen3-235B on H100: tp 2, etp 1, ep 32, dp 16).  The experts' own
+ * data parallelism is tp dp / (etp ep) wide.
  *
  * Context parallelism splits each sequence over cp ranks, also carved out
  * of the data-parallel group (Megatron-Core's CP, whose gradients reduce
@@ -59,7 +63,7 @@ struct layout {
 	int global_batch;	/* sequences per iteration */
 	int micro_batch;	/* sequences per microbatch */
 	int microbatches;	/* per pipeline per iteration */
-	int ep;			/* expert parallelism: EP groups of ep DP ranks */
+	int ep;			/* expert parallelism: EP groups of ep ranks */
 	int etp;		/* expert tensor parallelism: an expert's weights
 				 * split over etp ranks (a divisor of tp) */
 	enum layout_ep_overlap {	/* what hides the EP all-to-alls (step_layer.c) */
@@ -84,6 +88,9 @@ int layout_etp(const struct layout *L);
 /* Nodes an EP group spans as the default placement puts ranks: ep x etp
  * consecutive ranks, at least one node. */
 int layout_ep_nodes(const struct layout *L);
+/* Ranks of an EP group as the layout holds them now: ep, or fewer when an
+ * elastic run's dp has shrunk below the grid (tp dp / etp). */
+int layout_ep_group(const struct layout *L);
 /* Layers on pipeline stage `stage` of a model of `layers` layers. */
 int layout_stage_layers(const struct layout *L, int layers, int stage);
 /* Layers of virtual stage vs = c pp + k (chunk c of stage k) of v chunks

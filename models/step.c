@@ -342,7 +342,7 @@ static void analytic_tiers(const struct tfm *m, const struct layout *L,
 	 * microbatch, a forward's dispatch and combine and the backward's
 	 * (twice with the MoE recomputed), to an EP peer on its node and one
 	 * on the next node the group reaches */
-	int ep = L->ep < L->dp ? L->ep : L->dp, et = layout_etp(L);
+	int ep = layout_ep_group(L), et = layout_etp(L);
 	if (ep > 1 && c->ep_near_bytes + c->ep_far_bytes > 0) {
 		double moe_layers = m->layers - m->moe.dense_layers + m->mtp_layers;
 		double sets = gpus * L->microbatches * moe_layers / L->pp *

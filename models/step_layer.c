@@ -377,7 +377,7 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const int *rank_gpu, double tp_bytes, struct layer_costs *c,
 		      struct err *e)
 {
-	int ep = L->ep < L->dp ? L->ep : L->dp;
+	int ep = layout_ep_group(L);
 	int group[GROUP_MAX], passes = par_moe_recomputed(o) ? 2 : 1;
 	double extra, t_disp, t_comb, near_d, far_d, near_c, far_c;
 

@@ -17,7 +17,9 @@
  * pass, forward and backward of 2 layers: 4 x 255.2 = 1.0208 ms of
  * exposed TP time.  With parallel.expert_tp = 1 the experts are whole on
  * each GPU and their tokens are not gathered (Megatron-Core's MoE
- * parallel folding).  Selective recomputation with the moe module
+ * parallel folding).  Folding lets EP take in TP ranks as well: with
+ * expert TP 1 the experts' grid of EP 8 covers the stage's 4 x 2 ranks,
+ * more than its 2 DP ranks.  Selective recomputation with the moe module
  * (parallel.recompute_modules) dispatches again in the backward.
  * Straggler spread 0; the DES keeps whole
  * nanoseconds, each pass rounded: the differences hold to 1e-5. */
@@ -27,15 +29,15 @@
 #include "models/memory.h"
 #include "tests/step-load.h"
 
-static int run(struct cfg_schema *s, int top_k, int etp, const char *mods,
+static int run(struct cfg_schema *s, int top_k, int etp, int ep, const char *mods,
 	       struct step_job *j, struct err *e)
 {
-	char file[4096], k[64], x[64], r[96], r2[64];
+	char file[4096], k[64], x[64], r[96], r2[64], p[64];
 	const char *const o[] = {
 		"model.layers=2", "model.mtp_layers=0", "model.moe.dense_layers=0",
 		"model.moe.experts=16",
 		"model.moe.capacity_factor=1.0", "model.seq_len=4096", k, x,
-		"cluster.gpus=8", "parallel.tp=4", "parallel.pp=1", "parallel.ep=1",
+		"cluster.gpus=8", "parallel.tp=4", "parallel.pp=1", p,
 		"parallel.last_stage_layers=0", "parallel.global_batch=2",
 		"parallel.micro_batch=1", "parallel.sequence_parallel=true",
 		r, r2, "parallel.dtype=\"bf16\"",
@@ -45,6 +47,7 @@ static int run(struct cfg_schema *s, int top_k, int etp, const char *mods,
 	snprintf(file, sizeof file, "%s/tests/bench/step-moe.cfg", tap_srcdir());
 	snprintf(k, sizeof k, "model.moe.top_k=%d", top_k);
 	snprintf(x, sizeof x, "parallel.expert_tp=%d", etp);
+	snprintf(p, sizeof p, "parallel.ep=%d", ep);
 	snprintf(r, sizeof r, "parallel.recompute_modules=\"%s\"", mods ? mods : "");
 	snprintf(r2, sizeof r2, "parallel.recompute=\"%s\"", mods ? "selective" : "none");
 	return step_job_run(s, file, o, sizeof o / sizeof o[0], j, e);
@@ -57,9 +60,9 @@ int main(void)
 	struct err e = { 0 };
 	double pass_s = 2 * 0.75 * 58720256.0 / (450e9 * 0.767);
 
-	tap_plan(11);
-	int ok = run(s, 1, 0, NULL, &k1, &e) == 0 && run(s, 2, 0, NULL, &k2, &e) == 0 &&
-		 run(s, 3, 0, NULL, &k3, &e) == 0;
+	tap_plan(15);
+	int ok = run(s, 1, 0, 1, NULL, &k1, &e) == 0 && run(s, 2, 0, 1, NULL, &k2, &e) == 0 &&
+		 run(s, 3, 0, 1, NULL, &k3, &e) == 0;
 	if (tap_ok(ok, "the three runs (%s)", e.msg)) {
 		tap_near(k2.r.tp_exposed_s - k1.r.tp_exposed_s, 4 * pass_s, 1e-5,
 			 "top 2: one more gather and scatter of S, 4 x 255.2 us");
@@ -73,7 +76,7 @@ int main(void)
 	 * over TP for them, so top 2 exposes what top 1 does; each GPU holds
 	 * 4 times the routed experts' weights: 16 experts of 3 x 7168 x 2048
 	 * = 704,643,072 parameters a layer, 2 layers, 1 - 1/4 more */
-	ok = run(s, 1, 1, NULL, &x1, &e) == 0 && run(s, 2, 1, NULL, &x2, &e) == 0;
+	ok = run(s, 1, 1, 1, NULL, &x1, &e) == 0 && run(s, 2, 1, 1, NULL, &x2, &e) == 0;
 	if (tap_ok(ok, "expert TP 1 runs (%s)", e.msg)) {
 		tap_near(x2.r.tp_exposed_s, x1.r.tp_exposed_s, 1e-9,
 			 "expert TP 1: top 2 exposes the TP time of top 1");
@@ -87,7 +90,7 @@ int main(void)
 	 * same recomputation without it (the stack's selective: nothing else
 	 * recomputed with flash attention) */
 	struct step_job r0, r1;
-	ok = run(s, 2, 0, "", &r0, &e) == 0 && run(s, 2, 0, "moe", &r1, &e) == 0;
+	ok = run(s, 2, 0, 1, "", &r0, &e) == 0 && run(s, 2, 0, 1, "moe", &r1, &e) == 0;
 	if (tap_ok(ok, "selective runs with and without the moe module (%s)", e.msg)) {
 		tap_near(r1.r.tp_exposed_s - r0.r.tp_exposed_s, 2 * pass_s, 1e-5,
 			 "recompute moe: the dispatcher's gather and scatter again, 2 x 255.2 us");
@@ -98,6 +101,22 @@ int main(void)
 		       "recompute moe: less memory, %.4g < %.4g bytes",
 		       r1.r.peak_memory_bytes, r0.r.peak_memory_bytes);
 	}
+	/* Folded EP: expert TP 1, EP 8 over the stage's 4 TP x 2 DP ranks
+	 * (2 experts a GPU, none replicated: 4 x 2 / (1 x 8) = 1), where
+	 * EP 8 over DP alone cannot be (2 DP ranks) */
+	struct step_job f8;
+	ok = run(s, 2, 1, 8, NULL, &f8, &e) == 0;
+	if (tap_ok(ok, "EP 8 folded over TP 4 x DP 2 runs (%s)", e.msg)) {
+		tap_near(mem_stage_params(&x2.m, &x2.L, 0) - mem_stage_params(&f8.m, &f8.L, 0),
+			 2 * 704643072.0 * 7 / 8, 1e-9,
+			 "folded EP 8: 2 of 16 experts a GPU, 2 x 704,643,072 x 7/8 fewer parameters");
+		tap_ok(f8.r.tp_exposed_s > x2.r.tp_exposed_s,
+		       "folded EP 8: its all-to-alls are exposed, %.6f s > %.6f s",
+		       f8.r.tp_exposed_s, x2.r.tp_exposed_s);
+		tap_ok(layout_ep_group(&f8.L) == 8, "folded EP 8: an EP group of %d ranks",
+		       layout_ep_group(&f8.L));
+	}
+	step_job_free(&f8);
 	step_job_free(&k1);
 	step_job_free(&k2);
 	step_job_free(&k3);
