@@ -142,20 +142,34 @@ static double ffn(const struct cmp_shape *sh)
  * for both passes and every GPU. */
 #define FLASH_DROPOUT 1.034
 
+/* One flash-attention kernel over bh heads attending within `window`
+ * tokens (0: all before), forward or backward. */
+static double flash_s(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
+		      double bh, double dh, double window)
+{
+	return bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh, window) :
+		     kern_attn_fwd_s(&g->k, bh, sh->s, dh, window);
+}
+
 /* The causal flash-attention kernel over this rank's b a / t heads: with
  * context parallelism its 1/cp of the causal work (load-balanced chunks),
  * as 1/cp of the heads over the whole sequence; query/key and value head
- * dimensions that differ (latent attention) as their mean. */
+ * dimensions that differ (latent attention) as their mean.  A sliding
+ * window on a share of the layers (window_frac) makes a layer's kernel
+ * that share of the windowed one's and the rest the full one's: the mean
+ * layer, exact for a stage whose layers take the pattern evenly. */
 static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, bool bwd)
 {
 	double bh = sh->b * sh->a / sh->tp / (sh->cp > 0 ? sh->cp : 1);
 	double dh = (head_qk(sh) + head_v(sh)) / 2;
-	double f = kern_attn_fwd_flops(bh, sh->s, dh);
+	double w = sh->window > 0 ? sh->window_frac : 0;
+	double f = (1 - w) * kern_attn_fwd_flops(bh, sh->s, dh, 0) +
+		   w * kern_attn_fwd_flops(bh, sh->s, dh, sh->window);
 	struct cmp_cost c;
 
-	c.time_s = bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh) :
-			 kern_attn_fwd_s(&g->k, bh, sh->s, dh);
+	c.time_s = (1 - w) * flash_s(g, sh, bwd, bh, dh, 0) +
+		   w * flash_s(g, sh, bwd, bh, dh, sh->window);
 	c.time_s *= attn_impl_factor(sh->attn, g->attn_law, bwd, sh->s, dh);
 	if (sh->dropout)
 		c.time_s *= FLASH_DROPOUT;

@@ -73,6 +73,10 @@ struct cmp_shape {
 	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
 	double load;		/* busiest expert's tokens over the mean (0: 1) */
+	/* Sliding-window attention (flash kernels only: an unfused core
+	 * computes every score and masks): keys within window tokens, on
+	 * window_frac of the layers */
+	double window, window_frac;
 };
 
 /* Cost of a group of kernels; add with cmp_add(). */

@@ -105,11 +105,21 @@ void kern_fp8_rows_on_bf16(const struct kern_gpu *k, const struct kern_gemm_rows
 			    exp(gemm_residual(&k->gemm_bf16, rows->m[i], rows->nn[i], rows->k[i]));
 }
 
-double kern_attn_fwd_flops(double bh, double seq, double d)
+/* Block pairs a head's causal kernel visits: query block i reads key
+ * blocks 0..i, or with a window of w tokens only the wb = ceil(w/128)
+ * blocks before it and its own (those holding keys within w). */
+static double attn_pairs(double seq, double window)
 {
-	double nb = ceil(seq / KERN_BLOCK);
+	double nb = ceil(seq / KERN_BLOCK), wb = ceil(window / KERN_BLOCK);
 
-	return bh * nb * (nb + 1) / 2 * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
+	if (window <= 0 || nb <= wb + 1)
+		return nb * (nb + 1) / 2;
+	return (wb + 1) * (wb + 2) / 2 + (nb - wb - 1) * (wb + 1);
+}
+
+double kern_attn_fwd_flops(double bh, double seq, double d, double window)
+{
+	return bh * attn_pairs(seq, window) * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
 }
 
 /* Query blocks per SM: the per-block prologue and epilogue run in waves. */
@@ -119,9 +129,9 @@ static double attn_blocks(const struct kern_gpu *k, double bh, double seq)
 }
 
 static double attn_law_s(const struct kern_gpu *k, const struct kern_attn_law *a,
-			 bool bwd, double bh, double seq, double d)
+			 bool bwd, double bh, double seq, double d, double window)
 {
-	double f = kern_attn_fwd_flops(bh, seq, d), blocks = attn_blocks(k, bh, seq);
+	double f = kern_attn_fwd_flops(bh, seq, d, window), blocks = attn_blocks(k, bh, seq);
 
 	if (bwd)
 		return 2.5 * f / a->bwd_flops + blocks * a->bwd_block_s + a->launch_s;
@@ -129,10 +139,10 @@ static double attn_law_s(const struct kern_gpu *k, const struct kern_attn_law *a
 }
 
 static double attn_s(const struct kern_gpu *k, bool bwd, double bh, double seq,
-		     double d)
+		     double d, double window)
 {
 	const struct kern_attn_rows *r = &k->attn_rows;
-	double t = attn_law_s(k, &k->attn, bwd, bh, seq, d);
+	double t = attn_law_s(k, &k->attn, bwd, bh, seq, d, window);
 
 	if (r->n > 0) {
 		const double *x[3] = { r->bh, r->seq, r->d };
@@ -142,14 +152,16 @@ static double attn_s(const struct kern_gpu *k, bool bwd, double bh, double seq,
 	return t;
 }
 
-double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d)
+double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d,
+		       double window)
 {
-	return attn_s(k, false, bh, seq, d);
+	return attn_s(k, false, bh, seq, d, window);
 }
 
-double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d)
+double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d,
+		       double window)
 {
-	return attn_s(k, true, bh, seq, d);
+	return attn_s(k, true, bh, seq, d, window);
 }
 
 double kern_stream_s(const struct kern_gpu *k, enum kern_stream kind, double bytes)
@@ -234,7 +246,7 @@ void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *r,
 	if (r->n < 2)
 		return;
 	for (int i = 0; i < r->n; i++) {
-		F[i] = kern_attn_fwd_flops(r->bh[i], r->seq[i], r->d[i]);
+		F[i] = kern_attn_fwd_flops(r->bh[i], r->seq[i], r->d[i], 0);
 		G[i] = attn_blocks(k, r->bh[i], r->seq[i]);
 	}
 	ls2(r->n, F, G, r->fwd_s, law->launch_s, &a, &b);
@@ -268,9 +280,9 @@ void kern_residuals(struct kern_gpu *k)
 	gemm_residuals(k, &k->fp8, &k->gemm_bf16, &k->gemm_fp8);
 	for (int i = 0; i < a->n; i++) {
 		a->lnr_fwd[i] = log(a->fwd_s[i] /
-				    attn_law_s(k, &k->attn, false, a->bh[i], a->seq[i], a->d[i]));
+				    attn_law_s(k, &k->attn, false, a->bh[i], a->seq[i], a->d[i], 0));
 		a->lnr_bwd[i] = log(a->bwd_s[i] /
-				    attn_law_s(k, &k->attn, true, a->bh[i], a->seq[i], a->d[i]));
+				    attn_law_s(k, &k->attn, true, a->bh[i], a->seq[i], a->d[i], 0));
 	}
 }
 

@@ -30,7 +30,10 @@
  * visits the key blocks up to the diagonal, so a head of s tokens runs
  * nb (nb + 1) / 2 block pairs (nb = s/128) of 4 x 128^2 x d FLOPs forward
  * (what the kernel does, not the s^2 of the model's FLOP count); backward
- * 2.5x (five block matmuls to two).  Time = executed FLOPs / R + block_s x
+ * 2.5x (five block matmuls to two).  With a sliding window of w tokens
+ * (Mistral 7B, arXiv:2310.06825; GPT-OSS) a query block visits only its
+ * own and the ceil(w/128) key blocks before it (FlashAttention's
+ * window_size, cuDNN's sliding-window mask skip the others).  Time = executed FLOPs / R + block_s x
  * query blocks / SMs + launch, R and block_s fitted to the measured table
  * forward and backward, with the same kind of residual over (ln seq,
  * ln batch x heads).
@@ -133,11 +136,16 @@ double kern_gemm_s(const struct kern_gpu *k, bool fp8, double batch,
 /* The law alone. */
 double kern_gemm_law_s(const struct kern_gpu *k, const struct kern_gemm_law *law,
 		       double batch, double M, double N, double K);
-/* Flash attention over bh = batch x heads heads of seq tokens, head dim d. */
-double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d);
-double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d);
+/* Flash attention over bh = batch x heads heads of seq tokens, head dim d,
+ * each query attending to the keys within `window` tokens before it (0:
+ * all before it): the key blocks a query block visits shrink to the
+ * window's, the per-block work and the residual stay the kernel's. */
+double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d,
+		       double window);
+double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d,
+		       double window);
 /* The FLOPs the causal kernel executes forward (backward: 2.5x). */
-double kern_attn_fwd_flops(double bh, double seq, double d);
+double kern_attn_fwd_flops(double bh, double seq, double d, double window);
 /* A memory-bound kernel of `kind` moving `bytes`. */
 double kern_stream_s(const struct kern_gpu *k, enum kern_stream kind, double bytes);
 

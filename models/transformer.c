@@ -18,6 +18,13 @@ const struct cfg_setting tfm_settings[] = {
 	  "model.hidden / model.heads (Qwen3: 128 with hidden 2048 and 32 "
 	  "heads, config.json head_dim): the projections are h x a d and "
 	  "a d x h; 0: hidden / heads (latent attention has its model.mla.*)" },
+	{ "model.sliding_window", CFG_INT, "tokens", 0, 1e8, "0", NULL,
+	  "sliding-window attention: each query attends to the keys within this "
+	  "many tokens before it (Mistral 7B: 4096; GPT-OSS: 128), on the layers "
+	  "model.full_attention_every leaves windowed; 0: full causal attention" },
+	{ "model.full_attention_every", CFG_INT, "", 0, 1e5, "0", NULL,
+	  "with a sliding window: every this-many-th layer attends to all keys "
+	  "(GPT-OSS: 2, every other layer; Gemma 3: 6); 0: every layer windowed" },
 	{ "model.ffn_hidden", CFG_INT, "", 0, 1e8, "0", NULL,
 	  "MLP hidden width f of a dense layer; 0: 4 x model.hidden (GPT)" },
 	{ "model.mlp", CFG_ENUM, "", 0, 0, "gelu", "gelu|swiglu|geglu",
@@ -108,6 +115,8 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	if (sc_int(sc, "model.kv_heads") > 0)
 		m->kv_heads = (int)sc_int(sc, "model.kv_heads");
 	m->head_dim = (int)sc_int(sc, "model.head_dim");
+	m->window = (int)sc_int(sc, "model.sliding_window");
+	m->full_every = (int)sc_int(sc, "model.full_attention_every");
 	if (sc_int(sc, "model.ffn_hidden") > 0)
 		m->ffn_hidden = (int)sc_int(sc, "model.ffn_hidden");
 	m->mlp = strcmp(mlp, "swiglu") == 0 ? TFM_SWIGLU :
@@ -171,6 +180,10 @@ int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e)
 		return sc_error(sc, e, "model.kv_heads", "%d key/value heads do not "
 				"divide %d heads (expected a divisor of model.heads)",
 				m->kv_heads, m->heads);
+	if (m->full_every > 0 && m->window == 0)
+		return sc_error(sc, e, "model.full_attention_every", "full-attention "
+				"layers among windowed ones, but there is no window "
+				"(expected 0, or model.sliding_window > 0)");
 	if (m->mla.kv_lora_rank > 0 && m->head_dim > 0)
 		return sc_error(sc, e, "model.head_dim", "latent attention takes its "
 				"head dimensions from model.mla.* (expected 0 with "
@@ -383,11 +396,21 @@ double tfm_main_params(const struct tfm *m)
 	return params_of(m, -1, 0);
 }
 
+double tfm_window_frac(const struct tfm *m)
+{
+	if (m->window <= 0)
+		return 0;
+	return m->full_every > 0 ? (m->full_every - 1.0) / m->full_every : 1.0;
+}
+
 double tfm_attn_core_flops_per_token(const struct tfm *m)
 {
-	/* Q K^T over s keys and the weighted sum of s values, per head */
-	return 2.0 * m->seq_len * m->heads *
-	       (double)(tfm_qk_head_dim(m) + tfm_v_head_dim(m));
+	/* Q K^T over s keys and the weighted sum of s values, per head; a
+	 * windowed layer's query over the window's keys (at most s) */
+	double w = tfm_window_frac(m), s = m->seq_len;
+	double keys = (1 - w) * s + w * (m->window < s ? m->window : s);
+
+	return 2.0 * keys * m->heads * (double)(tfm_qk_head_dim(m) + tfm_v_head_dim(m));
 }
 
 /*

@@ -21,6 +21,11 @@
  *                 (Ainslie et al. 2023): K and V projections h x kv d
  *   head_dim      d where it is not h / a (Qwen3, Gemma): Q h x a d, K and V
  *                 h x kv d, the output projection a d x h
+ *   sliding_window, full_attention_every   a query attends to the keys
+ *                 within the window before it (Mistral 7B, arXiv:2310.06825:
+ *                 4,096 on every layer; GPT-OSS: 128 on every other layer,
+ *                 the rest full; Gemma 3: five windowed layers to one full):
+ *                 the attention core's work and FLOPs shrink to the window's
  *   ffn_hidden, mlp   GeLU: 2 h f weights; SwiGLU/GeGLU (Shazeer 2020):
  *                 three matrices (up, gate, down), 3 h f
  *   norm          LayerNorm (scale and bias, 2h) or RMSNorm (scale, h)
@@ -89,6 +94,9 @@ struct tfm {
 	double tokens;		/* training tokens for the whole run */
 	int kv_heads;		/* = heads: multi-head attention */
 	int head_dim;		/* per-head q/k/v dimensions; 0: hidden / heads */
+	int window;		/* sliding-window attention, tokens (0: none) */
+	int full_every;		/* with a window: every full_every-th layer
+				 * attends to all (0: none does) */
 	int ffn_hidden;		/* dense MLP width (4h for GPT) */
 	enum tfm_mlp mlp;
 	enum tfm_norm norm;
@@ -114,6 +122,8 @@ int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e);
  * through (top_k of the routed experts; the published "active" count). */
 double tfm_params(const struct tfm *m);
 double tfm_active_params(const struct tfm *m);
+/* The share of layers whose attention is windowed (0 without a window). */
+double tfm_window_frac(const struct tfm *m);
 /* The same without the multi-token-prediction modules (the main model,
  * as DeepSeek-V3's 671B counts it). */
 double tfm_main_params(const struct tfm *m);

@@ -358,8 +358,8 @@ static void test_rows(void)
 	const struct kern_attn_rows *a = &g.k.attn_rows;
 	bad = 0;
 	for (int i = 0; i < a->n; i++) {
-		bad += fabs(kern_attn_fwd_s(&g.k, a->bh[i], a->seq[i], a->d[i]) / a->fwd_s[i] - 1) > 0.02;
-		bad += fabs(kern_attn_bwd_s(&g.k, a->bh[i], a->seq[i], a->d[i]) / a->bwd_s[i] - 1) > 0.02;
+		bad += fabs(kern_attn_fwd_s(&g.k, a->bh[i], a->seq[i], a->d[i], 0) / a->fwd_s[i] - 1) > 0.02;
+		bad += fabs(kern_attn_bwd_s(&g.k, a->bh[i], a->seq[i], a->d[i], 0) / a->bwd_s[i] - 1) > 0.02;
 	}
 	tap_ok(a->n == 9 && bad == 0, "all 9 measured attention rows, forward and backward, within 2%%");
 	/* the law alone on attention: its fit error */
@@ -367,7 +367,7 @@ static void test_rows(void)
 	struct kern_gpu k = g.k;
 	k.attn_rows.n = 0;
 	for (int i = 0; i < a->n; i++)
-		worst_law = fmax(worst_law, fabs(kern_attn_fwd_s(&k, a->bh[i], a->seq[i], a->d[i]) /
+		worst_law = fmax(worst_law, fabs(kern_attn_fwd_s(&k, a->bh[i], a->seq[i], a->d[i], 0) /
 						 a->fwd_s[i] - 1));
 	tap_diag("attention law alone: worst forward row %.2f%%", 100 * worst_law);
 }
@@ -538,9 +538,9 @@ static void test_b200(void)
 		 "with the BF16 shape residual, %.1f%% by the law alone",
 		 100 * worst_f8_held, 100 * worst_f8_law);
 	for (int i = 0; i < ra->n; i++) {
-		worst = fmax(worst, fabs(kern_attn_fwd_s(&g.k, ra->bh[i], ra->seq[i], ra->d[i]) /
+		worst = fmax(worst, fabs(kern_attn_fwd_s(&g.k, ra->bh[i], ra->seq[i], ra->d[i], 0) /
 					 ra->fwd_s[i] - 1));
-		worst = fmax(worst, fabs(kern_attn_bwd_s(&g.k, ra->bh[i], ra->seq[i], ra->d[i]) /
+		worst = fmax(worst, fabs(kern_attn_bwd_s(&g.k, ra->bh[i], ra->seq[i], ra->d[i], 0) /
 					 ra->bwd_s[i] - 1));
 	}
 	tap_diag("b200 GEMM law alone: worst row with M or K under 1024 %.2f%%",

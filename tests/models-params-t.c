@@ -72,7 +72,7 @@ int main(void)
 {
 	struct tfm m;
 
-	tap_plan(33);
+	tap_plan(36);
 	/* Published figures; a dense model's active count is its total. */
 	published("gpt3-175b", 175.0e9, 175.0e9, 0.005, "Brown et al. 2020, Table 2.1");
 	published("llama3-8b", 8.03e9, 8.03e9, 0.005, "Meta-Llama-3-8B model page");
@@ -94,6 +94,12 @@ int main(void)
 	 * against the card's rounded 3.3B: held to 2% */
 	published("qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02, "Qwen/Qwen3-30B-A3B model card");
 	published("qwen3-235b-a22b", 235e9, 22e9, 0.015, "Qwen/Qwen3-235B-A22B model card");
+	/* GPT-OSS-120B: the card's 5.13B active leave the input embedding out
+	 * (201,088 x 2,880 = 0.579B; its Table 1 counts the unembedding), so
+	 * trainsim's count, which holds both tables, is held against 5.13B +
+	 * 0.579B */
+	published("gpt-oss-120b", 116.83e9, 5.13e9 + 201088.0 * 2880, 0.005,
+		  "openai gpt-oss model card, Table 1");
 	if (load("deepseek-v3", &m) == 0)
 		tap_ok(fabs(tfm_params(&m) / 685e9 - 1) <= 0.005, "deepseek-v3 with its "
 		       "MTP module: %.4gB within 0.5%% of 685B (DeepSeek-V3 README)",
@@ -121,6 +127,15 @@ int main(void)
 	tap_near(tfm_attn_core_flops_per_token(&m), 2.0 * 16 * 4 * (32 + 32), 1e-12,
 		 "head_dim: the attention core's FLOPs follow d");
 	m.head_dim = 0;
+	/* a sliding window of 4 tokens on every other layer (s = 16): the
+	 * attention core's keys a query 0.5 x 16 + 0.5 x 4 = 10, 2 x 10 x 4 x
+	 * (16 + 16) FLOPs a token a layer */
+	m.window = 4;
+	m.full_every = 2;
+	tap_near(tfm_attn_core_flops_per_token(&m), 2.0 * 10 * 4 * (16 + 16), 1e-12,
+		 "sliding window on every other layer: keys 0.5 s + 0.5 w");
+	m.window = 0;
+	m.full_every = 0;
 	/* SwiGLU of f = 96: 3 h f = 18432 weights (GeLU 4h: 2 x 64 x 256 = 32768),
 	 * biases 2f + h = 256 (GeLU f + h = 320); no biases, RMSNorm (h per
 	 * norm), rotary positions (no s h), untied (V h more). */

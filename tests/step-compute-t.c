@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(23);
+	tap_plan(27);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -47,12 +47,32 @@ int main(void)
 	 * each visiting 1..16 key blocks, 136 pairs of 4 x 128^2 x 128 FLOPs;
 	 * 12 x 16 query blocks over 4 SMs at 1 us */
 	double pairs = 16 * 17 / 2.0, f = 12 * pairs * 4 * 128.0 * 128 * 128;
-	tap_near(kern_attn_fwd_flops(12, 2048, 128), f, 1e-12,
+	tap_near(kern_attn_fwd_flops(12, 2048, 128, 0), f, 1e-12,
 		 "causal flash forward FLOPs: 136 block pairs per head");
-	tap_near(kern_attn_fwd_s(&g.k, 12, 2048, 128), f / 1e14 + 12 * 16 / 4.0 * 1e-6 + 5e-6,
+	tap_near(kern_attn_fwd_s(&g.k, 12, 2048, 128, 0), f / 1e14 + 12 * 16 / 4.0 * 1e-6 + 5e-6,
 		 1e-12, "flash forward: FLOPs / rate + blocks per SM x block_s + launch");
-	tap_near(kern_attn_bwd_s(&g.k, 12, 2048, 128), 2.5 * f / 5e13 + 12 * 16 / 4.0 * 2e-6 + 5e-6,
+	tap_near(kern_attn_bwd_s(&g.k, 12, 2048, 128, 0), 2.5 * f / 5e13 + 12 * 16 / 4.0 * 2e-6 + 5e-6,
 		 1e-12, "flash backward: 2.5x the FLOPs at its own rate");
+	/* a sliding window of 256 tokens (2 blocks): query block i visits
+	 * min(i + 1, 3) key blocks, 1 + 2 + 14 x 3 = 45 pairs of the 136;
+	 * the per-block work stays (every query block runs) */
+	double wf = 12 * 45 * 4 * 128.0 * 128 * 128;
+	tap_near(kern_attn_fwd_flops(12, 2048, 128, 256), wf, 1e-12,
+		 "sliding window 256: 45 block pairs per head, not 136");
+	tap_near(kern_attn_fwd_s(&g.k, 12, 2048, 128, 256),
+		 wf / 1e14 + 12 * 16 / 4.0 * 1e-6 + 5e-6, 1e-12,
+		 "sliding window 256: the windowed FLOPs at the kernel's rate");
+	tap_near(kern_attn_fwd_flops(12, 2048, 128, 4096), f, 1e-12,
+		 "a window longer than the sequence: full causal attention");
+	/* a layer with the window on half its layers (GPT-OSS's pattern):
+	 * its attention core half each kernel's */
+	struct cmp_shape ws = { .b = 1, .s = 2048, .h = 1536, .a = 12, .V = 1000,
+				.tp = 1, .flash = true, .fused = true, .peak_flops = 312e12,
+				.window = 256, .window_frac = 0.5 };
+	tap_near(cmp_attn_core_s(&g, &ws, false),
+		 0.5 * kern_attn_fwd_s(&g.k, 12, 2048, 128, 256) +
+		 0.5 * kern_attn_fwd_s(&g.k, 12, 2048, 128, 0), 1e-12,
+		 "window on every other layer: the mean layer's core, half of each kernel");
 
 	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8, no flash */
 	struct cmp_shape sh = { .b = 1, .s = 2048, .h = 12288, .a = 96, .V = 51200,
@@ -87,7 +107,7 @@ int main(void)
 	cmp_attn_recompute(&g, &sh, &c);
 	tap_near(c.time_s, 0, 0, "flash attention: nothing to recompute selectively");
 	cmp_layer_fwd(&g, &sh, &c);
-	tap_near(c.flops, 24 * b * s * h * h / t + kern_attn_fwd_flops(12, s, dh), 1e-12,
+	tap_near(c.flops, 24 * b * s * h * h / t + kern_attn_fwd_flops(12, s, dh, 0), 1e-12,
 		 "flash forward FLOPs: the GEMMs' plus what the causal kernel executes");
 	/* the loss over T x V/t = 2048 x 6400 logits: Megatron's six eager
 	 * kernels over fp32 (cast 6, max 4, subtract 8, exp 8, sum 4, divide
