@@ -33,10 +33,10 @@
  * 2.5x (five block matmuls to two).  With a sliding window of w tokens
  * (Mistral 7B, arXiv:2310.06825; GPT-OSS) a query block visits only its
  * own and the ceil(w/128) key blocks before it (FlashAttention's
- * window_size, cuDNN's sliding-window mask skip the others).  Time = executed FLOPs / R + block_s x
- * query blocks / SMs + launch, R and block_s fitted to the measured table
- * forward and backward, with the same kind of residual over (ln seq,
- * ln batch x heads).
+ * window_size, cuDNN's sliding-window mask skip the others).  Time =
+ * executed FLOPs / R + block_s x query blocks / SMs + launch, R and
+ * block_s fitted to the measured table forward and backward, with the same
+ * kind of residual over (ln seq, ln batch x heads).
  *
  * Memory-bound kernels: bytes (as the benchmark counts them: reads plus
  * writes) / (HBM bandwidth x the measured fraction for that kind).
