@@ -143,12 +143,14 @@ static double ffn(const struct cmp_shape *sh)
 #define FLASH_DROPOUT 1.034
 
 /* One flash-attention kernel over bh heads attending within `window`
- * tokens (0: all before), forward or backward. */
-static double flash_s(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
-		      double bh, double dh, double window)
+ * tokens (0: all before): its time, forward or backward, and its forward
+ * FLOPs. */
+static void flash_kernel(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
+			 double bh, double dh, double window, double *t, double *f)
 {
-	return bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh, window) :
-		     kern_attn_fwd_s(&g->k, bh, sh->s, dh, window);
+	*t = bwd ? kern_attn_bwd_s(&g->k, bh, sh->s, dh, window) :
+		   kern_attn_fwd_s(&g->k, bh, sh->s, dh, window);
+	*f = kern_attn_fwd_flops(bh, sh->s, dh, window);
 }
 
 /* The causal flash-attention kernel over this rank's b a / t heads: with
@@ -163,13 +165,16 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 {
 	double bh = sh->b * sh->a / sh->tp / (sh->cp > 0 ? sh->cp : 1);
 	double dh = (head_qk(sh) + head_v(sh)) / 2;
-	double w = sh->window > 0 ? sh->window_frac : 0;
-	double f = (1 - w) * kern_attn_fwd_flops(bh, sh->s, dh, 0) +
-		   w * kern_attn_fwd_flops(bh, sh->s, dh, sh->window);
+	double w = sh->window > 0 ? sh->window_frac : 0, f;
 	struct cmp_cost c;
 
-	c.time_s = (1 - w) * flash_s(g, sh, bwd, bh, dh, 0) +
-		   w * flash_s(g, sh, bwd, bh, dh, sh->window);
+	flash_kernel(g, sh, bwd, bh, dh, 0, &c.time_s, &f);
+	if (w > 0) {
+		double tw, fw;
+		flash_kernel(g, sh, bwd, bh, dh, sh->window, &tw, &fw);
+		c.time_s = (1 - w) * c.time_s + w * tw;
+		f = (1 - w) * f + w * fw;
+	}
 	c.time_s *= attn_impl_factor(sh->attn, g->attn_law, bwd, sh->s, dh);
 	if (sh->dropout)
 		c.time_s *= FLASH_DROPOUT;
