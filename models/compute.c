@@ -37,6 +37,29 @@ void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	out->dyn_j = kpw_tensor_j(g, out->flops, t);
 }
 
+/* Before each MXFP8 GEMM Transformer Engine rearranges both operands'
+ * block scales into the layout cuBLAS reads (pytorch/csrc/extensions/
+ * gemm.cpp, swizzle_scaling_factors, TE 2.9): two small kernels reading
+ * and writing one byte per 32 elements. */
+#define MX_SWIZZLE_B (2.0 / 32)
+
+void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double batch,
+		 double M, double N, double K, struct cmp_cost *out)
+{
+	struct cmp_cost c;
+
+	cmp_gemm(g, sh->fp8, batch, M, N, K, out);
+	if (!sh->fp8 || sh->fp8_scaling != CMP_FP8_MX || g->mx_gemm_ratio <= 0)
+		return;
+	out->time_s *= g->mx_gemm_ratio;
+	out->gemm_s = out->time_s;
+	out->dyn_j = kpw_tensor_j(g, out->flops, out->time_s);
+	cmp_stream(g, KS_COPY, batch * M * K * MX_SWIZZLE_B, &c);
+	cmp_add(out, &c, 1);
+	cmp_stream(g, KS_COPY, batch * K * N * MX_SWIZZLE_B, &c);
+	cmp_add(out, &c, 1);
+}
+
 void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
 		struct cmp_cost *out)
 {
@@ -56,7 +79,7 @@ static void add_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 {
 	struct cmp_cost c;
 
-	cmp_gemm(g, sh->fp8, batch, M, N, K, &c);
+	cmp_te_gemm(g, sh, batch, M, N, K, &c);
 	cmp_add(acc, &c, times);
 }
 
@@ -652,7 +675,7 @@ static void add_ub_split(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	if (chunks <= 1 || whole <= 0)
 		return;
-	cmp_gemm(g, sh->fp8, 1, M, N, K, &c);
+	cmp_te_gemm(g, sh, 1, M, N, K, &c);
 	c.time_s *= split / whole - 1;
 	c.gemm_s = c.time_s;
 	c.flops = 0;

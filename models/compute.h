@@ -45,6 +45,13 @@
 #include "models/attn_impl.h"
 #include "models/gpu.h"
 
+/* How Transformer Engine scales an FP8 tensor (fp8.c). */
+enum cmp_fp8_scaling {
+	CMP_FP8_DELAYED,	/* per tensor, from its amax history */
+	CMP_FP8_CURRENT,	/* per tensor, from its own amax */
+	CMP_FP8_MX,		/* per 32-element block (MXFP8, Blackwell) */
+};
+
 struct cmp_shape {
 	double b, s, h, a, V;	/* micro batch, sequence, hidden, heads, vocab */
 	int tp;
@@ -56,7 +63,7 @@ struct cmp_shape {
 	bool xentropy;		/* eager stacks: flash-attn's fused loss kernel */
 	double metric_ce;	/* no-grad fp32 cross-entropies per microbatch */
 	bool fp8;		/* GEMMs in FP8 */
-	bool fp8_current;	/* ... with current (per-tensor) scaling */
+	enum cmp_fp8_scaling fp8_scaling;	/* ... scaled how (fp8.c) */
 	bool dropout;		/* attention dropout (inside the flash kernel) */
 	bool bias;		/* linear layers carry biases (GPT) */
 	double peak_flops;	/* tensor peak of the datatype in use */
@@ -94,6 +101,12 @@ void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times);
 /* One (batched) GEMM [M x K] x [K x N], `batch` times in one call. */
 void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	      double M, double N, double K, struct cmp_cost *out);
+/* A Transformer Engine module's GEMM in the run's datatype: FP8 where the
+ * shape is, block-scaled MXFP8 at the GPU's gemm_mxfp8_ratio of the
+ * per-tensor FP8 time, after the two kernels that swizzle its operands'
+ * block scales (out->gemm_s: the GEMM alone). */
+void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double batch,
+		 double M, double N, double K, struct cmp_cost *out);
 /* One memory-bound kernel of `kind` moving `bytes`. */
 void cmp_stream(const struct gpu_spec *g, enum kern_stream kind, double bytes,
 		struct cmp_cost *out);
@@ -164,9 +177,14 @@ double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes);
  * row-parallel TE Linear (proj, FC2) whose input is cast and whose output
  * gradient is sequence-split under sequence parallelism.  The output
  * layer, router and attention core stay bf16 (compute.c).  Current
- * scaling (sh->fp8_current; TE's Float8CurrentScaling, NeMo's
+ * scaling (CMP_FP8_CURRENT; TE's Float8CurrentScaling, NeMo's
  * "tensorwise") reads each tensor once more for its amax before the cast,
- * and the LayerNorm writes bf16 that is then cast as a Linear's input. */
+ * and the LayerNorm writes bf16 that is then cast as a Linear's input.
+ * MXFP8 (CMP_FP8_MX; TE's MXFP8BlockScaling) quantizes each tensor once
+ * into both the row- and the column-wise copies its GEMMs read, each with
+ * one scale byte per 32 elements, and needs no amax pass and no
+ * transpose; its LayerNorm writes bf16 too (TE quantizes a norm's output
+ * to MXFP8 in the norm kernel only with NVTE_NORM_FWD_USE_CUDNN). */
 enum cmp_te_kind { CMP_TE_LN_COL, CMP_TE_COL, CMP_TE_ROW };
 
 /* The FP8 casts and transposes of one GEMM [M x K] x [K x N] (M: all its
@@ -177,8 +195,10 @@ void cmp_fp8_io(const struct gpu_spec *g, const struct cmp_shape *sh,
 /* Once per iteration: the FP8 cast and transpose of `params` GEMM weights
  * into TE's cached FP8 copies (Megatron passes is_first_microbatch, so TE
  * refreshes its weight workspace on the first microbatch only); with
- * current scaling, each weight's amax first. */
-double cmp_fp8_weights_s(const struct gpu_spec *g, double params, bool current);
+ * current scaling, each weight's amax first; MXFP8 quantizes both copies
+ * with their block scales in one pass. */
+double cmp_fp8_weights_s(const struct gpu_spec *g, double params,
+			 enum cmp_fp8_scaling scaling);
 /* Transformer Engine's TP-communication overlap (userbuffers, TE v1.8
  * module/base.py initialize_ub defaults, as Megatron-Core --tp-comm-overlap
  * runs it with sequence parallelism) cuts the GEMMs it overlaps into

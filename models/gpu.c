@@ -62,6 +62,10 @@ const struct cfg_setting gpu_settings[] = {
 	  "GEMM law: per call (fitted)" },
 	{ "gpus.*.gemm_fp8_tflops", CFG_FLOAT, "TFLOP/s", 0, 1e5, "0", NULL,
 	  "GEMM law: achievable FP8 rate (fitted; 0: no FP8)" },
+	{ "gpus.*.gemm_mxfp8_ratio", CFG_FLOAT, "", 0, 10, "0", NULL,
+	  "block-scaled MXFP8 GEMM time over per-tensor FP8's on the same shape "
+	  "(measured; 0: no block-scaled FP8 tensor cores, fp8_recipe mxfp8 "
+	  "refused)" },
 	{ "gpus.*.attn_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_LAW_CHOICES,
 	  "the attention implementation the attn_* laws describe (the kernel "
 	  "they were measured or published for); other implementations are "
@@ -148,6 +152,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	k->fp8.sm_flops = sc_float(sc, "gpus.%s.gemm_fp8_tflops", name) * 1e12 / k->sms;
 	if (k->fp8.sm_flops <= 0)	/* no FP8: step.c refuses fp8 before */
 		k->fp8.sm_flops = k->bf16.sm_flops;
+	out->mx_gemm_ratio = sc_float(sc, "gpus.%s.gemm_mxfp8_ratio", name);
 	k->attn.fwd_flops = sc_float(sc, "gpus.%s.attn_fwd_tflops", name) * 1e12;
 	k->attn.fwd_block_s = sc_float(sc, "gpus.%s.attn_fwd_block_us", name) * 1e-6;
 	k->attn.bwd_flops = sc_float(sc, "gpus.%s.attn_bwd_tflops", name) * 1e12;

@@ -154,9 +154,8 @@ static int compute_time(const struct pace_src *src, const struct layout *L,
 		p->flops_per_iter = p->step.flops_per_iter;
 		return 0;
 	}
-	if (src->step->par.dtype == PAR_FP8 && src->g->peak_fp8_flops <= 0)
-		return sc_where_error(src->step->where, e, "parallel.dtype", "%s has "
-				      "no FP8 tensor cores (expected bf16)", src->g->name);
+	if (step_check_dtype(src->step, src->g, e) < 0)
+		return -1;
 	p->flops_per_iter = tfm_flops(src->m, sequences,
 				      src->step->par.recompute == PAR_RECOMPUTE_FULL);
 	p->compute_s = p->flops_per_iter /

@@ -129,11 +129,14 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.fp8_params", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "FP8 weights only (NeMo's fp8_params, TE fp8_model_init): no bf16 copy "
 	  "beside Transformer Engine's FP8 weight and its transpose; needs dtype fp8" },
-	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current",
+	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current|mxfp8",
 	  "Transformer Engine's FP8 scaling: delayed (scales from the amax history; "
-	  "Megatron-Core and NeMo's default) or current (per tensor from its own amax: "
+	  "Megatron-Core and NeMo's default), current (per tensor from its own amax: "
 	  "NeMo's 'tensorwise', MLPerf v5.1's; an amax pass over each tensor before "
-	  "its cast, and the LayerNorm no longer writes FP8); needs dtype fp8" },
+	  "its cast, and the LayerNorm no longer writes FP8) or mxfp8 (one E8M0 "
+	  "scale per 32 elements, TE's MXFP8BlockScaling: Blackwell's block-scaled "
+	  "GEMMs at the GPU's gemm_mxfp8_ratio, each tensor quantized once into "
+	  "both its row- and column-wise copies, no amax pass); needs dtype fp8" },
 	{ "parallel.ep_dispatcher", CFG_ENUM, "", 0, 0, "alltoall", "alltoall|deepep",
 	  "how an MoE layer moves tokens to their experts (dispatch.h): alltoall "
 	  "(Megatron-Core's default, one copy per token and expert) or deepep "
@@ -329,7 +332,7 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_params", "FP8 weights need "
 				      "FP8 GEMMs (expected parallel.dtype = \"fp8\", or "
 				      "fp8_params false)");
-	if (o->fp8_recipe == PAR_FP8_CURRENT && o->dtype != PAR_FP8)
+	if (o->fp8_recipe != PAR_FP8_DELAYED && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
 				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
 				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
@@ -458,8 +461,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
 	o->ds_engine = st->ds_engine;
 	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
-	o->fp8_recipe = strcmp(sc_str(sc, "parallel.fp8_recipe"), "current") == 0 ?
-			PAR_FP8_CURRENT : PAR_FP8_DELAYED;
+	const char *recipe = sc_str(sc, "parallel.fp8_recipe");
+	o->fp8_recipe = strcmp(recipe, "current") == 0 ? PAR_FP8_CURRENT :
+			strcmp(recipe, "mxfp8") == 0 ? PAR_FP8_MX : PAR_FP8_DELAYED;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;

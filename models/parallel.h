@@ -25,8 +25,10 @@ enum par_recompute { PAR_RECOMPUTE_NONE, PAR_RECOMPUTE_SELECTIVE, PAR_RECOMPUTE_
  * every GPU in the catalog); it differs only where a stack keeps its
  * gradients in the weights' type (DeepSpeed's engine, ds_engine). */
 enum par_dtype { PAR_BF16, PAR_FP8, PAR_FP16 };
-/* Transformer Engine's FP8 scaling (compute.h cmp_fp8_io) */
-enum par_fp8_recipe { PAR_FP8_DELAYED, PAR_FP8_CURRENT };
+/* Transformer Engine's FP8 scaling (compute.h cmp_fp8_io): per tensor
+ * from an amax history (delayed) or from the tensor itself (current), or
+ * per 32-element block (MXFP8, Blackwell's block-scaled tensor cores) */
+enum par_fp8_recipe { PAR_FP8_DELAYED, PAR_FP8_CURRENT, PAR_FP8_MX };
 
 struct par_opts {
 	enum par_schedule schedule;

@@ -35,9 +35,8 @@ static int pace_setup(const struct scenario *sc, struct pace_cache *cache,
 				 step_cfg_read_net(sc, &md->step, e) < 0))
 		return -1;
 	/* the formula model too: no FP8 run on a GPU without FP8 */
-	if (md->step.par.dtype == PAR_FP8 && md->g.peak_fp8_flops <= 0)
-		return sc_error(sc, e, "parallel.dtype", "%s has no FP8 tensor cores "
-				"(expected bf16)", md->g.name);
+	if (step_check_dtype(&md->step, &md->g, e) < 0)
+		return -1;
 	return pace_compute(&md->src, md->L.dp, &md->full, e);
 }
 

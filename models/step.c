@@ -603,8 +603,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next
 	 * first microbatch, serial with the step as Adam is */
 	if (o->dtype == PAR_FP8)
-		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem),
-					   o->fp8_recipe == PAR_FP8_CURRENT);
+		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem), step_fp8_scaling(o));
 	double regather_frac = 0, regather_tensors = 0;
 	if (o->zero3_sync && o->recompute == PAR_RECOMPUTE_FULL)
 		zero3_regather(m, L, &regather_frac, &regather_tensors);
@@ -682,13 +681,25 @@ void step_cfg_free(struct step_cfg *c)
 	c->net = NULL;
 }
 
-int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e)
+int step_check_dtype(const struct step_cfg *c, const struct gpu_spec *g, struct err *e)
 {
-	if (gpu_check(g, c->where, e) < 0)
-		return -1;
-	if (c->par.dtype == PAR_FP8 && g->peak_fp8_flops <= 0)
+	if (c->par.dtype != PAR_FP8)
+		return 0;
+	if (g->peak_fp8_flops <= 0)
 		return sc_where_error(c->where, e, "parallel.dtype", "%s has no FP8 "
 				      "tensor cores (expected bf16)", g->name);
+	if (c->par.fp8_recipe == PAR_FP8_MX && g->mx_gemm_ratio <= 0)
+		return sc_where_error(c->where, e, "parallel.fp8_recipe", "mxfp8 needs "
+				      "block-scaled FP8 tensor cores (Blackwell) and %s has "
+				      "none (gpus.%s.gemm_mxfp8_ratio is 0; expected delayed "
+				      "or current)", g->name, g->name);
+	return 0;
+}
+
+int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e)
+{
+	if (gpu_check(g, c->where, e) < 0 || step_check_dtype(c, g, e) < 0)
+		return -1;
 	/* FlashAttention-3 is Hopper code (wgmma, TMA): it runs only where
 	 * the GPU's own attention is a Hopper-class kernel */
 	if (c->par.flash_attention && c->par.attention_kernel == ATTN_FLASH3 &&

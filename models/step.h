@@ -179,6 +179,9 @@ int step_check_memory(const struct step_cfg *c, const struct tfm *m,
 		      const struct layout *L, const struct gpu_spec *g,
 		      struct mem_breakdown *out, struct err *e);
 void step_print_memory(FILE *f, const struct mem_breakdown *b, double hbm_bytes);
+/* The run's datatype on the GPU: FP8 only where it has FP8 tensor cores,
+ * MXFP8 only where they scale blocks (both models, step and formula). */
+int step_check_dtype(const struct step_cfg *c, const struct gpu_spec *g, struct err *e);
 /* The GPU for the step model: its efficiency curve, FP8 when asked for. */
 int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct err *e);
 

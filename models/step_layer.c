@@ -548,7 +548,7 @@ static int tp_async(const struct tfm *m, const struct par_opts *o,
 	for (int i = 0; i < 2; i++) {
 		if (width[i] <= 0)
 			continue;
-		cmp_gemm(g, sh->fp8, 1, T, width[i], sh->h, &gm);
+		cmp_te_gemm(g, sh, 1, T, width[i], sh->h, &gm);
 		c->tp_bwd_s -= async_hidden_s(g, dx_s, gm.time_s, &slow);
 		/* the re-gathered input, new here: only its excess shows */
 		c->tp_bwd_s += ag_s - async_hidden_s(g, ag_s, gm.time_s, &slow);
@@ -596,6 +596,12 @@ static void fsdp_grad(const struct gpu_spec *g, const struct par_opts *o,
 		return;
 	eager_fsdp_grad(g, params, par_shard_ranks(o, L->dp), o->zero_reduce_fp32, &c);
 	cmp_add(pass, &c, 1);
+}
+
+enum cmp_fp8_scaling step_fp8_scaling(const struct par_opts *o)
+{
+	return o->fp8_recipe == PAR_FP8_MX ? CMP_FP8_MX :
+	       o->fp8_recipe == PAR_FP8_CURRENT ? CMP_FP8_CURRENT : CMP_FP8_DELAYED;
 }
 
 /* A layer's parameter tensors: a GPT layer's four weight matrices, their
@@ -661,7 +667,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	sh.xentropy = o->xentropy;
 	sh.metric_ce = o->metric_ce;
 	sh.fp8 = o->dtype == PAR_FP8;
-	sh.fp8_current = sh.fp8 && o->fp8_recipe == PAR_FP8_CURRENT;
+	sh.fp8_scaling = step_fp8_scaling(o);
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
@@ -674,7 +680,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		xs.xentropy = sh.xentropy;
 		xs.metric_ce = sh.metric_ce;
 		xs.fp8 = sh.fp8;
-		xs.fp8_current = sh.fp8_current;
+		xs.fp8_scaling = sh.fp8_scaling;
 		xs.cp = L->cp;
 		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);
 		/* the shared experts' part: the layer's time less its time

@@ -1,7 +1,10 @@
 /* step-fp8-t.c -- Transformer Engine's FP8 passes (models/fp8.c) on the toy
  * GPU (tests/toy-gpu.h: copies at 0.5 TB/s, 5 us per kernel).  Expected
  * times by hand from the byte counts of TE v1.13's kernels (fp8.c):
- * cast 3 B/element, cast+transpose 4, fp8 transpose 2, weights 4 B/param. */
+ * cast 3 B/element, cast+transpose 4, fp8 transpose 2, weights 4 B/param;
+ * MXFP8's quantize (TE 2.x) 4.0625. */
+#include <math.h>
+
 #include "tests/tap.h"
 #include "models/compute.h"
 #include "tests/toy-gpu.h"
@@ -22,7 +25,7 @@ int main(void)
 				.tp = 1, .flash = true, .fused = true, .fp8 = true };
 
 	toy(&g);
-	tap_plan(19);
+	tap_plan(26);
 
 	/* forward: a row-parallel GEMM's input [1000 x 2000] */
 	sh.sp = true;
@@ -56,13 +59,13 @@ int main(void)
 	cmp_fp8_io(&g, &sh, CMP_TE_COL, true, 1000, 3000, 2000, &c);
 	tap_near(c.time_s, pass_s(12e6), 1e-12,
 		 "bwd, Linear without SP: its input's transpose came from the forward");
-	tap_near(cmp_fp8_weights_s(&g, 1e6, false), pass_s(4e6), 1e-12,
+	tap_near(cmp_fp8_weights_s(&g, 1e6, CMP_FP8_DELAYED), pass_s(4e6), 1e-12,
 		 "weights: 1M parameters cast and transposed, 4 B each (13 us)");
-	tap_ok(cmp_fp8_weights_s(&g, 0, false) == 0, "no weights, no pass");
+	tap_ok(cmp_fp8_weights_s(&g, 0, CMP_FP8_DELAYED) == 0, "no weights, no pass");
 
 	/* current scaling: an amax pass (2 B/element read) before every cast
 	 * of a bf16 tensor, and the LayerNorm's output cast as a Linear's */
-	sh.fp8_current = true;
+	sh.fp8_scaling = CMP_FP8_CURRENT;
 	sh.sp = false;
 	sh.tp = 1;
 	cmp_fp8_io(&g, &sh, CMP_TE_ROW, false, 1000, 500, 2000, &c);
@@ -84,9 +87,45 @@ int main(void)
 	cmp_fp8_io(&g, &sh, CMP_TE_ROW, true, 1000, 2000, 500, &c);
 	tap_near(c.time_s, pass_s(0.5e6 * 2) + pass_s(1.5e6) + pass_s(4e6) + pass_s(1e6),
 		 1e-12, "current, bwd, row-parallel under SP: amax of the dy shard first (35 us)");
-	tap_near(cmp_fp8_weights_s(&g, 1e6, true), pass_s(4e6) + pass_s(2e6), 1e-12,
+	tap_near(cmp_fp8_weights_s(&g, 1e6, CMP_FP8_CURRENT), pass_s(4e6) + pass_s(2e6), 1e-12,
 		 "current, weights: amax then cast_transpose (22 us)");
-	sh.fp8_current = false;
+
+	/* MXFP8: one quantize writes the row- and column-wise copies with a
+	 * scale byte per 32 elements, 2 + 2 x (1 + 1/32) = 4.0625 B/element,
+	 * no amax, no transposes */
+	sh.fp8_scaling = CMP_FP8_MX;
+	sh.sp = false;
+	sh.tp = 1;
+	cmp_fp8_io(&g, &sh, CMP_TE_ROW, false, 1000, 500, 2000, &c);
+	tap_near(c.time_s, pass_s(2e6 * 4.0625), 1e-12,
+		 "mxfp8, fwd, no SP: one quantize of the input (21.25 us)");
+	cmp_fp8_io(&g, &sh, CMP_TE_LN_COL, true, 1000, 3000, 2000, &c);
+	tap_near(c.time_s, pass_s(3e6 * 4.0625), 1e-12,
+		 "mxfp8, bwd, LayerNormLinear: dy's quantize alone, the input's "
+		 "column-wise copy kept from the forward (29.38 us)");
+	sh.sp = true;
+	sh.tp = 4;
+	cmp_fp8_io(&g, &sh, CMP_TE_LN_COL, false, 1000, 500, 2000, &c);
+	tap_near(c.time_s, pass_s(0.5e6 * 4.0625), 1e-12,
+		 "mxfp8, fwd, LayerNormLinear under SP on 4: the bf16 norm's 1/4 shard "
+		 "quantized before the gather (9.06 us)");
+	cmp_fp8_io(&g, &sh, CMP_TE_ROW, true, 1000, 2000, 500, &c);
+	tap_ok(fabs(c.time_s - pass_s(0.5e6 * 4.0625)) < 1e-15 && c.kernels == 1,
+	       "mxfp8, bwd, row-parallel under SP: the dy shard's quantize, one kernel");
+	tap_near(cmp_fp8_weights_s(&g, 1e6, CMP_FP8_MX), pass_s(4.0625e6), 1e-12,
+		 "mxfp8, weights: both copies of 1M parameters (13.13 us)");
+	/* the GEMMs at the GPU's MXFP8 ratio of the per-tensor FP8 time,
+	 * after swizzling each operand's scales: read and write 1 B per 32
+	 * elements of a 1024 x 1024 operand, 64 KiB, two kernels */
+	g.mx_gemm_ratio = 1.25;
+	cmp_gemm(&g, true, 1, 1024, 1024, 1024, &bf);
+	cmp_te_gemm(&g, &sh, 1, 1024, 1024, 1024, &f8);
+	tap_ok(fabs(f8.gemm_s / bf.time_s - 1.25) < 1e-12 && f8.flops == bf.flops,
+	       "mxfp8 GEMM: 1.25x the FP8 time, the same FLOPs");
+	tap_ok(fabs(f8.time_s - f8.gemm_s - 2 * pass_s(65536)) < 1e-15 && f8.kernels == 3,
+	       "mxfp8 GEMM: two scale swizzles before it (10.26 us)");
+	g.mx_gemm_ratio = 0;
+	sh.fp8_scaling = CMP_FP8_DELAYED;
 	sh.sp = false;
 	sh.tp = 1;
 
