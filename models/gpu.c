@@ -41,11 +41,12 @@ const struct cfg_setting gpu_settings[] = {
 	{ "gpus.*.band", CFG_FLOAT, "", 0, 1, "0.25", NULL,
 	  "relative uncertainty of an iteration's time from this GPU's kernel "
 	  "laws (combined with the stack's band)" },
-	{ "gpus.*.validated_band.*", CFG_FLOAT, "", 0, 1, NULL, NULL,
+	{ "gpus.*.validated_band.*", CFG_FLOAT, "", 0, 10, NULL, NULL,
 	  "the band of this GPU under the stack named by the key: the largest "
 	  "|error| of its independent validation rows (make validate); where "
-	  "given it replaces the combination of the GPU's and the stack's bands" },
-	{ "gpus.*.validated_band_moe.*", CFG_FLOAT, "", 0, 1, NULL, NULL,
+	  "given it replaces the combination of the GPU's and the stack's bands "
+	  "(above 1 a run's low side is 0: no lower bound)" },
+	{ "gpus.*.validated_band_moe.*", CFG_FLOAT, "", 0, 10, NULL, NULL,
 	  "the band of this GPU under the stack named by the key for a model "
 	  "with experts (model.moe.experts > 0): the largest |error| of its "
 	  "mixture-of-experts validation rows; where given, such a run reports "

@@ -84,7 +84,14 @@ int run_finish(struct run *r, int completed, struct err *e)
  * carbon are taken to move with duration (to first order: the same power
  * for longer, GPU-hours billed by the hour), except the commitment paid
  * past the run's end, which is fixed (and on the high side would be used
- * up first: cost_usd_hi is then an upper bound). */
+ * up first: cost_usd_hi is then an upper bound).  A band above 1 (a
+ * published run more than twice as slow as predicted) leaves no lower
+ * bound: the low side stops at 0. */
+static double lo_factor(double x)
+{
+	return x > 0 ? x : 0;
+}
+
 static void summarize_band(struct run *r, double iter_s, double dur_s)
 {
 	static const char *const scaled[][2] = {
@@ -96,15 +103,16 @@ static void summarize_band(struct run *r, double iter_s, double dur_s)
 
 	rep_summary(r->rep, "calibrated", r->md->g.calibration != GPU_CAL_NONE, "");
 	rep_summary(r->rep, "band", b, "");
-	rep_summary(r->rep, "iteration_time_s_lo", iter_s * (1 - b), "s");
+	rep_summary(r->rep, "iteration_time_s_lo", iter_s * lo_factor(1 - b), "s");
 	rep_summary(r->rep, "iteration_time_s_hi", iter_s * (1 + b), "s");
-	rep_summary(r->rep, "duration_s_lo", dur_s * (1 - b * share), "s");
+	rep_summary(r->rep, "duration_s_lo", dur_s * lo_factor(1 - b * share), "s");
 	rep_summary(r->rep, "duration_s_hi", dur_s * (1 + b * share), "s");
 	for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
 		double v = rep_summary_get(r->rep, scaled[i][0]);
 		double fixed = i == 0 ? rep_summary_get(r->rep, "cost_commitment_unused_usd") : 0;
 		snprintf(name, sizeof name, "%s_lo", scaled[i][0]);
-		rep_summary(r->rep, name, fixed + (v - fixed) * (1 - b * share), scaled[i][1]);
+		rep_summary(r->rep, name, fixed + (v - fixed) * lo_factor(1 - b * share),
+			    scaled[i][1]);
 		snprintf(name, sizeof name, "%s_hi", scaled[i][0]);
 		rep_summary(r->rep, name, fixed + (v - fixed) * (1 + b * share), scaled[i][1]);
 	}

@@ -21,6 +21,7 @@
 #     stack's 17% combine, hypot(0.05, 0.17) = 0.177200;
 #     iteration_time_s_lo/hi = t (1 -+ band);
 #     duration_s_lo/hi = d (1 -+ band x training share), cost likewise;
+#     a band above 1 leaves no lower bound: the low sides stop at 0;
 #   - a model with experts reports the pair's validated_band_moe where
 #     there is one (0.5, set with -s) and the dense band where not (0.25);
 #     a dense model ignores it;
@@ -33,7 +34,7 @@ set -u
 cd "$SRCDIR" || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-echo "1..13"
+echo "1..14"
 json() {	# KEY FILE
 	tr ',' '\n' < "$2" | sed -n "s/^[ {]*\"$1\": \([-0-9.e+]*\).*/\1/p"
 }
@@ -100,6 +101,20 @@ check "$( [ "$(near "$(json band "$tmp/moe.json")" 0.25)" = 1 ] &&
 	[ "$(near "$(json band "$tmp/moeband.json")" 0.5)" = 1 ] &&
 	[ "$(near "$(json band "$tmp/denseband.json")" 0.25)" = 1 ] && echo 1 || echo 0)" \
 	"band: an MoE model reports validated_band_moe (0.5) where given, else the pair's 0.25; a dense one 0.25"
+
+# a band above 1 (a published run over twice as slow as predicted): no
+# lower bound, the low side 0, the high side t (1 + band)
+run moebig -s model.moe.experts=8 -s gpus.a100_80gb.validated_band_moe.megatron_lm_2021=2
+tb=$(json iteration_time_s "$tmp/moebig.json")
+db=$(json duration_s "$tmp/moebig.json")
+sb=$(awk -v a="$(json time_training_s "$tmp/moebig.json")" -v r="$(json time_redo_s "$tmp/moebig.json")" \
+	-v d="$db" 'BEGIN { printf "%.17g", (a + r) / d }')
+check "$( [ "$(json iteration_time_s_lo "$tmp/moebig.json")" = 0 ] &&
+	[ "$(near "$(json iteration_time_s_hi "$tmp/moebig.json")" "$(awk -v t="$tb" 'BEGIN { printf "%.17g", 3 * t }')")" = 1 ] &&
+	[ "$(near "$(json duration_s_lo "$tmp/moebig.json")" "$(awk -v d="$db" -v s="$sb" 'BEGIN { x = 1 - 2 * s; printf "%.17g", d * (x > 0 ? x : 0) }')")" = 1 ] &&
+	awk -v c="$(json cost_usd_lo "$tmp/moebig.json")" 'BEGIN { exit !(c >= 0) }' &&
+	echo 1 || echo 0)" \
+	"band 2: iteration_time_s_lo 0, _hi 3 t, duration_s_lo d max(0, 1 - 2 x share), cost_usd_lo >= 0"
 
 run v100 -s cluster.gpu=v100_32gb
 check "$(awk 'END { print (NR == 1 && /v100_32gb is uncalibrated/) ? 1 : 0 }' "$tmp/v100.err")" \
