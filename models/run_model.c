@@ -311,6 +311,28 @@ static void print_attention(const struct model *md, FILE *out)
 	fprintf(out, "; %s's law is %s's\n", md->g.name, attn_impl_names[law]);
 }
 
+/* The GEMMs' datatype, FP8's scaling recipe, and the peak they run under. */
+static void print_precision(const struct model *md, FILE *out)
+{
+	const struct par_opts *o = &md->step.par;
+	static const char *const recipe[] = {
+		[PAR_FP8_DELAYED] = "delayed scaling",
+		[PAR_FP8_CURRENT] = "current scaling",
+		[PAR_FP8_MX] = "MXFP8 block scaling",
+	};
+
+	if (o->dtype != PAR_FP8) {
+		fprintf(out, "precision             %s GEMMs (%.0f TFLOP/s dense peak)\n",
+			o->dtype == PAR_FP16 ? "fp16" : "bf16", md->g.peak_bf16_flops / 1e12);
+		return;
+	}
+	fprintf(out, "precision             fp8 GEMMs, %s (%.0f TFLOP/s dense peak)",
+		recipe[o->fp8_recipe], md->g.peak_fp8_flops / 1e12);
+	if (o->fp8_recipe == PAR_FP8_MX)
+		fprintf(out, "; %.3fx the per-tensor GEMM time", md->g.mx_gemm_ratio);
+	fprintf(out, "\n");
+}
+
 /* ZeRO: the stage, the ranks a shard spans, how ZeRO-3 gathers. */
 static void print_zero(const struct model *md, FILE *out)
 {
@@ -365,6 +387,7 @@ static void print_derived(const struct model *md, FILE *out)
 	fprintf(out, "layout                tp %d  pp %d  dp %d  microbatches %d\n",
 		md->L.tp, md->L.pp, md->L.dp, md->L.microbatches);
 	print_attention(md, out);
+	print_precision(md, out);
 	print_zero(md, out);
 	print_experts(md, out);
 	fprintf(out, "iteration_time_s      %.4f\n", md->iteration_s);

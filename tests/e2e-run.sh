@@ -20,7 +20,7 @@ keys="duration_s iterations tokens iteration_time_s tflops_per_gpu mfu goodput
 gpu_hours energy_kwh it_energy_kwh carbon_kg embodied_carbon_kg cost_usd failures
 preemptions checkpoints restarts lost_work_s peak_memory_gib"
 nkeys=$(echo $keys | wc -w)
-plan $((nkeys + 89))
+plan $((nkeys + 91))
 
 "$TRAINSIM" -q --json -o "$tmp/a.h5" scenarios/175b.cfg >"$tmp/a.json" 2>"$tmp/err"
 ok $? "175b.cfg runs"
@@ -221,6 +221,14 @@ ok $? "--check names the attention kernel: te resolves to cudnn on H100"
 "$TRAINSIM" --check -s 'training.stack="megatron_core"' scenarios/175b.cfg 2>/dev/null |
 	grep -q "^attention  *flash2 (te: .*a100_80gb's law is flash2's"
 ok $? "--check: te resolves to flash2 on A100"
+# The GEMMs' datatype and FP8 recipe (bf16 on A100; MXFP8 on B200 at the
+# catalog's 1.051x, TE's GEMM-profiling page)
+"$TRAINSIM" --check scenarios/175b.cfg 2>/dev/null | grep -q "^precision  *bf16 GEMMs (312 TFLOP/s"
+ok $? "--check: bf16 GEMMs at the A100's 312 TFLOP/s"
+"$TRAINSIM" --check -s 'cluster.gpu="b200"' -s 'parallel.dtype="fp8"' -s 'parallel.fp8_recipe="mxfp8"' \
+	scenarios/tiny.cfg 2>/dev/null |
+	grep -q "^precision  *fp8 GEMMs, MXFP8 block scaling (4500 TFLOP/s dense peak); 1.051x"
+ok $? "--check: MXFP8 on B200, its GEMMs at 1.051x per-tensor FP8's"
 # ZeRO's sharding: tiny.cfg at pp 1 has dp 8; hybrid groups of 2
 "$TRAINSIM" --check -s parallel.pp=1 -s parallel.zero_stage=3 -s parallel.zero_shard_ranks=2 \
 	scenarios/tiny.cfg 2>/dev/null |
