@@ -604,6 +604,15 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * first microbatch, serial with the step as Adam is */
 	if (o->dtype == PAR_FP8)
 		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem), step_fp8_scaling(o));
+	/* FP8 weights (fp8_params, NeMo's fp8_param_gather) are all-gathered
+	 * after the optimizer in FP8: Megatron-Core's DistributedDataParallel-
+	 * Config.fp8_param_gather, "keep the compute param in fp8 ... and
+	 * perform the param all-gather in fp8" (core_r0.9+).  MXFP8 weights
+	 * go through the reused gradient buffer instead
+	 * (reuse_grad_buf_for_mxfp8_param_ag), whose width is not settled
+	 * here: their 2 bytes are kept, as ZeRO-3's per-layer gathers'. */
+	double weight_bytes = o->dtype == PAR_FP8 && o->fp8_params &&
+			      o->fp8_recipe != PAR_FP8_MX && o->zero_stage != 3 ? 1 : 2;
 	double regather_frac = 0, regather_tensors = 0;
 	if (o->zero3_sync && o->recompute == PAR_RECOMPUTE_FULL)
 		zero3_regather(m, L, &regather_frac, &regather_tensors);
@@ -627,6 +636,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		 * communication_data_type) reduces in the weights' 2 bytes */
 		.grad_bytes = o->zero_stage >= 1 ? (o->zero_reduce_fp32 ? 4 : 2) :
 			      o->grad_reduce_bytes,
+		.weight_bytes = weight_bytes,
 		.prefetch_bytes = o->zero_prefetch_bytes,
 		.shard_ranks = par_shard_ranks(o, L->dp),
 		.zero3_sync = o->zero3_sync, .zero3_tensors = step_layer_tensors(m),

@@ -295,6 +295,8 @@ struct step_plan {
 	double bucket_bytes;
 	double grad_bytes;		/* per gradient element in DP collectives
 					 * (0: 2, the weights' bf16/fp16) */
+	double weight_bytes;		/* per weight element in the all-gather after
+					 * the optimizer (sharded modes; 0: 2) */
 	double prefetch_bytes;		/* ZeRO-3: weights gathered ahead */
 	int shard_ranks;		/* ZeRO-2/3 hybrid sharding: ranks a shard
 					 * group holds (0: all dp) */

@@ -126,6 +126,13 @@ static double grad_bytes(const struct des *d)
 	return d->p->grad_bytes > 0 ? d->p->grad_bytes : 2.0;
 }
 
+/* Bytes per weight element in the all-gather after the optimizer (2
+ * unless the plan says: 1 for FP8 weights gathered in FP8). */
+static double weight_bytes(const struct des *d)
+{
+	return d->p->weight_bytes > 0 ? d->p->weight_bytes : 2.0;
+}
+
 static int segments(const struct des *d, int vs)
 {
 	if (d->p->dp_mode != STEP_DP_ZERO3 || !d->p->chunk_layers)
@@ -429,9 +436,9 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 	s->tail_s = 0;
 	if (zero3_sync(d) && !d->free_comm && per_tensor_tail_s(d, k, b, &s->tail_s, e) < 0)
 		return -1;
-	/* weights travel in 2 bytes, gradients in the plan's grad_bytes */
+	/* weights travel in the plan's weight_bytes, gradients in grad_bytes */
 	d->dp_elems += (b->op == COLL_ALL_REDUCE ? 2.0 : 1.0) * b->bytes /
-		       (b->op == COLL_ALL_GATHER ? 2.0 : grad_bytes(d));
+		       (b->op == COLL_ALL_GATHER ? weight_bytes(d) : grad_bytes(d));
 	if (d->free_comm) {
 		s->in_flight = 1;
 		ev_after(d->sim, 0, d->k_comm, tag);
@@ -727,7 +734,7 @@ static int start_weight_gather(struct des *d, struct err *e)
 	for (int k = 0; k < pp; k++) {
 		double bytes = 0;
 		for (int c = 0; c < v; c++)
-			bytes += 2.0 * d->p->chunk_params[vs_of(d, c, k)];
+			bytes += weight_bytes(d) * d->p->chunk_params[vs_of(d, c, k)];
 		int nb = (int)ceil(bytes / d->p->bucket_bytes);
 		if (nb < 1)
 			nb = 1;

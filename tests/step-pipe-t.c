@@ -105,7 +105,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(60);
+	tap_plan(61);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -296,6 +296,13 @@ int main(void)
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 14e-3, 1e-12, "param gather fully hidden: ends with Adam");
 	p.param_gather_hide_s = NULL;
+	/* FP8 weights gathered in FP8 (weight_bytes 1): 1 MB, 14-15 ms, the
+	 * same 2 Psi elements moved */
+	p.weight_bytes = 1;
+	step_run(&p, &r, &e);
+	tap_ok(fabs(r.iteration_s - 15e-3) < 15e-15 && fabs(r.dp_comm_elems_per_rank - 2e6) < 1e-6,
+	       "FP8 param gather: 1 MB after Adam, 15 ms; still 2 Psi elements");
+	p.weight_bytes = 0;
 	/* ZeRO-3 on the 1 GB/s transport: one stage, m = 1, two layers of
 	 * 0.5e6 parameters (1 MB of fp16 weights: 1 ms to gather or reduce),
 	 * forward 1 ms and backward 2 ms per layer, one gather ahead.
