@@ -332,7 +332,7 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_params", "FP8 weights need "
 				      "FP8 GEMMs (expected parallel.dtype = \"fp8\", or "
 				      "fp8_params false)");
-	if (o->fp8_recipe != PAR_FP8_DELAYED && o->dtype != PAR_FP8)
+	if (o->fp8_recipe != CMP_FP8_DELAYED && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
 				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
 				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
@@ -462,8 +462,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->ds_engine = st->ds_engine;
 	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
 	const char *recipe = sc_str(sc, "parallel.fp8_recipe");
-	o->fp8_recipe = strcmp(recipe, "current") == 0 ? PAR_FP8_CURRENT :
-			strcmp(recipe, "mxfp8") == 0 ? PAR_FP8_MX : PAR_FP8_DELAYED;
+	o->fp8_recipe = strcmp(recipe, "current") == 0 ? CMP_FP8_CURRENT :
+			strcmp(recipe, "mxfp8") == 0 ? CMP_FP8_MX : CMP_FP8_DELAYED;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;

@@ -25,10 +25,6 @@ enum par_recompute { PAR_RECOMPUTE_NONE, PAR_RECOMPUTE_SELECTIVE, PAR_RECOMPUTE_
  * every GPU in the catalog); it differs only where a stack keeps its
  * gradients in the weights' type (DeepSpeed's engine, ds_engine). */
 enum par_dtype { PAR_BF16, PAR_FP8, PAR_FP16 };
-/* Transformer Engine's FP8 scaling (compute.h cmp_fp8_io): per tensor
- * from an amax history (delayed) or from the tensor itself (current), or
- * per 32-element block (MXFP8, Blackwell's block-scaled tensor cores) */
-enum par_fp8_recipe { PAR_FP8_DELAYED, PAR_FP8_CURRENT, PAR_FP8_MX };
 
 struct par_opts {
 	enum par_schedule schedule;
@@ -60,7 +56,8 @@ struct par_opts {
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	enum par_dtype dtype;
 	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
-	enum par_fp8_recipe fp8_recipe;
+	enum cmp_fp8_scaling fp8_recipe;	/* Transformer Engine's FP8 scaling
+						 * (compute.h, fp8.c) */
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer
 					 * bucket; 0: par_dp_bucket_bytes() */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */

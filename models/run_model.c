@@ -316,9 +316,9 @@ static void print_precision(const struct model *md, FILE *out)
 {
 	const struct par_opts *o = &md->step.par;
 	static const char *const recipe[] = {
-		[PAR_FP8_DELAYED] = "delayed scaling",
-		[PAR_FP8_CURRENT] = "current scaling",
-		[PAR_FP8_MX] = "MXFP8 block scaling",
+		[CMP_FP8_DELAYED] = "delayed scaling",
+		[CMP_FP8_CURRENT] = "current scaling",
+		[CMP_FP8_MX] = "MXFP8 block scaling",
 	};
 
 	if (o->dtype != PAR_FP8) {
@@ -328,7 +328,7 @@ static void print_precision(const struct model *md, FILE *out)
 	}
 	fprintf(out, "precision             fp8 GEMMs, %s (%.0f TFLOP/s dense peak)",
 		recipe[o->fp8_recipe], md->g.peak_fp8_flops / 1e12);
-	if (o->fp8_recipe == PAR_FP8_MX)
+	if (o->fp8_recipe == CMP_FP8_MX)
 		fprintf(out, "; %.3fx the per-tensor GEMM time", md->g.mx_gemm_ratio);
 	fprintf(out, "\n");
 }

@@ -603,7 +603,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next
 	 * first microbatch, serial with the step as Adam is */
 	if (o->dtype == PAR_FP8)
-		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem), step_fp8_scaling(o));
+		opt_s += cmp_fp8_weights_s(g, te_params(m, L, &mem), o->fp8_recipe);
 	/* FP8 weights (fp8_params, NeMo's fp8_param_gather) are all-gathered
 	 * after the optimizer in FP8: Megatron-Core's DistributedDataParallel-
 	 * Config.fp8_param_gather, "keep the compute param in fp8 ... and
@@ -612,7 +612,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * (reuse_grad_buf_for_mxfp8_param_ag), whose width is not settled
 	 * here: their 2 bytes are kept, as ZeRO-3's per-layer gathers'. */
 	double weight_bytes = o->dtype == PAR_FP8 && o->fp8_params &&
-			      o->fp8_recipe != PAR_FP8_MX && o->zero_stage != 3 ? 1 : 2;
+			      o->fp8_recipe != CMP_FP8_MX && o->zero_stage != 3 ? 1 : 2;
 	double regather_frac = 0, regather_tensors = 0;
 	if (o->zero3_sync && o->recompute == PAR_RECOMPUTE_FULL)
 		zero3_regather(m, L, &regather_frac, &regather_tensors);
@@ -698,7 +698,7 @@ int step_check_dtype(const struct step_cfg *c, const struct gpu_spec *g, struct 
 	if (g->peak_fp8_flops <= 0)
 		return sc_where_error(c->where, e, "parallel.dtype", "%s has no FP8 "
 				      "tensor cores (expected bf16)", g->name);
-	if (c->par.fp8_recipe == PAR_FP8_MX && g->mx_gemm_ratio <= 0)
+	if (c->par.fp8_recipe == CMP_FP8_MX && g->mx_gemm_ratio <= 0)
 		return sc_where_error(c->where, e, "parallel.fp8_recipe", "mxfp8 needs "
 				      "block-scaled FP8 tensor cores (Blackwell) and %s has "
 				      "none (gpus.%s.gemm_mxfp8_ratio is 0; expected delayed "

@@ -598,12 +598,6 @@ static void fsdp_grad(const struct gpu_spec *g, const struct par_opts *o,
 	cmp_add(pass, &c, 1);
 }
 
-enum cmp_fp8_scaling step_fp8_scaling(const struct par_opts *o)
-{
-	return o->fp8_recipe == PAR_FP8_MX ? CMP_FP8_MX :
-	       o->fp8_recipe == PAR_FP8_CURRENT ? CMP_FP8_CURRENT : CMP_FP8_DELAYED;
-}
-
 /* A layer's parameter tensors: a GPT layer's four weight matrices, their
  * biases and its two norms' scale (and shift with LayerNorm); MoE and MLA
  * layers are counted as GPT's. */
@@ -667,7 +661,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	sh.xentropy = o->xentropy;
 	sh.metric_ce = o->metric_ce;
 	sh.fp8 = o->dtype == PAR_FP8;
-	sh.fp8_scaling = step_fp8_scaling(o);
+	sh.fp8_scaling = o->fp8_recipe;
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {

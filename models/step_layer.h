@@ -41,8 +41,6 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
  * also over EP (an MoE layer's when moe). */
 double step_layer_rank_params(const struct tfm *m, const struct layout *L,
 			      bool moe, double layers);
-/* How the run's FP8 tensors are scaled (compute.h) for its recipe. */
-enum cmp_fp8_scaling step_fp8_scaling(const struct par_opts *o);
 /* A layer's parameter tensors (weights, biases, norms' scale and shift). */
 double step_layer_tensors(const struct tfm *m);
 
