@@ -98,17 +98,39 @@ static void add_gemm_bf16(const struct gpu_spec *g, struct cmp_cost *acc,
 	cmp_add(acc, &c, times);
 }
 
-/* A Transformer Engine GEMM (forward; bwd: its dgrad and wgrad) with the
- * FP8 casts and transposes that run around it (cmp_fp8_io). */
+/*
+ * A Transformer Engine GEMM (forward; bwd: its dgrad and wgrad) with the
+ * FP8 casts and transposes that run around it (cmp_fp8_io).
+ *
+ * MoE experts (sh->per_expert_gemms, batch = the local experts) run as TE's
+ * GroupedLinear, which issues one cuBLAS GEMM per expert, round-robin over
+ * its compute streams (TE v2.9-v2.18 te_general_grouped_gemm: "For now, we
+ * only have multi-stream cublas backend", common/gemm/cublaslt_gemm.cu
+ * multi_stream_cublas_gemm), and quantizes each expert's tensor with a
+ * kernel of its own except under delayed scaling, which has one fused
+ * multi-tensor cast (pytorch/csrc/extensions/cast.cpp
+ * multi_tensor_quantize_impl: "Currently only have fused kernel for FP8
+ * delayed scaling"); MXFP8's scale swizzles are one multi-tensor kernel
+ * an operand (multi_tensor_swizzle_scaling_factors).  Their time stays
+ * that of one batched GEMM over the experts (the streams run them side by
+ * side); what the calls change is how many kernels the host launches
+ * (host.h).
+ */
 static void add_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *acc, enum cmp_te_kind kind, bool bwd,
 			double batch, double M, double N, double K)
 {
-	add_gemm(g, sh, acc, bwd ? 2 : 1, batch, M, N, K);
+	double calls = sh->per_expert_gemms && batch > 1 ? batch : 1;
+	double gemms = bwd ? 2 : 1;
+
+	add_gemm(g, sh, acc, gemms, batch, M, N, K);
+	acc->kernels += gemms * (calls - 1);
 	if (sh->fp8) {
 		struct cmp_cost c;
 
 		cmp_fp8_io(g, sh, kind, bwd, batch * M, N, K, &c);
+		if (sh->fp8_scaling != CMP_FP8_DELAYED)
+			c.kernels *= calls;
 		cmp_add(acc, &c, 1);
 	}
 }
@@ -341,10 +363,11 @@ static double expert_tokens(const struct cmp_shape *sh)
 	       sh->experts * load;
 }
 
-/* An MoE layer's MLP: router, permute, grouped experts, unpermute, shared
- * experts.  backward: the GEMMs twice, the streams' gradients. */
-static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
-		    struct cmp_cost *acc, bool backward)
+/* An MoE layer's MLP after the router: permute, grouped experts,
+ * unpermute, shared experts.  backward: the GEMMs twice, the streams'
+ * gradients. */
+static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
+		       struct cmp_cost *acc, bool backward)
 {
 	double T = sh->b * qlen(sh), h = sh->h, ep = sh->ep > 0 ? sh->ep : 1;
 	double local = sh->experts / ep, M = expert_tokens(sh);
@@ -352,7 +375,6 @@ static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 	struct cmp_shape xs = *sh;	/* the experts' GEMMs split over etp */
 
 	xs.tp = (int)expert_tp(sh);
-	add_gemm_bf16(g, acc, backward ? 2 : 1, 1, T, sh->experts, h);	/* router */
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
 	if (backward)
 		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
@@ -365,6 +387,22 @@ static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 		else
 			mlp_fwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe);
 	}
+}
+
+/* An MoE layer's MLP: the router, then the routed part. */
+static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, bool backward)
+{
+	add_gemm_bf16(g, acc, backward ? 2 : 1, 1, sh->b * qlen(sh), sh->experts, sh->h);
+	moe_routed(g, sh, acc, backward);
+}
+
+void cmp_moe_routed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *out)
+{
+	cmp_zero(out);
+	if (sh->experts > 0)
+		moe_routed(g, sh, out, false);
 }
 
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,

@@ -76,6 +76,8 @@ struct cmp_shape {
 	/* An MoE layer's MLP (experts 0: dense): the router, then the busiest
 	 * EP rank's E/ep experts as one grouped GEMM over its tokens */
 	double experts, topk, shared, fe;	/* fe: one expert's width */
+	bool per_expert_gemms;	/* the experts' GEMMs one call per local
+				 * expert (kernels counted so; compute.c) */
 	double ep;		/* expert-parallel degree (0: 1) */
 	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
@@ -116,6 +118,12 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
 void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out);
+/* What an MoE layer's forward runs once its dispatcher knows where each
+ * token goes: the permutation, the experts, the unpermutation and the
+ * shared experts (a dropless dispatcher issues these after it has read
+ * the routed tokens' counts on the host; step_layer.c). */
+void cmp_moe_routed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *out);
 /* The attention core's time, forward or backward (without flash: twice
  * the forward's): what ring attention's K/V exchange can hide behind. */
 double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,

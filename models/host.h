@@ -13,11 +13,17 @@
  * side is longer the GPU idles between kernels (small models, small
  * microbatches); when the GPU side is longer the host's cost is hidden.
  * The kernels are those compute.h counts for the pass (one per GEMM call,
- * eager elementwise op, flash call); host_s is the stack's CPU time per
- * launched kernel (stack.c, with its source), or the scenario's
+ * eager elementwise op, flash call; an MoE layer's experts one GEMM call
+ * each, parallel.moe_gemm); host_s is the stack's CPU time per launched
+ * kernel (stack.c, with its source) times the node's host_op_scale (a
+ * Grace CPU issues an op 2.75x slower than the x86 host the stacks'
+ * figure was measured on: nodes.cfg), or the scenario's
  * training.host_us_per_kernel.  A stack that replays CUDA graphs would
  * launch a layer's kernels with one call; none of the stacks here does by
  * default.
+ *
+ * A dropless MoE layer's forward waits on the host for its routed token
+ * counts (host_sync_bound): its two parts are bound separately.
  *
  * An upper bound on the host's effect: the lead the host builds during a
  * GPU-bound pass (the logits' GEMM and loss, a long attention kernel) is not
@@ -30,7 +36,8 @@
  * Not modelled: views and other ops that launch no kernel (their CPU time
  * is folded into the per-kernel figure, as the measurements behind it
  * include them), the optimizer's and the data loader's host time, host
- * syncs (loss.item()) that drain the queue once per step.
+ * syncs (loss.item()) that drain the queue once per step, CUDA graphs over
+ * parts of a layer (Megatron-Core --cuda-graph-scope).
  */
 #ifndef MODELS_HOST_H
 #define MODELS_HOST_H
@@ -46,5 +53,16 @@ double host_issue_s(double kernels, double host_s);
  * Concurrent Execution") the two sides take turns: time_s + kernels x
  * host_s. */
 void host_bound(struct cmp_cost *pass, double host_s, bool blocking);
+/* A pass whose host waits, part-way, for the GPU to reach a point (a
+ * device-to-host copy it needs: a dropless MoE layer's token counts,
+ * step_layer.c).  Neither side runs ahead across it, so the part before
+ * and the tail after each cost the larger of their two sides, where a
+ * pass without it costs the larger of its totals.  pass holds the whole
+ * pass, tail included; cover_s is GPU time in the tail outside
+ * tail->time_s (collectives issued at once and run while the host goes
+ * on), which hides host time as kernels do.  The GPU's idle time is
+ * added to pass->time_s. */
+void host_sync_bound(struct cmp_cost *pass, const struct cmp_cost *tail,
+		     double cover_s, double host_s);
 
 #endif

@@ -31,6 +31,10 @@ const struct cfg_setting node_settings[] = {
 	PART("other", "BMC, board, PCIe switches and the rest"),
 	{ "nodes.*.psu_efficiency", CFG_FLOAT, "", 0.5, 1, NULL, NULL,
 	  "power supplies: DC out / AC in" },
+	{ "nodes.*.host_op_scale", CFG_FLOAT, "", 0.1, 100, "1", NULL,
+	  "the host CPU's time to issue one framework operation over an x86 "
+	  "DGX host's (Xeon Platinum 8480C), by which the stacks' CPU time per "
+	  "launched kernel is scaled (models/host.h; 1: an x86 server CPU)" },
 	{ "nodes.*.source", CFG_STRING, "", 0, 0, "", NULL,
 	  "where the figures come from (user guide, URL, date; trainsim list)" },
 	CFG_END
@@ -83,7 +87,18 @@ int node_lookup(const struct scenario *sc, const char *key, const char *gpu,
 		}
 	}
 	out->psu_efficiency = sc_float(sc, "nodes.%s.psu_efficiency", name);
+	out->host_op_scale = sc_float(sc, "nodes.%s.host_op_scale", name);
 	return 0;
+}
+
+double node_host_op_scale(const struct scenario *sc)
+{
+	struct node_spec n;
+	struct err e = { 0 };
+
+	if (!sc_has(sc, "nodes") || node_from_scenario(sc, &n, &e) < 0)
+		return 1;
+	return n.host_op_scale;
 }
 
 int node_from_scenario(const struct scenario *sc, struct node_spec *out, struct err *e)

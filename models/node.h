@@ -41,6 +41,7 @@ struct node_spec {
 	int gpus;		/* GPUs of the system the figures describe */
 	double idle_w[HOST_PARTS], busy_w[HOST_PARTS];	/* whole system, DC */
 	double psu_efficiency;	/* DC out / AC in */
+	double host_op_scale;	/* CPU time per framework op over an x86 DGX's */
 };
 
 extern const struct cfg_setting node_settings[];
@@ -51,6 +52,10 @@ int node_lookup(const struct scenario *sc, const char *key, const char *gpu,
 		struct node_spec *out, struct err *e);
 /* The training job's: cluster.node for cluster.gpu. */
 int node_from_scenario(const struct scenario *sc, struct node_spec *out, struct err *e);
+/* The job's node's host_op_scale; 1 where the scenario has no nodes
+ * catalog or its node does not resolve (node_from_scenario says why where
+ * the power is accounted). */
+double node_host_op_scale(const struct scenario *sc);
 /* Host power (DC, no GPUs) of one job node of gpus_per_node GPUs. */
 double node_host_w(const struct node_spec *n, int gpus_per_node, bool busy);
 /* Wall power of nodes whose GPUs draw gpu_w and hosts host_w (both DC):

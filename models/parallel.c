@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "models/dispatch.h"
+#include "models/node.h"
 #include "models/parallel.h"
 #include "models/stack.h"
 
@@ -147,6 +148,12 @@ const struct cfg_setting par_settings[] = {
 	  "the dispatch all-to-alls (forward, and the backward of the combine) "
 	  "carry FP8 with a scale per 128 elements, the combines bf16 "
 	  "(DeepSeek-V3, arXiv:2412.19437 sec. 3.3.2); needs dtype fp8" },
+	{ "parallel.moe_gemm", CFG_ENUM, "", 0, 0, "per_expert", "per_expert|grouped",
+	  "how an MoE layer's experts run their GEMMs: per_expert (one GEMM "
+	  "call per local expert: Transformer Engine's GroupedLinear under "
+	  "Megatron-Core, eager loops), or grouped (one grouped-GEMM kernel for "
+	  "all of them: the grouped_gemm package's CUTLASS kernel, DeepGEMM); "
+	  "the GPU time is the same, the host launches differ (models/host.h)" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
 	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
 	  "fp16 elements" },
@@ -224,11 +231,11 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 			  const struct layout *L, const struct par_opts *o, struct err *e)
 {
 	const char *key = o->ep_fp8_dispatch ? "parallel.ep_fp8_dispatch" :
-			  "parallel.ep_dispatcher";
+			  o->ep_deepep ? "parallel.ep_dispatcher" : "parallel.moe_gemm";
 
-	if ((o->ep_deepep || o->ep_fp8_dispatch) && m->moe.experts == 0)
-		return sc_where_error(w, e, key, "an MoE dispatch setting without "
-				      "experts (expected model.moe.experts > 0)");
+	if ((o->ep_deepep || o->ep_fp8_dispatch || o->moe_grouped_gemm) && m->moe.experts == 0)
+		return sc_where_error(w, e, key, "an MoE setting without experts "
+				      "(expected model.moe.experts > 0)");
 	if (o->ep_fp8_dispatch && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.ep_fp8_dispatch", "FP8 dispatch "
 				      "quantizes the experts' FP8 GEMM inputs (expected "
@@ -473,9 +480,11 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->adam_bf16_moments = strcmp(sc_str(sc, "parallel.adam_moments"), "bf16") == 0;
+	/* the stacks' figures are an x86 host's; the node says how fast its
+	 * own issues an op.  A figure the scenario writes is its host's. */
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :
-				st->host_us_per_kernel) * 1e-6;
+				st->host_us_per_kernel * node_host_op_scale(sc)) * 1e-6;
 	o->launch_blocking = sc_bool(sc, "training.launch_blocking");
 	o->amp_fp32_weights = st->amp_fp32_weights;
 	o->adam_foreach = pick(sc, "training.adam_foreach", st->adam_foreach);
@@ -491,6 +500,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_reduce_fp32 = sc_bool(sc, "parallel.zero_reduce_fp32");
 	o->ep_deepep = strcmp(sc_str(sc, "parallel.ep_dispatcher"), "deepep") == 0;
 	o->ep_fp8_dispatch = sc_bool(sc, "parallel.ep_fp8_dispatch");
+	o->moe_grouped_gemm = strcmp(sc_str(sc, "parallel.moe_gemm"), "grouped") == 0;
 	o->xentropy = strcmp(sc_str(sc, "training.loss_kernel"), "xentropy") == 0;
 	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
 }

@@ -643,6 +643,24 @@ static void amp_layer(const struct gpu_spec *g, const struct par_opts *o,
 		cmp_add(bwd, &xf, 1);
 }
 
+/*
+ * A dropless MoE layer does not know how many tokens each expert gets
+ * until its router has run, and its dispatcher needs those counts on the
+ * host: the all-to-all's split sizes and the grouped GEMM's m_splits are
+ * Python integers.  Megatron-Core copies them device to host and
+ * synchronizes once per MoE layer forward (token_dispatcher.py,
+ * _maybe_dtoh_and_synchronize, cuda_sync_point "before_ep_alltoall" with
+ * EP, "before_finish" without; core_v0.15), DeepEP's normal dispatch waits
+ * on the host for its receive counts, HybridEP sizes its buffers from
+ * them.  Padding each expert to its capacity (a capacity factor:
+ * Megatron-Bridge's token-drop recipes set moe_pad_expert_input_to_capacity,
+ * training/utils/moe_token_drop.py) fixes the shapes and needs no sync.
+ */
+static bool moe_host_sync(const struct tfm *m)
+{
+	return m->moe.experts > 0 && m->moe.capacity_factor <= 0;
+}
+
 int step_layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -650,7 +668,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 {
 	struct cmp_shape sh;
 	bool full = o->recompute == PAR_RECOMPUTE_FULL;
-	struct cmp_cost extra;
+	bool sync = moe_host_sync(m);
+	struct cmp_cost extra, routed = { 0 };
 	struct mg_tp x;
 
 	step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
@@ -676,7 +695,9 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		xs.fp8 = sh.fp8;
 		xs.fp8_scaling = sh.fp8_scaling;
 		xs.cp = L->cp;
+		xs.per_expert_gemms = !o->moe_grouped_gemm;
 		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);
+		cmp_moe_routed_fwd(g, &xs, &routed);
 		/* the shared experts' part: the layer's time less its time
 		 * without them */
 		struct cmp_cost nf, nb;
@@ -722,11 +743,14 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	weight_cast(g, o, vocab_params, 1, &c->log_f);
 	grad_accum(g, o, L, vocab_params, 1, true, &extra);
 	cmp_add(&c->log_b, &extra, 1);
-	/* every pass waits for the host to launch its kernels (host.h) */
-	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
+	/* every pass waits for the host to launch its kernels (host.h); a
+	 * dropless MoE layer's forward in two parts around its sync, once its
+	 * all-to-alls are known (below: they run in the second part) */
+	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_bwd, &c->moe_fwd,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
 	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
-		host_bound(passes[i], o->host_s_per_kernel, o->launch_blocking);
+		if (passes[i] != &c->moe_fwd || !sync || o->launch_blocking)
+			host_bound(passes[i], o->host_s_per_kernel, o->launch_blocking);
 
 	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
@@ -795,5 +819,9 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	    L->tp > 1 && tp_async(m, o, g, &sh, net, tp_gpus, x.bytes, c, e) < 0)
 		return -1;
 	/* MoE layers last: their TP time starts from the dense layer's */
-	return ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, c, e);
+	if (ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, c, e) < 0)
+		return -1;
+	if (sync && !o->launch_blocking)
+		host_sync_bound(&c->moe_fwd, &routed, c->ep_fwd_s, o->host_s_per_kernel);
+	return 0;
 }

@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(37);
+	tap_plan(45);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -60,6 +60,62 @@ int main(void)
 	host_bound(&c, 15.5 * US, true);
 	tap_near(c.time_s, 177.5 * US, 1e-15, "blocking launches: 100 + 5 x 15.5 us");
 	c.time_s = 100 * US;
+
+	/* a sync part-way: 300 us of GPU work in 20 kernels, of which a tail
+	 * of 100 us in 15 kernels after the sync, with 40 us of collectives
+	 * in it.  At 10 us a kernel the host issues the first part's 5 in
+	 * 50 us (under its 200) and the tail's 15 in 150 against 140: the GPU
+	 * idles 10 us, where the whole pass (200 us of host) was GPU-bound */
+	struct cmp_cost tail;
+	cmp_zero(&tail);
+	tail.time_s = 100 * US;
+	tail.kernels = 15;
+	c.time_s = 300 * US;
+	c.kernels = 20;
+	host_sync_bound(&c, &tail, 40 * US, 10 * US);
+	tap_near(c.time_s, 310 * US, 1e-15, "sync: the tail's 150 us of host over its 140 us");
+	/* at 20 us a kernel the tail takes 300 us of host against 140: 160 us
+	 * idle, 460 us in all, above the 400 us the host needs for the whole
+	 * pass unsynchronized: the GPU's 200 us before the sync no longer
+	 * hide the host's issuing after it */
+	c.time_s = 300 * US;
+	host_sync_bound(&c, &tail, 40 * US, 20 * US);
+	tap_near(c.time_s, 460 * US, 1e-15, "sync: 200 us + 300 us of host - 40 us covered");
+	c.time_s = 300 * US;
+	host_sync_bound(&c, &tail, 40 * US, 0);
+	tap_near(c.time_s, 300 * US, 1e-15, "sync with host time 0: the GPU's time");
+
+	/* the kernels of an MoE layer's routed part (compute.h
+	 * cmp_moe_routed_fwd), 16 local experts of a SwiGLU MLP: permute,
+	 * FC1, activation, FC2, unpermute.  Transformer Engine's GroupedLinear
+	 * launches a GEMM per expert: 1 + 16 + 1 + 16 + 1 = 35; one grouped
+	 * kernel each: 5 */
+	struct cmp_shape moe = { .b = 1, .s = 256, .h = 64, .a = 1, .V = 256, .tp = 1,
+				 .flash = true, .fused = true, .gated = true,
+				 .experts = 16, .topk = 2, .fe = 32, .ep = 1,
+				 .per_expert_gemms = true, .peak_flops = 312e12 };
+	cmp_moe_routed_fwd(&g, &moe, &c);
+	tap_near(c.kernels, 35, 1e-12, "MoE routed forward, a GEMM per expert: 35 launches");
+	moe.per_expert_gemms = false;
+	cmp_moe_routed_fwd(&g, &moe, &c);
+	tap_near(c.kernels, 5, 1e-12, "one grouped GEMM each: 5 launches");
+	moe.per_expert_gemms = true;
+	/* FP8: delayed scaling casts all experts' inputs in one fused kernel
+	 * a GEMM (35 + 2); current scaling an amax and a cast per expert
+	 * (35 + 2 x 2 x 16); MXFP8 a quantization per expert and, per
+	 * grouped GEMM, two multi-tensor scale swizzles (35 + 32 + 4) */
+	moe.fp8 = true;
+	g.mx_gemm_ratio = 1.05;
+	moe.fp8_scaling = CMP_FP8_DELAYED;
+	cmp_moe_routed_fwd(&g, &moe, &c);
+	tap_near(c.kernels, 37, 1e-12, "delayed scaling: 37 launches");
+	moe.fp8_scaling = CMP_FP8_CURRENT;
+	cmp_moe_routed_fwd(&g, &moe, &c);
+	tap_near(c.kernels, 99, 1e-12, "current scaling: 99 launches");
+	moe.fp8_scaling = CMP_FP8_MX;
+	cmp_moe_routed_fwd(&g, &moe, &c);
+	tap_near(c.kernels, 71, 1e-12, "MXFP8: 71 launches");
+	g.mx_gemm_ratio = 0;
 
 	/* the kernels compute.h launches for one eager GPT layer forward:
 	 * LN, QKV, flash, projection, dropout + add (two), LN, h->4h, GeLU,

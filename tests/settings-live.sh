@@ -84,6 +84,8 @@ model.moe.groups|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatc
 model.moe.group_topk|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s model.moe.groups=4|2|
 parallel.ep_dispatcher|T|MOE -s parallel.pp=1 -s parallel.ep=8||
 parallel.ep_fp8_dispatch|T|MOE -s parallel.pp=1 -s parallel.ep=8 H100||
+parallel.moe_gemm|T|MOE -s training.host_us_per_kernel=5000|"grouped"|
+nodes.*.host_op_scale|T||100|nodes.dgx_a100.host_op_scale
 parallel.recompute_modules|T|-s 'parallel.recompute="selective"'|"layernorm,mlp"|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
 parallel.rampup_start_batch|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|128|
