@@ -104,7 +104,7 @@ static void add_gemm_bf16(const struct gpu_spec *g, struct cmp_cost *acc,
  *
  * MoE experts (sh->per_expert_gemms, batch = the local experts) run as TE's
  * GroupedLinear, which issues one cuBLAS GEMM per expert, round-robin over
- * its compute streams (TE v2.9-v2.18 te_general_grouped_gemm: "For now, we
+ * its compute streams (TE v2.8-v2.18 te_general_grouped_gemm: "For now, we
  * only have multi-stream cublas backend", common/gemm/cublaslt_gemm.cu
  * multi_stream_cublas_gemm), and quantizes each expert's tensor with a
  * kernel of its own except under delayed scaling, which has one fused

@@ -746,7 +746,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	/* every pass waits for the host to launch its kernels (host.h); a
 	 * dropless MoE layer's forward in two parts around its sync, once its
 	 * all-to-alls are known (below: they run in the second part) */
-	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_bwd, &c->moe_fwd,
+	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
 	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
 		if (passes[i] != &c->moe_fwd || !sync || o->launch_blocking)
