@@ -84,6 +84,7 @@ static double opt_tensors(const struct tfm *m, const struct layout *L)
 struct plan_arrays {
 	double *hide;		/* per stage: its first forward passes */
 	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *fwd_dyn, *bwd_dyn, *params;
+	double *xparams;	/* of params, the routed experts' */
 	double *wgrad;		/* DualPipe: the weight-gradient part of bwd */
 	int *layers, *rank_gpu;
 };
@@ -100,6 +101,7 @@ static void arrays_free(struct plan_arrays *a)
 	free(a->fwd_dyn);
 	free(a->bwd_dyn);
 	free(a->params);
+	free(a->xparams);
 	free(a->wgrad);
 	free(a->layers);
 	free(a->rank_gpu);
@@ -118,12 +120,36 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	a->fwd_dyn = calloc((size_t)V, sizeof(double));
 	a->bwd_dyn = calloc((size_t)V, sizeof(double));
 	a->params = calloc((size_t)V, sizeof(double));
+	a->xparams = calloc((size_t)V, sizeof(double));
 	a->wgrad = calloc((size_t)V, sizeof(double));
 	a->layers = calloc((size_t)V, sizeof(int));
 	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
 	return a->hide && a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
-	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->wgrad && a->layers &&
+	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->xparams && a->wgrad &&
+	       a->layers &&
 	       a->rank_gpu ? 0 : -1;
+}
+
+/* One MoE layer's routed experts' parameters on one GPU (over expert TP
+ * and EP, as step_layer_rank_params splits them). */
+static double rank_expert_params(const struct tfm *m, const struct layout *L)
+{
+	double ep = L->ep > 1 ? L->ep : 1;
+
+	return tfm_layer_expert_params(m, true) / (layout_etp(L) * ep);
+}
+
+/* The ranks that reduce a routed expert's gradients: Megatron-Core's
+ * expert data parallelism, tp dp / (etp ep) (memory.c shards the experts'
+ * optimizer state over as many).  Where that is not a whole divisor of the
+ * DP group the experts are reduced over the DP group (0: no split). */
+static int expert_dp(const struct layout *L)
+{
+	int ep = L->ep > 1 ? L->ep : 1, span = L->tp * L->dp, unit = layout_etp(L) * ep;
+
+	if (span % unit != 0 || span / unit >= L->dp || L->dp % (span / unit) != 0)
+		return 0;
+	return span / unit;
 }
 
 /* Chunk vs's passes: its dense and MoE layers (layout.h: stages may be
@@ -166,6 +192,7 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 			a->fwd_dyn[vs] += x * c->moe_fwd.dyn_j;
 			a->bwd_dyn[vs] += x * c->moe_bwd.dyn_j;
 			a->params[vs] += step_layer_rank_params(m, L, true, x);
+			a->xparams[vs] = x * rank_expert_params(m, L);
 		}
 	}
 	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
@@ -202,6 +229,8 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 		a->fwd_dyn[V - 1] += k * (f->dyn_j + c->log_f.dyn_j);
 		a->bwd_dyn[V - 1] += k * (b->dyn_j + c->log_b.dyn_j);
 		a->params[V - 1] += step_layer_rank_params(m, L, moe, k) + k * tfm_mtp_extra_params(m) / t;
+		if (moe)
+			a->xparams[V - 1] += k * rank_expert_params(m, L);
 	}
 }
 
@@ -230,6 +259,7 @@ static void dualpipe_mirror(const struct par_opts *o, int pp, struct plan_arrays
 		a->fwd_dyn[x] = a->fwd_dyn[s];
 		a->bwd_dyn[x] = a->bwd_dyn[s];
 		a->params[x] = a->params[s];
+		a->xparams[x] = a->xparams[s];
 		a->layers[x] = a->layers[s];
 	}
 	for (int vs = 0; vs < 2 * pp; vs++) {
@@ -631,6 +661,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			   STEP_DP_ZERO2 : reduce_whole ? STEP_DP_ALLREDUCE_GATHER :
 			   sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
 		.chunk_params = a.params, .chunk_layers = a.layers,
+		.chunk_expert_params = m->moe.experts > 0 && expert_dp(L) > 0 ? a.xparams : NULL,
+		.expert_dp = expert_dp(L),
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
 		/* the stack's DDP gradient bytes; ZeRO (DeepSpeed's default
 		 * communication_data_type) reduces in the weights' 2 bytes */

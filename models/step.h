@@ -36,7 +36,12 @@
  * the updated weights after the optimizer step; ZeRO-2 reduce-scatters every
  * microbatch; ZeRO-3 also all-gathers each layer's weights before its
  * forward and backward, prefetching up to zero_prefetch_mb ahead.  All
- * stages then synchronise and run Adam.
+ * stages then synchronise and run Adam.  A MoE model's routed experts are
+ * reduced (and gathered) apart, over the ranks that hold the same experts
+ * (Megatron-Core's expert data parallelism, tp dp / (etp ep) ranks, every
+ * ep-th of the DP group): with EP inside a node that group has one GPU a
+ * node, and its traffic crosses the scale-out fabric whole; a group of
+ * one reduces nothing (step_des.c expert_params).
  *
  * Hybrid sharding (parallel.zero_shard_ranks; PyTorch FSDP HYBRID_SHARD
  * and _HYBRID_SHARD_ZERO2): ZeRO-2/3's gathers and reduce-scatters run in
@@ -291,6 +296,12 @@ struct step_plan {
 	int tp, dp;
 	enum step_dp_mode dp_mode;
 	const double *chunk_params;	/* per virtual stage: parameters per GPU */
+	const double *chunk_expert_params;	/* ... of which routed experts',
+						 * reduced over the expert-data-
+						 * parallel group (NULL: none) */
+	int expert_dp;			/* that group's ranks, tp dp / (etp ep), at
+					 * stride dp / expert_dp in the DP group
+					 * (step_des.c) */
 	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
 	double bucket_bytes;
 	double grad_bytes;		/* per gradient element in DP collectives

@@ -34,6 +34,8 @@ struct bucket {
 	double bytes;
 	double tensors;		/* collectives it stands for in series mode */
 	bool replicas;		/* hybrid sharding: across the shard groups */
+	bool experts;		/* routed experts': over the expert-data-
+				 * parallel group */
 };
 
 struct stream {
@@ -82,6 +84,9 @@ struct des {
 				 * runs on the first `shard` of them */
 	int **replicas;		/* [pp*tp] -> dp/shard GPUs, one per shard group
 				 * (hybrid sharding), else NULL */
+	int **xgroups;		/* [pp*tp*xstride] -> expert_dp GPUs: the
+				 * expert-data-parallel groups, else NULL */
+	int xstride;		/* of DP ranks between an expert group's members */
 	int shard;		/* ranks in a ZeRO-2/3 shard group */
 	int k_seg, k_arrive, k_sent, k_xfer, k_bucket, k_comm, k_opt;
 	bool free_comm;		/* no DP collectives cost anything */
@@ -96,7 +101,7 @@ struct des {
 		enum coll_op op;
 		double bytes;
 		int k;
-		bool rep;
+		bool rep, experts;
 		double t;
 	} cache[256];
 	int n_cache;
@@ -215,7 +220,7 @@ static int push_bucket(struct stream *s, enum coll_op op, double bytes, double t
 		s->q = q;
 		s->cap = cap;
 	}
-	s->q[s->len++] = (struct bucket){ op, bytes, tensors, false };
+	s->q[s->len++] = (struct bucket){ op, bytes, tensors, false, false };
 	return 0;
 }
 
@@ -236,6 +241,39 @@ static int push_grads(struct des *d, int k, enum coll_op op, double bytes, doubl
 	if (push_bucket(s, COLL_ALL_REDUCE, bytes / d->shard, tensors) < 0)
 		return -1;
 	s->q[s->len - 1].replicas = true;
+	return 0;
+}
+
+/*
+ * Routed experts' parameters live on their EP rank only, so their
+ * gradients are reduced, and their weights gathered, among the ranks that
+ * hold the same experts: Megatron-Core's expert-data-parallel group,
+ * tp dp / (etp ep) ranks (parallel_state.py, the expert grid: expert TP,
+ * then EP, then expert DP), here every dp / expert_dp-th rank of the DP
+ * group.  Dense parameters keep the DP group.  A group of one rank reduces
+ * nothing.  (ZeRO-3 keeps every parameter on the DP group: not split.)
+ */
+static double expert_params(const struct des *d, int vs)
+{
+	return d->p->chunk_expert_params && d->p->dp_mode != STEP_DP_ZERO3 ?
+	       d->p->chunk_expert_params[vs] : 0;
+}
+
+/* Queue `op` over `bytes` of stage k's dense and, per element as `dense`
+ * holds, `experts` bytes of its routed experts' (their own group's). */
+static int push_split(struct des *d, int k, enum coll_op op, double dense,
+		      double experts, double tensors)
+{
+	struct stream *s = &d->stages[k].st[STREAM_GRAD];
+
+	if (dense > 0 && (op == COLL_ALL_GATHER ? push_bucket(s, op, dense, tensors) :
+			  push_grads(d, k, op, dense, tensors)) < 0)
+		return -1;
+	if (experts <= 0 || d->p->expert_dp <= 1)
+		return 0;
+	if (push_bucket(s, op, experts, tensors) < 0)
+		return -1;
+	s->q[s->len - 1].experts = true;
 	return 0;
 }
 
@@ -356,10 +394,13 @@ static int on_comm(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
  * data-parallel group, a ZeRO shard group of it, or (rep) the ranks that
  * hold the same shard in every shard group. */
 static struct coll coll_of(const struct des *d, int k, int i, enum coll_op op,
-			   double bytes, bool rep)
+			   double bytes, bool rep, bool experts)
 {
 	int n = d->p->dp;
 
+	if (experts)	/* i counts the tp x xstride groups of the stage */
+		return (struct coll){ op, COLL_AUTO, d->xgroups[k * d->p->tp * d->xstride + i],
+				      d->p->expert_dp, bytes, 0 };
 	if (rep)
 		return (struct coll){ op, COLL_AUTO, d->replicas[k * d->p->tp + i],
 				      d->p->dp / d->shard, bytes, 0 };
@@ -371,20 +412,20 @@ static struct coll coll_of(const struct des *d, int k, int i, enum coll_op op,
 /* Time of one collective alone on the fabric, cached per (op, bytes, stage,
  * group kind). */
 static int alone_s(struct des *d, int k, enum coll_op op, double bytes, bool rep,
-		   double *t, struct err *e)
+		   bool experts, double *t, struct err *e)
 {
 	for (int i = 0; i < d->n_cache; i++)
 		if (d->cache[i].op == op && d->cache[i].bytes == bytes && d->cache[i].k == k &&
-		    d->cache[i].rep == rep) {
+		    d->cache[i].rep == rep && d->cache[i].experts == experts) {
 			*t = d->cache[i].t;
 			return 0;
 		}
-	struct coll c = coll_of(d, k, 0, op, bytes, rep);
+	struct coll c = coll_of(d, k, 0, op, bytes, rep, experts);
 	*t = d->p->net->alone_s(d->p->net->ctx, &c, e);
 	if (*t < 0)
 		return -1;
 	if (d->n_cache < 256)
-		d->cache[d->n_cache++] = (struct coll_memo){ op, bytes, k, rep, *t };
+		d->cache[d->n_cache++] = (struct coll_memo){ op, bytes, k, rep, experts, *t };
 	return 0;
 }
 
@@ -396,7 +437,7 @@ static int per_tensor_tail_s(struct des *d, int k, const struct bucket *b,
 {
 	double lat_s, T = b->tensors;
 
-	if (alone_s(d, k, b->op, 2.0 * d->shard, false, &lat_s, e) < 0)
+	if (alone_s(d, k, b->op, 2.0 * d->shard, false, false, &lat_s, e) < 0)
 		return -1;
 	*tail_s = (T > 1 ? T - 1 : 0) * lat_s + T * d->shard * d->p->coll_copy_s;
 	return 0;
@@ -426,7 +467,8 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		 * so only their per-collective latencies (~10 us each) are
 		 * lost, and the fabric sees far fewer flow changes. */
 		while (s->head + 1 < s->len && s->q[s->head + 1].op == b->op &&
-		       s->q[s->head + 1].replicas == b->replicas) {
+		       s->q[s->head + 1].replicas == b->replicas &&
+		       s->q[s->head + 1].experts == b->experts) {
 			s->q[s->head + 1].bytes += b->bytes;
 			s->q[s->head + 1].tensors += b->tensors;
 			s->head++;
@@ -445,10 +487,14 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		return 0;
 	}
 	if (d->p->contention) {
-		int groups = d->p->one_group_per_stage ? 1 : d->p->tp;
+		/* every TP rank's group; an experts' bucket every group of
+		 * each (xstride of them a TP rank) */
+		int groups = (d->p->one_group_per_stage ? 1 : d->p->tp) *
+			     (b->experts ? d->xstride : 1);
 		s->in_flight = groups;
 		for (int i = 0; i < groups; i++) {
-			struct coll c = coll_of(d, k, i, b->op, b->bytes, b->replicas);
+			struct coll c = coll_of(d, k, i, b->op, b->bytes, b->replicas,
+						b->experts);
 			if (d->p->net->start(d->p->net->ctx, &c, on_netsim_done, d, tag, e) < 0)
 				return -1;
 		}
@@ -456,7 +502,7 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 		return 0;
 	}
 	double t;
-	if (alone_s(d, k, b->op, b->bytes, b->replicas, &t, e) < 0)
+	if (alone_s(d, k, b->op, b->bytes, b->replicas, b->experts, &t, e) < 0)
 		return -1;
 	s->in_flight = 1;
 	ev_after(d->sim, to_ns(t), d->k_comm, tag);
@@ -495,21 +541,24 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	struct des *d = ctx;
 	int k = (int)evkey_get(&key_stage, ev->arg, 0);
 	int vs = (int)evkey_get(&key_stage, ev->arg, 1);
-	double bytes = 0;
+	double bytes = 0, xbytes = 0;
 	int nb = 1;
 
 	(void)sim;
 	if (vs == d->V) {	/* the stage's whole gradient buffer at once */
-		for (int c = 0; c < d->p->v; c++)
+		for (int c = 0; c < d->p->v; c++) {
 			bytes += grad_bytes(d) * d->p->chunk_params[vs_of(d, c, k)];
+			xbytes += grad_bytes(d) * expert_params(d, vs_of(d, c, k));
+		}
 	} else {
 		bytes = grad_bytes(d) * d->p->chunk_params[vs];
+		xbytes = grad_bytes(d) * expert_params(d, vs);
 		nb = (int)ceil(bytes / d->p->bucket_bytes);
 		if (nb < 1)
 			nb = 1;
 	}
 	d->stages[k].pending_ready--;
-	if (push_grads(d, k, grad_op(d), bytes / nb, 1) < 0)
+	if (push_split(d, k, grad_op(d), (bytes - xbytes) / nb, xbytes / nb, 1) < 0)
 		return err_set(e, ERR_RUN, "step: out of memory");
 	return stream_kick(d, k, STREAM_GRAD, e);
 }
@@ -732,15 +781,17 @@ static int start_weight_gather(struct des *d, struct err *e)
 	int pp = d->p->pp, v = d->p->v;
 
 	for (int k = 0; k < pp; k++) {
-		double bytes = 0;
-		for (int c = 0; c < v; c++)
+		double bytes = 0, xbytes = 0;
+		for (int c = 0; c < v; c++) {
 			bytes += weight_bytes(d) * d->p->chunk_params[vs_of(d, c, k)];
+			xbytes += weight_bytes(d) * expert_params(d, vs_of(d, c, k));
+		}
 		int nb = (int)ceil(bytes / d->p->bucket_bytes);
 		if (nb < 1)
 			nb = 1;
 		for (int i = 0; i < nb; i++)
-			if (push_bucket(&d->stages[k].st[STREAM_GRAD], COLL_ALL_GATHER,
-					bytes / nb, 1) < 0)
+			if (push_split(d, k, COLL_ALL_GATHER, (bytes - xbytes) / nb,
+				       xbytes / nb, 1) < 0)
 				return err_set(e, ERR_RUN, "step: out of memory");
 		d->stages[k].finished = false;
 		d->stages_left++;
@@ -846,6 +897,31 @@ static int replica_groups(struct des *d, struct err *e)
 	return 0;
 }
 
+/* The expert-data-parallel groups of each stage and TP rank: members
+ * xstride apart in the DP group, one group per offset. */
+static int expert_groups(struct des *d, struct err *e)
+{
+	int n = d->p->pp * d->p->tp, xdp = d->p->expert_dp;
+
+	if (d->p->dp % xdp != 0)
+		return err_set(e, ERR_USAGE, "step: %d data-parallel ranks in expert groups "
+			       "of %d", d->p->dp, xdp);
+	d->xstride = d->p->dp / xdp;
+	d->xgroups = calloc((size_t)n * d->xstride, sizeof *d->xgroups);
+	if (!d->xgroups)
+		return err_set(e, ERR_RUN, "step: out of memory");
+	for (int i = 0; i < n; i++)
+		for (int o = 0; o < d->xstride; o++) {
+			int *g = malloc((size_t)xdp * sizeof *g);
+			if (!g)
+				return err_set(e, ERR_RUN, "step: out of memory");
+			for (int r = 0; r < xdp; r++)
+				g[r] = d->groups[i][o + r * d->xstride];
+			d->xgroups[i * d->xstride + o] = g;
+		}
+	return 0;
+}
+
 static void des_free(struct des *d)
 {
 	if (d->stages) {
@@ -869,6 +945,10 @@ static void des_free(struct des *d)
 		for (int i = 0; i < d->p->pp * d->p->tp; i++)
 			free(d->replicas[i]);
 	free(d->replicas);
+	if (d->xgroups)
+		for (int i = 0; i < d->p->pp * d->p->tp * d->xstride; i++)
+			free(d->xgroups[i]);
+	free(d->xgroups);
 	if (d->net_open)
 		d->p->net->close(d->p->net->ctx, NULL);
 	if (d->sim)
@@ -946,6 +1026,8 @@ static int des_setup(struct des *d, struct err *e)
 		if (d->shard < p->dp && (p->dp_mode == STEP_DP_ZERO2 ||
 					 p->dp_mode == STEP_DP_ZERO3) &&
 		    replica_groups(d, e) < 0)
+			return -1;
+		if (p->expert_dp > 1 && p->chunk_expert_params && expert_groups(d, e) < 0)
 			return -1;
 		if (p->contention) {
 			if (p->net->open(p->net->ctx, d->sim, e) < 0)

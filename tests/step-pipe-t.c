@@ -37,7 +37,10 @@ static void plan(struct step_plan *p, int pp, int v, int m, double f_s, double b
 	p->overlap_grad_reduce = true;
 }
 
-/* A transport where every collective takes bytes / (1 GB/s), alone or not. */
+/* A transport where every collective takes bytes / (1 GB/s), alone or not;
+ * it notes the ranks and first two GPUs of each collective it starts. */
+static int started, started_n[64], started_gpu[64][2];
+
 struct fake {
 	struct ev_sim *sim;
 	int kind;
@@ -78,6 +81,12 @@ static int fake_start(void *ctx, const struct coll *c, coll_done_fn done,
 
 	if (f->n == 256)
 		return err_set(e, ERR_RUN, "fake transport full");
+	if (started < 64) {
+		started_n[started] = c->n_gpus;
+		started_gpu[started][0] = c->gpus[0];
+		started_gpu[started][1] = c->n_gpus > 1 ? c->gpus[1] : -1;
+		started++;
+	}
 	f->pend[f->n].fn = done;
 	f->pend[f->n].ctx = done_ctx;
 	f->pend[f->n].tag = tag;
@@ -105,7 +114,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(61);
+	tap_plan(67);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -366,5 +375,36 @@ int main(void)
 	tap_near(r.iteration_s, 8.5e-3, 1e-9, "hybrid ZeRO-3: T = 8.5 ms by hand");
 	tap_near(r.dp_comm_elems_per_rank, 4e6, 1e-12, "hybrid ZeRO-3: 3 Psi + 2 x Psi/2");
 	tap_ok(r.events > 0, "events were simulated (%llu)", (unsigned long long)r.events);
+	/* Routed experts' gradients go over the expert-data-parallel group
+	 * (Megatron-Core: the ranks holding the same experts): one stage of
+	 * m = 4 (t_f 1 ms, t_b 2 ms), DP 4, 1e6 parameters of which 0.6e6
+	 * routed experts' with expert_dp 2 (EP 2: members 2 apart).  Without
+	 * overlap, after the pipeline's 12 ms, the dense 0.8 MB over the 4
+	 * ranks (0.8 ms), then the experts' 1.2 MB over {0, 2} and {1, 3} at
+	 * once (1.2 ms): 14 ms; with expert_dp 1 (EP 4) the experts need no
+	 * collective: 12.8 ms; with one rank-group of 4 the old 2 MB: 14 ms */
+	double xparams[MAXV] = { 0.6e6 };
+	plan(&p, 1, 1, 4, 1e-3, 2e-3);
+	p.dp = 4;
+	p.net = &tr;
+	p.rank_gpu = rank_gpu4;
+	p.contention = true;
+	p.overlap_grad_reduce = false;
+	p.chunk_expert_params = xparams;
+	p.expert_dp = 2;
+	started = 0;
+	tap_ok(step_run(&p, &r, &e) == 0, "experts' groups run (%s)", e.msg);
+	tap_near(r.iteration_s, 14e-3, 1e-12, "dense 0.8 MB over 4, experts' 1.2 MB over 2: 14 ms");
+	tap_ok(started == 3 && started_n[0] == 4 && started_n[1] == 2 && started_n[2] == 2 &&
+	       started_gpu[1][0] == 0 && started_gpu[1][1] == 2 &&
+	       started_gpu[2][0] == 1 && started_gpu[2][1] == 3,
+	       "one collective on the 4 ranks, then {0, 2} and {1, 3} (%d started)", started);
+	tap_near(r.dp_comm_elems_per_rank, 2e6, 1e-12, "still 2 Psi elements moved");
+	p.expert_dp = 1;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 12.8e-3, 1e-12, "expert_dp 1: no experts' collective, 12.8 ms");
+	p.chunk_expert_params = NULL;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 14e-3, 1e-12, "no split: 2 MB over the 4 ranks, 14 ms");
 	return tap_done();
 }
