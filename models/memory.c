@@ -254,15 +254,18 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	/* ZeRO shards over every data-parallel rank, or over the groups of
 	 * hybrid sharding (parallel.zero_shard_ranks) */
 	int shard = par_shard_ranks(o, L->dp);
+	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
 	zero_model_memory(out->params - experts, shard, o->zero_stage,
 			  o->distributed_optimizer, &z);
+	out->opt_params = (out->params - experts) / (sharded ? shard : 1);
 	if (experts > 0) {	/* sharded over the experts' tp dp / (etp ep) replicas */
 		struct zero_mem zx;
 		int ep = L->ep > 1 ? L->ep : 1;
 		int xs = L->tp * L->dp / (layout_etp(L) * ep);
 		xs = xs > 0 ? xs : 1;
-		zero_model_memory(experts, xs < shard ? xs : shard,
-				  o->zero_stage, o->distributed_optimizer, &zx);
+		xs = xs < shard ? xs : shard;
+		out->opt_params += experts / (sharded ? xs : 1);
+		zero_model_memory(experts, xs, o->zero_stage, o->distributed_optimizer, &zx);
 		z.weights_bytes += zx.weights_bytes;
 		z.grads_bytes += zx.grads_bytes;
 		z.optimizer_bytes += zx.optimizer_bytes;

@@ -42,6 +42,9 @@
 struct mem_breakdown {
 	int stage;			/* pipeline stage with the largest total */
 	double params;			/* parameters on a GPU of that stage */
+	double opt_params;		/* ... whose optimizer state it holds: a
+					 * sharded optimizer's shard, the routed
+					 * experts' over their own replicas */
 	double weights_bytes, grads_bytes, optimizer_bytes;
 	double activations_bytes;
 	double reserve_bytes;

@@ -601,8 +601,6 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			goto done;
 	}
 	bool sharded = o->zero_stage >= 1 || o->distributed_optimizer;
-	/* the ranks Adam's state is split over: all dp, or a hybrid shard group */
-	double shard = sharded ? par_shard_ranks(o, L->dp) : 1;
 	/* DeepSpeed's engine shards Adam (ZeRO-1, or BF16_Optimizer's own)
 	 * but all-reduces the whole gradient first (stack.c) */
 	bool reduce_whole = o->ds_engine && o->zero_stage == 1;
@@ -616,10 +614,12 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * without ZeRO); PyTorch's AMP loop its own passes (eager.h:
 	 * clip_grad_norm_'s read is among them); at the slowest GPU's speed
 	 * below, their energy that of streaming kernels (kpower.h) */
-	/* the AMP loop's optimizer step (eager.h): on its shard under ZeRO;
+	/* the AMP loop's optimizer step (eager.h): on its shard under ZeRO
+	 * (memory.c opt_params: all dp, a hybrid shard group, the experts'
+	 * replicas);
 	 * FSDP clips through its own per-tensor clip_grad_norm_ */
 	struct eager_opt opt = {
-		.params = mem.params / shard, .tensors = opt_tensors(m, L),
+		.params = mem.opt_params, .tensors = opt_tensors(m, L),
 		.impl = o->adam_sync ? EAGER_ADAM_COMPOSER : o->adam_loop ? EAGER_ADAM_LOOP :
 			o->adam_foreach ? EAGER_ADAM_FOREACH : EAGER_ADAM_FUSED,
 		.clip = o->clip_grad_norm, .clip_per_tensor = o->zero_stage >= 2 && L->dp > 1,
@@ -627,8 +627,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	};
 	double opt_s = o->amp_fp32_weights ?
 		       eager_optimizer_s(g, &opt) :
-		       cmp_adam_s(g, mem.params / shard, o->adam_bf16_moments ? 2 : 4) +
-		       cmp_grad_buffer_s(g, mem.params, mem.params / shard,
+		       cmp_adam_s(g, mem.opt_params, o->adam_bf16_moments ? 2 : 4) +
+		       cmp_grad_buffer_s(g, mem.params, mem.opt_params,
 					 L->dp, o->fused_kernels && o->zero_stage == 0);
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next
 	 * first microbatch, serial with the step as Adam is */

@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(42);
+	tap_plan(43);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -173,6 +173,8 @@ int main(void)
 	mem_stage(&m, &E, &o, 0, &mb);
 	tap_near(mb.optimizer_bytes, 12.0 * (83008 - 12288) / 4 + 12.0 * 12288 / 2, 1e-12,
 		 "optimizer: dense part over dp 4, experts over dp/ep = 2");
+	tap_near(mb.opt_params, (83008 - 12288) / 4.0 + 12288 / 2.0, 1e-12,
+		 "Adam's shard: 70,720 / 4 dense + 12,288 / 2 experts' parameters");
 	/* activations of the MoE layer, t = 1, with dropout masks (GPT's
 	 * default): rep 10h + router logits 4E = 656; par: attention
 	 * 8h = 512, routed 2 x 1.0 x (2h + 6 fe) = 640, shared 6 fe = 192 */
