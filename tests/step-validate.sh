@@ -16,10 +16,14 @@
 #    its pinned value in tests/fitted.tsv, so that a change of the kernel or
 #    network model shows here and a refit updates that one table (`make
 #    pin`); rows not pinned yet are skipped.
+# 6. The README's validation rows ("ID ... PUBLISHED s PREDICTED s +E%")
+#    say what make validate says: the prediction to the digits written,
+#    the error to its tenth.  A model change that moves a row fails here
+#    until the README is updated.
 set -u
 . "$SRCDIR/tests/tap.sh"
 pinned=$(grep -c '^validate\.' tests/fitted.tsv)
-plan $((4 + pinned))
+plan $((5 + pinned))
 dir=scenarios/validation
 out=$("$BUILDDIR/tests/bench/validate-b" "$dir" 2>&1)
 status=$?
@@ -55,3 +59,24 @@ echo "$out" | awk '/^CALIBRATION/ { on = 1; next } on && /^$/ { exit }
 for name in $(sed -n 's/^validate\.\([^	]*\)	.*/\1/p' tests/fitted.tsv); do
 	ok_pinned "validate.$name" "$(awk -v id="$name" '$1 == id { print $2 }' "$tmp/calib")"
 done
+
+# VALIDATION rows as "ID PREDICTED ERROR", then the README's lines that
+# start with one of those IDs and end "PREDICTED s ERROR"
+echo "$out" | awk '/^VALIDATION:/ { on = 1; next } on && /^$/ { exit }
+	on && $1 != "row" && $1 !~ /^ / { for (k = 3; k <= NF; k++)
+		if ($k ~ /^[-+][0-9.]+%$/) { print $1, $(k - 2), $k; break } }' >"$tmp/valid"
+awk 'NR == FNR { pred[$1] = $2; err[$1] = $3; next }
+	($1 in pred) && $(NF - 1) == "s" && $NF ~ /^[-+][0-9.]+%$/ {
+		n++
+		d = index($(NF - 2), ".") ? length($(NF - 2)) - index($(NF - 2), ".") : 0
+		if (sprintf("%.*f", d, pred[$1]) != $(NF - 2) || err[$1] != $NF) {
+			printf "README line %d: %s %s %s, make validate %s %s\n",
+			       FNR, $1, $(NF - 2), $NF, pred[$1], err[$1]
+			bad++
+		}
+	}
+	END { printf "README rows checked: %d\n", n; exit bad > 0 || n < 50 }' \
+	"$tmp/valid" "$SRCDIR/README" >"$tmp/readme"
+status=$?
+sed 's/^/# /' "$tmp/readme"
+ok $status "the README's validation rows agree with make validate"
