@@ -126,8 +126,7 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
 	return a->hide && a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
 	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->xparams && a->wgrad &&
-	       a->layers &&
-	       a->rank_gpu ? 0 : -1;
+	       a->layers && a->rank_gpu ? 0 : -1;
 }
 
 /* One MoE layer's routed experts' parameters on one GPU (over expert TP

@@ -259,8 +259,8 @@ static double expert_params(const struct des *d, int vs)
 	       d->p->chunk_expert_params[vs] : 0;
 }
 
-/* Queue `op` over `bytes` of stage k's dense and, per element as `dense`
- * holds, `experts` bytes of its routed experts' (their own group's). */
+/* Queue op over stage k's `dense` bytes (the DP group's) and its routed
+ * experts' `experts` bytes (their own group's; none in a group of one). */
 static int push_split(struct des *d, int k, enum coll_op op, double dense,
 		      double experts, double tensors)
 {
@@ -391,8 +391,9 @@ static int on_comm(struct ev_sim *sim, const struct ev *ev, void *ctx, struct er
 }
 
 /* The GPUs and rank count of a collective of stage k's TP rank i: the
- * data-parallel group, a ZeRO shard group of it, or (rep) the ranks that
- * hold the same shard in every shard group. */
+ * data-parallel group, a ZeRO shard group of it, (rep) the ranks that
+ * hold the same shard in every shard group, or (experts) an expert-data-
+ * parallel group, i counting them over the TP ranks. */
 static struct coll coll_of(const struct des *d, int k, int i, enum coll_op op,
 			   double bytes, bool rep, bool experts)
 {
