@@ -104,17 +104,18 @@ int main(void)
 	 * a GEMM (35 + 2); current scaling an amax and a cast per expert
 	 * (35 + 2 x 2 x 16); MXFP8 a quantization per expert and, per
 	 * grouped GEMM, two multi-tensor scale swizzles (35 + 32 + 4) */
+	static const struct { enum cmp_fp8_scaling s; double kernels; const char *what; } f8[] = {
+		{ CMP_FP8_DELAYED, 37, "delayed scaling: 37 launches" },
+		{ CMP_FP8_CURRENT, 99, "current scaling: 99 launches" },
+		{ CMP_FP8_MX, 71, "MXFP8: 71 launches" },
+	};
 	moe.fp8 = true;
 	g.mx_gemm_ratio = 1.05;
-	moe.fp8_scaling = CMP_FP8_DELAYED;
-	cmp_moe_routed_fwd(&g, &moe, &c);
-	tap_near(c.kernels, 37, 1e-12, "delayed scaling: 37 launches");
-	moe.fp8_scaling = CMP_FP8_CURRENT;
-	cmp_moe_routed_fwd(&g, &moe, &c);
-	tap_near(c.kernels, 99, 1e-12, "current scaling: 99 launches");
-	moe.fp8_scaling = CMP_FP8_MX;
-	cmp_moe_routed_fwd(&g, &moe, &c);
-	tap_near(c.kernels, 71, 1e-12, "MXFP8: 71 launches");
+	for (size_t i = 0; i < sizeof f8 / sizeof f8[0]; i++) {
+		moe.fp8_scaling = f8[i].s;
+		cmp_moe_routed_fwd(&g, &moe, &c);
+		tap_near(c.kernels, f8[i].kernels, 1e-12, f8[i].what);
+	}
 	g.mx_gemm_ratio = 0;
 
 	/* the kernels compute.h launches for one eager GPT layer forward:

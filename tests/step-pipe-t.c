@@ -37,6 +37,19 @@ static void plan(struct step_plan *p, int pp, int v, int m, double f_s, double b
 	p->overlap_grad_reduce = true;
 }
 
+/* One stage of m = 4 (t_f 1 ms, t_b 2 ms, 1e6 parameters) whose dp ranks
+ * reduce after the pipeline, without overlap, over the transport tr. */
+static void plan_dp(struct step_plan *p, int dp, const struct step_transport *tr,
+		    const int *rank_gpu)
+{
+	plan(p, 1, 1, 4, 1e-3, 2e-3);
+	p->dp = dp;
+	p->net = tr;
+	p->rank_gpu = rank_gpu;
+	p->contention = true;
+	p->overlap_grad_reduce = false;
+}
+
 /* A transport where every collective takes bytes / (1 GB/s), alone or not;
  * it notes the ranks and first two GPUs of each collective it starts. */
 static int started, started_n[64], started_gpu[64][2];
@@ -245,12 +258,7 @@ int main(void)
 	struct fake f;
 	struct step_transport tr = { &f, fake_open, fake_start, fake_alone_s, fake_close };
 	int rank_gpu[2] = { 0, 1 };
-	plan(&p, 1, 1, 4, 1e-3, 2e-3);
-	p.dp = 2;
-	p.net = &tr;
-	p.rank_gpu = rank_gpu;
-	p.contention = true;
-	p.overlap_grad_reduce = false;
+	plan_dp(&p, 2, &tr, rank_gpu);
 	p.bucket_bytes = 0.5e6;
 	tap_ok(step_run(&p, &r, &e) == 0, "DP over a transport runs (%s)", e.msg);
 	tap_near(r.iteration_s, 14e-3, 1e-12, "no overlap: 12 ms + 2 MB at 1 GB/s");
@@ -384,12 +392,7 @@ int main(void)
 	 * once (1.2 ms): 14 ms; with expert_dp 1 (EP 4) the experts need no
 	 * collective: 12.8 ms; with one rank-group of 4 the old 2 MB: 14 ms */
 	double xparams[MAXV] = { 0.6e6 };
-	plan(&p, 1, 1, 4, 1e-3, 2e-3);
-	p.dp = 4;
-	p.net = &tr;
-	p.rank_gpu = rank_gpu4;
-	p.contention = true;
-	p.overlap_grad_reduce = false;
+	plan_dp(&p, 4, &tr, rank_gpu4);
 	p.chunk_expert_params = xparams;
 	p.expert_dp = 2;
 	started = 0;
