@@ -151,6 +151,15 @@ static int expert_dp(const struct layout *L)
 	return span / unit;
 }
 
+/* The input embedding's parameters on one GPU of the first stage: the
+ * word embedding split over TP, learned positions whole. */
+static double embed_rank_params(const struct tfm *m, const struct layout *L)
+{
+	double h = m->hidden;
+
+	return (double)m->vocab * h / L->tp + (m->learned_positions ? (double)m->seq_len * h : 0);
+}
+
 /* Chunk vs's passes: its dense and MoE layers (layout.h: stages may be
  * uneven), the embedding on the first chunk, the logits on the last. */
 static void fill_stages(const struct tfm *m, const struct layout *L, int v,
@@ -197,8 +206,7 @@ static void fill_stages(const struct tfm *m, const struct layout *L, int v,
 	a->fwd[0] += c->emb_f.time_s + c->tp_emb_s;
 	a->fwd_tp[0] += c->tp_emb_s;
 	a->bwd[0] += c->emb_b.time_s;
-	a->params[0] += (double)m->vocab * h / t +
-			(m->learned_positions ? (double)m->seq_len * h : 0);
+	a->params[0] += embed_rank_params(m, L);
 	a->fwd[V - 1] += c->log_f.time_s;
 	a->fwd_gemm[V - 1] += c->log_f.gemm_s;
 	a->fwd_dyn[0] += c->emb_f.dyn_j;
@@ -660,6 +668,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 			   STEP_DP_ZERO2 : reduce_whole ? STEP_DP_ALLREDUCE_GATHER :
 			   sharded ? STEP_DP_SHARDED : STEP_DP_ALLREDUCE,
 		.chunk_params = a.params, .chunk_layers = a.layers,
+		.embed_params = embed_rank_params(m, L),
 		.chunk_expert_params = m->moe.experts > 0 && expert_dp(L) > 0 ? a.xparams : NULL,
 		.expert_dp = expert_dp(L),
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,

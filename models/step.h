@@ -303,6 +303,11 @@ struct step_plan {
 					 * stride dp / expert_dp in the DP group
 					 * (step_des.c) */
 	const int *chunk_layers;	/* per virtual stage (ZeRO-3 granularity) */
+	/* of virtual stage 0's parameters, the input embedding's: the first
+	 * weights a forward reads and the last gradients a backward makes,
+	 * so one bucket of their own, the last reduced and the first
+	 * gathered (step_des.c; 0: spread as the layers') */
+	double embed_params;
 	double bucket_bytes;
 	double grad_bytes;		/* per gradient element in DP collectives
 					 * (0: 2, the weights' bf16/fp16) */

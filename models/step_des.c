@@ -511,12 +511,40 @@ static int stream_kick(struct des *d, int k, int which, struct err *e)
 	return 0;
 }
 
+/*
+ * The input embedding's bucket.  Megatron-Core lays its gradient buffer
+ * out over the parameters in reverse registration order "to roughly
+ * follow backprop order" and cuts it into buckets there
+ * (megatron/core/distributed/param_and_grad_buffer.py, core_v0.15.0);
+ * PyTorch DDP buckets in reverse parameter order too.  The word
+ * embedding, registered first, is the last gradient a backward makes
+ * (its weight gradient is the last kernel) and, at V h / t parameters,
+ * larger than any bucket: its reduction starts when the backward has
+ * ended and hides behind nothing.  The all-gather after the optimizer
+ * runs the other way: the first bucket's is dispatched at the first
+ * forward's pre-hook and waited on there, each next one as the previous
+ * is waited on (distributed_data_parallel.py _make_forward_pre_hook,
+ * finish_param_sync), so the embedding's gather delays the first forward
+ * whatever the rest of the forward hides.
+ */
+static double embed_params(const struct des *d, int vs)
+{
+	return vs == 0 ? d->p->embed_params : 0;
+}
+
+/* The bucket event of the embedding's gradients (V: the whole buffer). */
+static int embed_key(const struct des *d)
+{
+	return d->V + 1;
+}
+
 /* Gradients of virtual stage vs on stage k: buckets as the backward pass
- * produces them, uniformly over the op's duration. */
+ * produces them, uniformly over the op's duration, the embedding's last. */
 static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t dur_ns,
 			 struct err *e)
 {
-	double bytes = grad_bytes(d) * d->p->chunk_params[vs];
+	double emb = embed_params(d, vs);
+	double bytes = grad_bytes(d) * (d->p->chunk_params[vs] - emb);
 	int nb = (int)ceil(bytes / d->p->bucket_bytes);
 
 	(void)e;
@@ -526,6 +554,11 @@ static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t
 		int64_t t = start_ns + (d->p->overlap_grad_reduce ?
 					dur_ns * (i + 1) / nb : dur_ns);
 		ev_at(d->sim, t, d->k_bucket, evkey_pack(&key_stage, (int64_t[]){ k, vs }));
+		d->stages[k].pending_ready++;
+	}
+	if (emb > 0) {
+		ev_at(d->sim, start_ns + dur_ns, d->k_bucket,
+		      evkey_pack(&key_stage, (int64_t[]){ k, embed_key(d) }));
 		d->stages[k].pending_ready++;
 	}
 	return 0;
@@ -551,8 +584,10 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 			bytes += grad_bytes(d) * d->p->chunk_params[vs_of(d, c, k)];
 			xbytes += grad_bytes(d) * expert_params(d, vs_of(d, c, k));
 		}
+	} else if (vs == embed_key(d)) {
+		bytes = grad_bytes(d) * d->p->embed_params;
 	} else {
-		bytes = grad_bytes(d) * d->p->chunk_params[vs];
+		bytes = grad_bytes(d) * (d->p->chunk_params[vs] - embed_params(d, vs));
 		xbytes = grad_bytes(d) * expert_params(d, vs);
 		nb = (int)ceil(bytes / d->p->bucket_bytes);
 		if (nb < 1)
@@ -823,16 +858,24 @@ static int check_finished(struct des *d, int k, struct err *e)
 	struct stage *st = &d->stages[k];
 	struct stream *g = &st->st[STREAM_GRAD];
 
-	(void)e;
 	if (st->finished || st->busy || st->next < st->n_ops || st->pending_ready > 0 ||
 	    g->in_flight > 0 || g->head < g->len)
 		return 0;
 	st->finished = true;
 	if (d->phase == 1) {
 		/* Megatron-Core --overlap-param-gather: the next iteration's
-		 * forward waits only for what its first pass cannot hide */
+		 * forward waits only for what its first pass cannot hide, and
+		 * for the embedding's gather before it can start */
 		int64_t t = ev_now(d->sim) -
 			    (d->p->param_gather_hide_s ? to_ns(d->p->param_gather_hide_s[k]) : 0);
+		double emb_s = 0;
+		if (d->p->param_gather_hide_s && k == rank_of(d, 0) && d->p->embed_params > 0 &&
+		    !d->free_comm &&
+		    alone_s(d, k, COLL_ALL_GATHER, weight_bytes(d) * d->p->embed_params,
+			    false, false, &emb_s, e) < 0)
+			return -1;
+		if (d->opt_ns + to_ns(emb_s) > t)
+			t = d->opt_ns + to_ns(emb_s);
 		if (t > d->gather_end_ns)
 			d->gather_end_ns = t;
 	}

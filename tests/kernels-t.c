@@ -175,6 +175,20 @@ static void test_fit(void)
 	pin_fit("h200_sxm", &law, &f8, &a);
 }
 
+/* The geometric mean of the FP8 table's measurements of row i's shape. */
+static double fp8_shape_s(const struct kern_gemm_rows *f, int i)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int j = 0; j < f->n; j++)
+		if (f->m[j] == f->m[i] && f->nn[j] == f->nn[i] && f->k[j] == f->k[i]) {
+			sum += log(f->s[j]);
+			n++;
+		}
+	return exp(sum / n);
+}
+
 #define TE_T 15872.0
 #define TE_H 4096.0
 #define TE_F 16384.0
@@ -189,12 +203,15 @@ static const double te_shapes[12][3] = {
 };
 
 /* FP8 against BF16 at layer shapes (kernels.h: FP8 takes the BF16
- * table's shape residual).  On the squares from 4096^3 up, FP8 runs
- * 1.94-1.99x BF16 (against the mean of BF16's repeated squares; 1.88-2.02x
- * against single rows); at te_shapes the model must stay inside that
- * range (the old law, fitted to the squares alone, gave 2.08x).  TE's
- * own figure there is 1.905x (31.968 ms BF16, 16.785 ms FP8 per layer),
- * on an H200 NVL at 600 W, not this 700 W part: printed, not asserted. */
+ * table's shape residual).  On the squares 4096^3 to 16384^3, where the
+ * H200 measured BF16 too, FP8 runs 1.82-2.00x BF16 (the geometric mean of
+ * each square's three FP8 measurements, kernels/h200_sxm/gemm-fp8.tsv,
+ * against the BF16 model there; 1.94-1.99x with trainsim's short runs
+ * alone, 1.76-2.02x for single rows); at te_shapes the model must stay
+ * inside that range (the old law, fitted to the squares alone, gave
+ * 2.08x).  TE's own figure there is 1.905x (31.968 ms BF16, 16.785 ms FP8
+ * per layer), on an H200 NVL at 600 W, not this 700 W part: printed, not
+ * asserted. */
 static void test_fp8_layer_ratio(void)
 {
 	double bf = 0, f8 = 0, sq_min = INFINITY, sq_max = 0;
@@ -206,13 +223,17 @@ static void test_fp8_layer_ratio(void)
 		f8 += kern_gemm_s(&g.k, true, 1, x[0], x[1], x[2]);
 	}
 	for (int i = 0; i < r->n; i++) {
-		double q = kern_gemm_s(&g.k, false, 1, r->m[i], r->nn[i], r->k[i]) / r->s[i];
+		/* 2048^3 is launch- and wave-bound; no BF16 square above 16384 */
+		if (r->m[i] < 4096 || r->m[i] > 16384 || r->m[i] != r->nn[i] ||
+		    r->m[i] != r->k[i])
+			continue;
+		double q = kern_gemm_s(&g.k, false, 1, r->m[i], r->nn[i], r->k[i]) /
+			   fp8_shape_s(r, i);
 		sq_max = fmax(sq_max, q);
-		if (r->m[i] >= 4096)	/* 2048^3 is launch- and wave-bound */
-			sq_min = fmin(sq_min, q);
+		sq_min = fmin(sq_min, q);
 	}
 	tap_diag("FP8/BF16 per layer at TE's profiling shapes: %.3f (TE on an H200 NVL: "
-		 "1.905; measured squares from 4096^3 %.3f-%.3f)", bf / f8, sq_min, sq_max);
+		 "1.905; measured squares 4096^3-16384^3 %.3f-%.3f)", bf / f8, sq_min, sq_max);
 	tap_ok(bf / f8 <= sq_max && bf / f8 >= sq_min, "FP8 at layer shapes %.3fx BF16: "
 	       "within the measured squares' %.3f-%.3fx", bf / f8, sq_min, sq_max);
 }
@@ -350,11 +371,16 @@ static void test_rows(void)
 	tap_ok(n_boost == 19 && boost_lnr / n_boost > log(1.03),
 	       "the %d boost-clock rows run faster than the sustained-clock model, over "
 	       "3%% on geometric mean (%d of them faster)", n_boost, n_faster);
+	/* FP8: three sources measured most squares (trainsim's H200, Azure's
+	 * H200 and H100: kernels/h200_sxm/gemm-fp8.tsv); a shape is
+	 * reproduced as the geometric mean of its measurements */
 	const struct kern_gemm_rows *f = &g.k.gemm_fp8;
 	bad = 0;
 	for (int i = 0; i < f->n; i++)
-		bad += fabs(kern_gemm_s(&g.k, true, 1, f->m[i], f->nn[i], f->k[i]) / f->s[i] - 1) > 0.02;
-	tap_ok(f->n == 4 && bad == 0, "all 4 measured FP8 GEMMs within 2%%");
+		bad += fabs(kern_gemm_s(&g.k, true, 1, f->m[i], f->nn[i], f->k[i]) /
+			    fp8_shape_s(f, i) - 1) > 0.02;
+	tap_ok(f->n == 22 && bad == 0, "all 22 measured FP8 GEMMs within 2%% of their "
+	       "shape's geometric mean");
 	const struct kern_attn_rows *a = &g.k.attn_rows;
 	bad = 0;
 	for (int i = 0; i < a->n; i++) {

@@ -127,7 +127,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(67);
+	tap_plan(70);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -272,6 +272,17 @@ int main(void)
 	p.contention = false;	/* timed alone: the same here */
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 12.5e-3, 1e-12, "alone timing agrees without contention");
+	/* the input embedding, 0.5e6 of the 1e6 parameters, is the last
+	 * gradient the backward makes (step_des.c, Megatron-Core's buckets in
+	 * reverse registration order): the other 1 MB in two buckets ready at
+	 * 11 and 12 ms (11-11.5, 12-12.5), the embedding's 1 MB at 12 ms
+	 * after them, 12.5-13.5 ms */
+	p.embed_params = 0.5e6;
+	p.contention = true;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 13.5e-3, 1e-12, "the embedding's bucket reduces last: 13.5 ms");
+	tap_near(r.dp_exposed_s, 1.5e-3, 1e-9, "1.5 ms exposed");
+	p.embed_params = 0;
 	/* a collective beside the compute holds a quarter of the SMs: a pass
 	 * of GEMMs alone runs at 3/4 speed while it is in flight.  Two 1 MB
 	 * buckets ready at 11 and 12 ms reduce back to back 11-13 ms; the
@@ -312,6 +323,13 @@ int main(void)
 	hide = 3e-3;
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 14e-3, 1e-12, "param gather fully hidden: ends with Adam");
+	/* the embedding's weights (0.5e6, 1 MB) are gathered before the
+	 * first forward can start, whatever the forward hides: 14 + 1 ms */
+	p.embed_params = 0.5e6;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 15e-3, 1e-12, "the embedding's 1 MB gather delays the first "
+		 "forward: 15 ms under a 3 ms cover");
+	p.embed_params = 0;
 	p.param_gather_hide_s = NULL;
 	/* FP8 weights gathered in FP8 (weight_bytes 1): 1 MB, 14-15 ms, the
 	 * same 2 Psi elements moved */
