@@ -46,6 +46,16 @@ done
 last=$(echo "$line" | sed 's/.*, \([a-z]*\) for [^,]* to 1 GiB$/\1/; s/^# auto chose \([a-z]*\) for 8 B to 1 GiB$/\1/')
 ok_eq "$(t_auto 1073741824)" "$(t_algo "$last" 1073741824)" "1 GiB: auto's time is $last's"
 
+# NVLink 5, whose efficiency is carried over from NVLink 3 (links.cfg),
+# against a measurement it was not set from: Azure's ND GB200 v6 (one
+# 4-GPU GB200 tray), NCCL all-reduce with the ring algorithm, 8 GiB:
+# busbw 679.61 GB/s (Azure/AI-benchmarking-guide, Azure_Results/
+# ND_GB200_v6_results.md, commit 2a370be6); 3%.
+"$TRAINSIM" collective scenarios/validation/mbridge-gb200-llama3-8b-8-fp8cs.cfg \
+	--algo ring --ranks 4 -b 8G -e 8G >"$tmp/gb"
+busbw=$(grep -v '^#' "$tmp/gb" | tail -1 | awk '{ print $8 }')
+ok_near "$busbw" 679.61 0.03 "4 GB200 NVLink 5 ring all-reduce, 8 GiB: busbw $busbw GB/s within 3% of Azure's 679.61"
+
 # --algo where it cannot apply says so.
 "$TRAINSIM" collective scenarios/tiny.cfg --op all_gather --algo tree -b 1M -e 1M >"$tmp/g"
 grep -q '^# all_gather has one algorithm (ring): --algo tree does not apply$' "$tmp/g"
