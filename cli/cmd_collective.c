@@ -4,7 +4,7 @@
  * network model against their own nccl-tests runs.
  *
  *   trainsim collective SCENARIO.cfg [--op OP] [-b MIN] [-e MAX] [-f FACTOR]
- *                       [--ranks N] [--algo ring|tree|hier] [--imbalance F]
+ *                       [--ranks N] [--algo ring|tree|hier|nvls] [--imbalance F]
  *                       [-s KEY=VALUE]...
  *
  * Sizes take nccl-tests' suffixes K, M, G (powers of 1024).
@@ -34,7 +34,7 @@ static const char collective_usage[] =
 	"  -e MAX         largest size (default 1G)\n"
 	"  -f FACTOR      size multiplier between rows (default 2)\n"
 	"  --ranks N      ranks taking part (default: every GPU)\n"
-	"  --algo A       auto (default), ring, tree, hier\n"
+	"  --algo A       auto (default), ring, tree, hier, nvls\n"
 	"  -s KEY=VALUE   override a scenario setting (repeatable)\n"
 	"Sizes are nccl-tests' S: all_reduce's buffer, all_gather's output,\n"
 	"reduce_scatter's input, all_to_all's send buffer per rank (S/n to each\n"
@@ -101,7 +101,7 @@ static int parse_collective(int argc, char **argv, struct coll_args *a, struct e
 		case OPT_ALGO:
 			if (coll_algo_parse(optarg, &a->algo) < 0)
 				return err_set(e, ERR_USAGE, "collective: --algo %s: expected "
-					       "auto, ring, tree or hier", optarg);
+					       "auto, ring, tree, hier or nvls", optarg);
 			break;
 		case OPT_IMBALANCE:
 			if (args_double("collective: --imbalance", optarg, nextafter(1, 0), HUGE_VAL,

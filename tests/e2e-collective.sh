@@ -56,6 +56,22 @@ ok_eq "$(t_auto 1073741824)" "$(t_algo "$last" 1073741824)" "1 GiB: auto's time 
 busbw=$(grep -v '^#' "$tmp/gb" | tail -1 | awk '{ print $8 }')
 ok_near "$busbw" 679.61 0.03 "4 GB200 NVLink 5 ring all-reduce, 8 GiB: busbw $busbw GB/s within 3% of Azure's 679.61"
 
+# NCCL's NVLS all-reduce (NVLink SHARP) on one 8-GPU H100 node: by hand,
+# the base 8.4 us and two NVLink steps of 3.4 us, then 8 GiB at 0.608 x
+# 450 GB/s a GPU (links.nvlink4.nvls_efficiency): 15.2 us + 31,396.6 us =
+# 31,411.8 us, busbw 478.6 GB/s.  The efficiency is set from Azure's
+# ND H100 v5 measurement, 478.87 GB/s (Azure/AI-benchmarking-guide,
+# ND_H100_v5_results.md): a pin, not a validation; the same guide's H200
+# node (479.98, NCCL 2.20.5) has the same NVSwitch.
+"$TRAINSIM" collective scenarios/validation/nemo-llama3-8b-8.cfg -b 8G -e 8G >"$tmp/nv"
+t=$(grep -v '^#' "$tmp/nv" | tail -1 | awk '{ print $6 }')
+ok_near "$t" 31411.8 0.001 "8 H100 NVLS all-reduce of 8 GiB: $t us, by hand 31,411.8"
+ok_eq "$(grep '^# auto chose' "$tmp/nv")" "# auto chose nvls for every size" \
+	"an H100 node: auto chose nvls"
+"$TRAINSIM" collective scenarios/1b.cfg --algo nvls -b 1G -e 1G >"$tmp/na"
+grep -q '^# --algo nvls ran as ring for every size' "$tmp/na"
+ok $? "--algo nvls on A100 NVLink 3 (no NVLink SHARP): ran as ring, and why"
+
 # --algo where it cannot apply says so.
 "$TRAINSIM" collective scenarios/tiny.cfg --op all_gather --algo tree -b 1M -e 1M >"$tmp/g"
 grep -q '^# all_gather has one algorithm (ring): --algo tree does not apply$' "$tmp/g"

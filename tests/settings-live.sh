@@ -156,6 +156,7 @@ network.pcie_link|T|N64 -s network.nics_per_node=2|"opa_100"|
 network.fat_tree.oversubscription|T|BIG|[4.0, 4.0]|
 network.fat_tree.ecmp|T|BIG||
 network.collective.algo|T|N64|"tree"|
+links.*.nvls_efficiency|T||0.9|links.nvlink3.nvls_efficiency
 network.collective.channels|T|N64|1|
 network.collective.same_nic|T|N64||
 network.collective.tree_channel_busbw_Bps|T|N64 -s 'network.collective.algo="tree"'|[2e9, 2e9, 2e9]|

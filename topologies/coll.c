@@ -29,6 +29,8 @@
  *         accordingly.  One node: ring.
  *   hier  NVLink reduce-scatter in each node, ring all-reduce across nodes
  *         per rail (local GPU j of every node, S/m each), NVLink all-gather.
+ *   nvls  NVLink SHARP all-reduce inside one NVLink domain whose switch
+ *         reduces (plan_nvls): S up and S down each GPU's link.
  *   all-to-all: every pair, S/n each, at once.  sendrecv: [src, dst] one
  *         flow of S; with more than two GPUs, each sends S to the next (the
  *         pattern of nccl-tests' sendrecv_perf).
@@ -366,6 +368,40 @@ static int plan_all_to_all(const struct net *net, const struct coll *c,
 	return 0;
 }
 
+/*
+ * NVLS: NVLink SHARP, the NVSwitch reducing in the fabric (NVSwitch gen 3,
+ * DGX/HGX H100 on; NCCL's NVLS algorithm, NCCL 2.17+): every GPU pushes
+ * its buffer to the switch, which sums it and multicasts the sum back, so
+ * each GPU's link carries S each way where a ring's carries 2(n-1)/n S,
+ * at the rate links.*.nvls_efficiency of the link each GPU reaches
+ * (measured: netcfg.c's catalog).  As flows, GPU i sends S to GPU i+1
+ * through the switch at that ceiling: each link's load is the same.
+ * Latency: the base and two NVLink steps, the reduction and the multicast
+ * (an assumption).  Inside one NVLink domain only; NCCL's NVLS across
+ * nodes (NVLS tree) is not modelled.
+ */
+static bool nvls_ok(const struct net *net, const struct coll *c, const struct groups *g)
+{
+	return c->op == COLL_ALL_REDUCE && !g->multi_domain && g->n >= 2 &&
+	       net->nvl_link0 >= 0 && net->p.nvlink.nvls_efficiency > 0;
+}
+
+static int plan_nvls(const struct net *net, const struct coll *c,
+		     const struct groups *g, struct coll_plan *p, struct err *e)
+{
+	struct coll_phase *ph = &p->ph[0];
+	double cap = net->p.nvlink.bw_Bps * net->p.nvlink.nvls_efficiency;
+
+	p->n_phases = 1;
+	ph->latency_ns = net->p.base_latency_ns + 2 * step_ns(net, 0);
+	for (int i = 0; i < g->n; i++) {
+		if (add_xfer(ph, g->gpu[i], g->gpu[(i + 1) % g->n], 0, c->bytes, e) < 0)
+			return -1;
+		ph->x[ph->n - 1].max_Bps = cap;
+	}
+	return 0;
+}
+
 static int plan_sendrecv(const struct net *net, const struct coll *c,
 			 const struct groups *g, struct coll_plan *p,
 			 struct err *e)
@@ -392,7 +428,10 @@ int coll_plan_build(const struct net *net, const struct coll *c,
 		return err_set(e, ERR_RUN, "collective of %g bytes", c->bytes);
 	if (groups_make(net, c, &g, e) < 0)
 		return -1;
-	if (c->op != COLL_ALL_REDUCE || g.n_groups < 2 || algo == COLL_AUTO)
+	if (algo == COLL_NVLS && !nvls_ok(net, c, &g))
+		algo = COLL_RING;	/* no NVLink SHARP here */
+	if (algo != COLL_NVLS &&
+	    (c->op != COLL_ALL_REDUCE || g.n_groups < 2 || algo == COLL_AUTO))
 		algo = COLL_RING;
 	if (algo == COLL_HIER && g.start[1] - g.start[0] < 2 && g.equal)
 		algo = COLL_RING;	/* one GPU per node: nothing to do inside */
@@ -407,6 +446,7 @@ int coll_plan_build(const struct net *net, const struct coll *c,
 	default:
 		rc = algo == COLL_TREE ? plan_tree(net, c, &g, p, e) :
 		     algo == COLL_HIER ? plan_hier(net, c, &g, p, e) :
+		     algo == COLL_NVLS ? plan_nvls(net, c, &g, p, e) :
 		     plan_ring(net, c, &g, p, e);
 	}
 	groups_free(&g);
@@ -607,7 +647,7 @@ static const char *const op_names[] = {
 	"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast",
 	"sendrecv",
 };
-static const char *const algo_names[] = { "auto", "ring", "tree", "hier" };
+static const char *const algo_names[] = { "auto", "ring", "tree", "hier", "nvls" };
 
 const char *coll_op_name(enum coll_op op)
 {
@@ -616,7 +656,7 @@ const char *coll_op_name(enum coll_op op)
 
 const char *coll_algo_name(enum coll_algo algo)
 {
-	return (unsigned)algo < 4 ? algo_names[algo] : "?";
+	return (unsigned)algo < 5 ? algo_names[algo] : "?";
 }
 
 int coll_op_parse(const char *s, enum coll_op *op)
@@ -637,7 +677,7 @@ int coll_op_parse(const char *s, enum coll_op *op)
 
 int coll_algo_parse(const char *s, enum coll_algo *algo)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strcmp(s, algo_names[i]) == 0) {
 			*algo = (enum coll_algo)i;
 			return 0;
@@ -800,7 +840,8 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		snprintf(what, sizeof what, algo == COLL_AUTO ? "auto chose" :
 			 "--algo %s ran as", coll_algo_name(algo));
 		const char *why = algo == COLL_AUTO ? "" : " (tree and hier need ranks "
-			"on two or more nodes, hier more than one GPU on a node)";
+			"on two or more nodes, hier more than one GPU on a node, nvls "
+			"one NVLink domain whose switch reduces)";
 		if (chose[0] == '\0')
 			fprintf(out, "# %s %s for every size%s\n", what,
 				coll_algo_name(run_algo), why);

@@ -440,12 +440,12 @@ static int auto_pick(struct net *net, const struct coll *c, enum coll_algo *out,
 	*out = COLL_RING;
 	if (c->op != COLL_ALL_REDUCE)
 		return 0;
-	for (enum coll_algo a = COLL_RING; a <= COLL_HIER; a++) {
+	for (enum coll_algo a = COLL_RING; a <= COLL_NVLS; a++) {
 		struct err tmp = { 0 };
 		int64_t t;
 		if (timed(net, c, a, &t, &tmp) < 0) {
 			if (tmp.status == ERR_USAGE)
-				continue;	/* not applicable here (hier) */
+				continue;	/* not applicable here (hier, nvls) */
 			*e = tmp;
 			return -1;
 		}

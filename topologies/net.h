@@ -34,7 +34,7 @@ enum coll_op {
 	COLL_ALL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALL_GATHER,
 	COLL_ALL_TO_ALL, COLL_BROADCAST, COLL_SENDRECV,
 };
-enum coll_algo { COLL_AUTO, COLL_RING, COLL_TREE, COLL_HIER };
+enum coll_algo { COLL_AUTO, COLL_RING, COLL_TREE, COLL_HIER, COLL_NVLS };
 
 struct coll {
 	enum coll_op op;
@@ -113,7 +113,7 @@ int coll_table_print(struct net *net, enum coll_op op, enum coll_algo algo,
 		     double min_bytes, double max_bytes, double factor,
 		     int n_ranks, double skew, FILE *out, struct err *e);
 /* Names as the CLI takes them ("all_reduce", ..., "ring", "tree", "hier",
- * "auto"): 0, or -1 if unknown. */
+ * "nvls", "auto"): 0, or -1 if unknown. */
 int coll_op_parse(const char *s, enum coll_op *op);
 int coll_algo_parse(const char *s, enum coll_algo *algo);
 

@@ -49,7 +49,7 @@ const struct cfg_setting net_settings[] = {
 	  "absolute|relative", "which group each global channel reaches" },
 	{ "network.dragonfly.routing", CFG_ENUM, "", 0, 0, "ugal",
 	  "minimal|valiant|ugal", "per-flow routing (ugal: UGAL-L)" },
-	{ "network.collective.algo", CFG_ENUM, "", 0, 0, "auto", "auto|ring|tree|hier",
+	{ "network.collective.algo", CFG_ENUM, "", 0, 0, "auto", "auto|ring|tree|hier|nvls",
 	  "all-reduce algorithm (auto: the fastest on the idle fabric, as NCCL's tuner)" },
 	{ "network.collective.channels", CFG_INT, "", 0, 64, "0", NULL,
 	  "rings per collective across nodes (0: one per NIC)" },
@@ -78,6 +78,9 @@ const struct cfg_setting net_settings[] = {
 	  "bandwidth per direction in bytes/s (or bw_gbit_s)" },
 	{ "links.*.efficiency", CFG_FLOAT, "", 0, 1, "1", NULL,
 	  "achievable fraction of the bandwidth (protocol overhead), > 0" },
+	{ "links.*.nvls_efficiency", CFG_FLOAT, "", 0, 1, "0", NULL,
+	  "an NVLink link whose NVSwitch reduces (NVLink SHARP): the rate each GPU "
+	  "reaches in NCCL's NVLS all-reduce, as a fraction of bw_Bps (0: none)" },
 	{ "links.*.latency_ns", CFG_FLOAT, "ns", 0, 1e9, "0", NULL,
 	  "one hop: switch port to port plus cable" },
 	{ "links.*.pj_per_bit", CFG_FLOAT, "pJ/bit", 0, 1e6, "0", NULL,
@@ -129,6 +132,7 @@ static int read_link(const struct scenario *sc, const char *name,
 		return sc_error(sc, e, path, "efficiency 0 carries nothing "
 				"(expected 0 < efficiency <= 1)");
 	}
+	s->nvls_efficiency = sc_float(sc, "links.%s.nvls_efficiency", name);
 	s->latency_ns = sc_float(sc, "links.%s.latency_ns", name);
 	s->pj_per_bit = sc_float(sc, "links.%s.pj_per_bit", name);
 	s->switch_radix = (int)sc_int(sc, "links.%s.switch_radix", name);
@@ -197,7 +201,7 @@ static void read_fabric(const struct scenario *sc, struct net_params *p)
 
 static void read_collective(const struct scenario *sc, struct net_params *p)
 {
-	static const char *const algo[] = { "auto", "ring", "tree", "hier", NULL };
+	static const char *const algo[] = { "auto", "ring", "tree", "hier", "nvls", NULL };
 
 	p->algo = (enum coll_algo)enum_index(sc_str(sc, "network.collective.algo"), algo);
 	p->channels = (int)sc_int(sc, "network.collective.channels");

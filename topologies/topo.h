@@ -29,6 +29,9 @@ struct link_spec {
 	char name[48];
 	double bw_Bps;		/* per direction, nominal */
 	double efficiency;	/* achievable fraction of bw_Bps (protocol) */
+	double nvls_efficiency;	/* NVLink SHARP all-reduce: each GPU's rate as a
+				 * fraction of bw_Bps (0: the switch cannot
+				 * reduce; coll.c) */
 	double latency_ns;	/* one hop: port to port plus cable */
 	double pj_per_bit;	/* energy per bit per link crossed, beyond idle */
 	int switch_radix;	/* ports of the matching switch (0: none) */
