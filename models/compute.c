@@ -37,26 +37,31 @@ void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	out->dyn_j = kpw_tensor_j(g, out->flops, t);
 }
 
-/* Before each MXFP8 GEMM Transformer Engine rearranges both operands'
- * block scales into the layout cuBLAS reads (pytorch/csrc/extensions/
- * gemm.cpp, swizzle_scaling_factors, TE 2.9): two small kernels reading
- * and writing one byte per 32 elements. */
+/* Before each block-scaled GEMM Transformer Engine rearranges both
+ * operands' block scales into the layout cuBLAS reads (pytorch/csrc/
+ * extensions/gemm.cpp, swizzle_scaling_factors, TE 2.9): two small
+ * kernels reading and writing one byte per block, 32 elements for MXFP8,
+ * 16 for NVFP4. */
 #define MX_SWIZZLE_B (2.0 / 32)
+#define NV_SWIZZLE_B (2.0 / 16)
 
 void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double batch,
 		 double M, double N, double K, struct cmp_cost *out)
 {
+	bool mx = sh->fp8_scaling == CMP_FP8_MX, nv = sh->fp8_scaling == CMP_FP4_NV;
+	double ratio = mx ? g->mx_gemm_ratio : nv ? g->nvfp4_gemm_ratio : 0;
+	double swizzle = mx ? MX_SWIZZLE_B : NV_SWIZZLE_B;
 	struct cmp_cost c;
 
 	cmp_gemm(g, sh->fp8, batch, M, N, K, out);
-	if (!sh->fp8 || sh->fp8_scaling != CMP_FP8_MX || g->mx_gemm_ratio <= 0)
+	if (!sh->fp8 || ratio <= 0)
 		return;
-	out->time_s *= g->mx_gemm_ratio;
+	out->time_s *= ratio;
 	out->gemm_s = out->time_s;
 	out->dyn_j = kpw_tensor_j(g, out->flops, out->time_s);
-	cmp_stream(g, KS_COPY, batch * M * K * MX_SWIZZLE_B, &c);
+	cmp_stream(g, KS_COPY, batch * M * K * swizzle, &c);
 	cmp_add(out, &c, 1);
-	cmp_stream(g, KS_COPY, batch * K * N * MX_SWIZZLE_B, &c);
+	cmp_stream(g, KS_COPY, batch * K * N * swizzle, &c);
 	cmp_add(out, &c, 1);
 }
 

@@ -50,6 +50,8 @@ enum cmp_fp8_scaling {
 	CMP_FP8_DELAYED,	/* per tensor, from its amax history */
 	CMP_FP8_CURRENT,	/* per tensor, from its own amax */
 	CMP_FP8_MX,		/* per 32-element block (MXFP8, Blackwell) */
+	CMP_FP4_NV,		/* 4-bit E2M1 per 16-element block under a per-
+				 * tensor scale (NVFP4, Blackwell) */
 };
 
 struct cmp_shape {
@@ -104,9 +106,9 @@ void cmp_add(struct cmp_cost *acc, const struct cmp_cost *c, double times);
 void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 	      double M, double N, double K, struct cmp_cost *out);
 /* A Transformer Engine module's GEMM in the run's datatype: FP8 where the
- * shape is, block-scaled MXFP8 at the GPU's gemm_mxfp8_ratio of the
- * per-tensor FP8 time, after the two kernels that swizzle its operands'
- * block scales (out->gemm_s: the GEMM alone). */
+ * shape is, block-scaled MXFP8 (NVFP4) at the GPU's gemm_mxfp8_ratio
+ * (gemm_nvfp4_ratio) of the per-tensor FP8 time, after the two kernels
+ * that swizzle its operands' block scales (out->gemm_s: the GEMM alone). */
 void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double batch,
 		 double M, double N, double K, struct cmp_cost *out);
 /* One memory-bound kernel of `kind` moving `bytes`. */
@@ -192,7 +194,10 @@ double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes);
  * into both the row- and the column-wise copies its GEMMs read, each with
  * one scale byte per 32 elements, and needs no amax pass and no
  * transpose; its LayerNorm writes bf16 too (TE quantizes a norm's output
- * to MXFP8 in the norm kernel only with NVTE_NORM_FWD_USE_CUDNN). */
+ * to MXFP8 in the norm kernel only with NVTE_NORM_FWD_USE_CUDNN).  NVFP4
+ * (CMP_FP4_NV; TE's NVFP4BlockScaling) likewise, at half a byte an
+ * element and an E4M3 scale per 16, after an amax pass for the tensor's
+ * FP32 scale (fp8.c). */
 enum cmp_te_kind { CMP_TE_LN_COL, CMP_TE_COL, CMP_TE_ROW };
 
 /* The FP8 casts and transposes of one GEMM [M x K] x [K x N] (M: all its
@@ -204,7 +209,7 @@ void cmp_fp8_io(const struct gpu_spec *g, const struct cmp_shape *sh,
  * into TE's cached FP8 copies (Megatron passes is_first_microbatch, so TE
  * refreshes its weight workspace on the first microbatch only); with
  * current scaling, each weight's amax first; MXFP8 quantizes both copies
- * with their block scales in one pass. */
+ * with their block scales in one pass, NVFP4 after an amax. */
 double cmp_fp8_weights_s(const struct gpu_spec *g, double params,
 			 enum cmp_fp8_scaling scaling);
 /* Transformer Engine's TP-communication overlap (userbuffers, TE v1.8

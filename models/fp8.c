@@ -43,7 +43,24 @@
  * gather, as current scaling's.  TE's GEMM-profiling page measures
  * B300's quantization at 1.823 ms a layer for MXFP8 against 2.335 for
  * current scaling (autocast less pre-quantized, the 5B example; tests/
- * kernels-t compares). */
+ * kernels-t compares).
+ *
+ * NVFP4 (TE 2.8+ NVFP4BlockScaling; NVIDIA, "Pretraining Large Language
+ * Models with NVFP4", arXiv:2509.25149, 2025): 4-bit E2M1 values, an E4M3
+ * scale per 16 elements and an FP32 scale per tensor from its amax, so
+ * like current scaling an amax pass first, then like MXFP8 one kernel
+ * writing both the row- and the column-wise copies with their scales:
+ *   nvfp4 amax + quantize read 2, then read 2, write 2 x (0.5 + 1/16)
+ *                                                      5.125 B/element
+ * The recipe's defaults (TE v2.18 common/recipe/__init__.py): inputs and
+ * gradients get a 16 x 16 random Hadamard transform on their column-wise
+ * copy, the one wgrad reads ("RHT is currently only applied to column-wise
+ * usage"), whose FP32 scale needs the transformed tensor's own amax: one
+ * read more, 7.125 B/element; weights a 16 x 16 block scale, no
+ * transform; gradients stochastic rounding (in the quantizing kernel, not
+ * charged).  MLPerf Training v5.1's NVFP4 runs turn all three off
+ * (NVTE_NVFP4_DISABLE_RHT and the rest in NVIDIA's config_common_fp4.sh),
+ * which this model does not follow (a scenario cannot say so yet). */
 #include "models/compute.h"
 
 #define BF16_B 2.0
@@ -57,6 +74,18 @@
 #define AMAX_B BF16_B				/* current scaling's amax pass */
 #define MX_SCALE_B (1.0 / 32)			/* an E8M0 scale per 32 elements */
 #define MX_QUANT_B (BF16_B + 2 * (FP8_B + MX_SCALE_B))	/* both copies */
+#define FP4_B 0.5
+#define NV_SCALE_B (1.0 / 16)			/* an E4M3 scale per 16 elements */
+#define NV_QUANT_B (AMAX_B + BF16_B + 2 * (FP4_B + NV_SCALE_B))	/* amax, both copies */
+#define NV_RHT_B AMAX_B		/* the transformed copy's own amax */
+
+/* The block-scaled recipes' one quantization of an input or a gradient
+ * into both copies, bytes per element (0: a per-tensor FP8 recipe). */
+static double block_quant_b(enum cmp_fp8_scaling scaling)
+{
+	return scaling == CMP_FP8_MX ? MX_QUANT_B :
+	       scaling == CMP_FP4_NV ? NV_QUANT_B + NV_RHT_B : 0;
+}
 
 static void pass(const struct gpu_spec *g, double bytes, struct cmp_cost *acc)
 {
@@ -96,8 +125,8 @@ static void fwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 		if (sh->sp)	/* cast before the all-gather, as the LN wrote it */
 			elems /= sh->tp;
 	}
-	if (sh->fp8_scaling == CMP_FP8_MX) {
-		pass(g, elems * MX_QUANT_B, acc);
+	if (block_quant_b(sh->fp8_scaling) > 0) {
+		pass(g, elems * block_quant_b(sh->fp8_scaling), acc);
 		return;
 	}
 	amax(g, sh, elems, acc);
@@ -120,8 +149,8 @@ static void bwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double dy = M * N;
 	bool split = kind == CMP_TE_ROW && sh->sp && sh->tp > 1;
 
-	if (sh->fp8_scaling == CMP_FP8_MX) {	/* its shard, then gathered */
-		pass(g, (split ? dy / sh->tp : dy) * MX_QUANT_B, acc);
+	if (block_quant_b(sh->fp8_scaling) > 0) {	/* its shard, then gathered */
+		pass(g, (split ? dy / sh->tp : dy) * block_quant_b(sh->fp8_scaling), acc);
 		return;
 	}
 	if (split) {
@@ -152,8 +181,9 @@ double cmp_fp8_weights_s(const struct gpu_spec *g, double params,
 {
 	if (params <= 0)
 		return 0;
-	if (scaling == CMP_FP8_MX)
-		return kern_stream_s(&g->k, KS_COPY, params * MX_QUANT_B);
+	if (scaling == CMP_FP8_MX || scaling == CMP_FP4_NV)	/* weights: no transform */
+		return kern_stream_s(&g->k, KS_COPY, params *
+				     (scaling == CMP_FP8_MX ? MX_QUANT_B : NV_QUANT_B));
 	return kern_stream_s(&g->k, KS_COPY, params * WEIGHT_B) +
 	       (scaling == CMP_FP8_CURRENT ? kern_stream_s(&g->k, KS_COPY, params * AMAX_B) : 0);
 }

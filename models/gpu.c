@@ -67,6 +67,9 @@ const struct cfg_setting gpu_settings[] = {
 	  "block-scaled MXFP8 GEMM time over per-tensor FP8's on the same shape "
 	  "(measured; 0: no block-scaled FP8 tensor cores, fp8_recipe mxfp8 "
 	  "refused)" },
+	{ "gpus.*.gemm_nvfp4_ratio", CFG_FLOAT, "", 0, 10, "0", NULL,
+	  "NVFP4 GEMM time over per-tensor FP8's on the same shape (measured; 0: "
+	  "no FP4 tensor cores, fp8_recipe nvfp4 refused)" },
 	{ "gpus.*.attn_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_LAW_CHOICES,
 	  "the attention implementation the attn_* laws describe (the kernel "
 	  "they were measured or published for); other implementations are "
@@ -154,6 +157,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	if (k->fp8.sm_flops <= 0)	/* no FP8: step.c refuses fp8 before */
 		k->fp8.sm_flops = k->bf16.sm_flops;
 	out->mx_gemm_ratio = sc_float(sc, "gpus.%s.gemm_mxfp8_ratio", name);
+	out->nvfp4_gemm_ratio = sc_float(sc, "gpus.%s.gemm_nvfp4_ratio", name);
 	k->attn.fwd_flops = sc_float(sc, "gpus.%s.attn_fwd_tflops", name) * 1e12;
 	k->attn.fwd_block_s = sc_float(sc, "gpus.%s.attn_fwd_block_us", name) * 1e-6;
 	k->attn.bwd_flops = sc_float(sc, "gpus.%s.attn_bwd_tflops", name) * 1e12;

@@ -41,6 +41,8 @@ struct gpu_spec {
 	struct kern_gpu k;	/* kernel laws and tables (kernels.h) */
 	double mx_gemm_ratio;	/* MXFP8 GEMM time over per-tensor FP8's (0: no
 				 * block-scaled FP8) */
+	double nvfp4_gemm_ratio;	/* NVFP4 GEMM time over per-tensor FP8's
+					 * (0: no FP4 tensor cores) */
 	enum attn_impl attn_law;	/* the attention kernel k.attn describes */
 	/* The rates gemm_w and mem_w were measured at, by k (kpower.h; 0:
 	 * not yet computed, as in a spec filled by hand) */

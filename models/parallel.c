@@ -130,14 +130,18 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.fp8_params", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "FP8 weights only (NeMo's fp8_params, TE fp8_model_init): no bf16 copy "
 	  "beside Transformer Engine's FP8 weight and its transpose; needs dtype fp8" },
-	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current|mxfp8",
+	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current|mxfp8|nvfp4",
 	  "Transformer Engine's FP8 scaling: delayed (scales from the amax history; "
 	  "Megatron-Core and NeMo's default), current (per tensor from its own amax: "
 	  "NeMo's 'tensorwise', MLPerf v5.1's; an amax pass over each tensor before "
 	  "its cast, and the LayerNorm no longer writes FP8) or mxfp8 (one E8M0 "
 	  "scale per 32 elements, TE's MXFP8BlockScaling: Blackwell's block-scaled "
 	  "GEMMs at the GPU's gemm_mxfp8_ratio, each tensor quantized once into "
-	  "both its row- and column-wise copies, no amax pass); needs dtype fp8" },
+	  "both its row- and column-wise copies, no amax pass) or nvfp4 (TE's "
+	  "NVFP4BlockScaling, Megatron-Core --fp4-recipe nvfp4: 4-bit E2M1 with an "
+	  "E4M3 scale per 16 elements and a tensor scale, Blackwell's FP4 GEMMs at "
+	  "the GPU's gemm_nvfp4_ratio, an amax pass then one quantization into both "
+	  "copies); needs dtype fp8 (the low-precision GEMMs)" },
 	{ "parallel.ep_dispatcher", CFG_ENUM, "", 0, 0, "alltoall", "alltoall|deepep",
 	  "how an MoE layer moves tokens to their experts (dispatch.h): alltoall "
 	  "(Megatron-Core's default, one copy per token and expert) or deepep "
@@ -470,7 +474,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
 	const char *recipe = sc_str(sc, "parallel.fp8_recipe");
 	o->fp8_recipe = strcmp(recipe, "current") == 0 ? CMP_FP8_CURRENT :
-			strcmp(recipe, "mxfp8") == 0 ? CMP_FP8_MX : CMP_FP8_DELAYED;
+			strcmp(recipe, "mxfp8") == 0 ? CMP_FP8_MX :
+			strcmp(recipe, "nvfp4") == 0 ? CMP_FP4_NV : CMP_FP8_DELAYED;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;

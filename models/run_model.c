@@ -319,6 +319,7 @@ static void print_precision(const struct model *md, FILE *out)
 		[CMP_FP8_DELAYED] = "delayed scaling",
 		[CMP_FP8_CURRENT] = "current scaling",
 		[CMP_FP8_MX] = "MXFP8 block scaling",
+		[CMP_FP4_NV] = "NVFP4 (4-bit) block scaling",
 	};
 
 	if (o->dtype != PAR_FP8) {
@@ -330,6 +331,8 @@ static void print_precision(const struct model *md, FILE *out)
 		recipe[o->fp8_recipe], md->g.peak_fp8_flops / 1e12);
 	if (o->fp8_recipe == CMP_FP8_MX)
 		fprintf(out, "; %.3fx the per-tensor GEMM time", md->g.mx_gemm_ratio);
+	if (o->fp8_recipe == CMP_FP4_NV)
+		fprintf(out, "; %.3fx the per-tensor FP8 GEMM time", md->g.nvfp4_gemm_ratio);
 	fprintf(out, "\n");
 }
 

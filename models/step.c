@@ -647,9 +647,12 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * perform the param all-gather in fp8" (core_r0.9+).  MXFP8 weights
 	 * go through the reused gradient buffer instead
 	 * (reuse_grad_buf_for_mxfp8_param_ag), whose width is not settled
-	 * here: their 2 bytes are kept, as ZeRO-3's per-layer gathers'. */
+	 * here: their 2 bytes are kept, as ZeRO-3's per-layer gathers'; NVFP4
+	 * runs keep bf16 weights (MLPerf v5.1's NVFP4 configs set
+	 * FP8_PARAM_GATHER=False). */
 	double weight_bytes = o->dtype == PAR_FP8 && o->fp8_params &&
-			      o->fp8_recipe != CMP_FP8_MX && o->zero_stage != 3 ? 1 : 2;
+			      o->fp8_recipe != CMP_FP8_MX && o->fp8_recipe != CMP_FP4_NV &&
+			      o->zero_stage != 3 ? 1 : 2;
 	double regather_frac = 0, regather_tensors = 0;
 	if (o->zero3_sync && o->recompute == PAR_RECOMPUTE_FULL)
 		zero3_regather(m, L, &regather_frac, &regather_tensors);
@@ -743,6 +746,11 @@ int step_check_dtype(const struct step_cfg *c, const struct gpu_spec *g, struct 
 				      "block-scaled FP8 tensor cores (Blackwell) and %s has "
 				      "none (gpus.%s.gemm_mxfp8_ratio is 0; expected delayed "
 				      "or current)", g->name, g->name);
+	if (c->par.fp8_recipe == CMP_FP4_NV && g->nvfp4_gemm_ratio <= 0)
+		return sc_where_error(c->where, e, "parallel.fp8_recipe", "nvfp4 needs "
+				      "FP4 tensor cores (Blackwell) and %s has none "
+				      "(gpus.%s.gemm_nvfp4_ratio is 0; expected delayed or "
+				      "current)", g->name, g->name);
 	return 0;
 }
 
