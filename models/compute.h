@@ -66,6 +66,7 @@ struct cmp_shape {
 	double metric_ce;	/* no-grad fp32 cross-entropies per microbatch */
 	bool fp8;		/* GEMMs in FP8 */
 	enum cmp_fp8_scaling fp8_scaling;	/* ... scaled how (fp8.c) */
+	bool fp4_no_rht;	/* NVFP4 without its Hadamard transforms (fp8.c) */
 	bool dropout;		/* attention dropout (inside the flash kernel) */
 	bool bias;		/* linear layers carry biases (GPT) */
 	double peak_flops;	/* tensor peak of the datatype in use */

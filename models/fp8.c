@@ -59,8 +59,8 @@
  * read more, 7.125 B/element; weights a 16 x 16 block scale, no
  * transform; gradients stochastic rounding (in the quantizing kernel, not
  * charged).  MLPerf Training v5.1's NVFP4 runs turn all three off
- * (NVTE_NVFP4_DISABLE_RHT and the rest in NVIDIA's config_common_fp4.sh),
- * which this model does not follow (a scenario cannot say so yet). */
+ * (NVTE_NVFP4_DISABLE_RHT and the rest in NVIDIA's config_common_fp4.sh):
+ * parallel.nvfp4_hadamard = false drops the transforms' amax passes. */
 #include "models/compute.h"
 
 #define BF16_B 2.0
@@ -81,10 +81,11 @@
 
 /* The block-scaled recipes' one quantization of an input or a gradient
  * into both copies, bytes per element (0: a per-tensor FP8 recipe). */
-static double block_quant_b(enum cmp_fp8_scaling scaling)
+static double block_quant_b(const struct cmp_shape *sh)
 {
-	return scaling == CMP_FP8_MX ? MX_QUANT_B :
-	       scaling == CMP_FP4_NV ? NV_QUANT_B + NV_RHT_B : 0;
+	if (sh->fp8_scaling == CMP_FP4_NV)
+		return NV_QUANT_B + (sh->fp4_no_rht ? 0 : NV_RHT_B);
+	return sh->fp8_scaling == CMP_FP8_MX ? MX_QUANT_B : 0;
 }
 
 static void pass(const struct gpu_spec *g, double bytes, struct cmp_cost *acc)
@@ -125,8 +126,8 @@ static void fwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 		if (sh->sp)	/* cast before the all-gather, as the LN wrote it */
 			elems /= sh->tp;
 	}
-	if (block_quant_b(sh->fp8_scaling) > 0) {
-		pass(g, elems * block_quant_b(sh->fp8_scaling), acc);
+	if (block_quant_b(sh) > 0) {
+		pass(g, elems * block_quant_b(sh), acc);
 		return;
 	}
 	amax(g, sh, elems, acc);
@@ -149,8 +150,8 @@ static void bwd_passes(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double dy = M * N;
 	bool split = kind == CMP_TE_ROW && sh->sp && sh->tp > 1;
 
-	if (block_quant_b(sh->fp8_scaling) > 0) {	/* its shard, then gathered */
-		pass(g, (split ? dy / sh->tp : dy) * block_quant_b(sh->fp8_scaling), acc);
+	if (block_quant_b(sh) > 0) {	/* its shard, then gathered */
+		pass(g, (split ? dy / sh->tp : dy) * block_quant_b(sh), acc);
 		return;
 	}
 	if (split) {

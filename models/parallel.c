@@ -142,6 +142,11 @@ const struct cfg_setting par_settings[] = {
 	  "E4M3 scale per 16 elements and a tensor scale, Blackwell's FP4 GEMMs at "
 	  "the GPU's gemm_nvfp4_ratio, an amax pass then one quantization into both "
 	  "copies); needs dtype fp8 (the low-precision GEMMs)" },
+	{ "parallel.nvfp4_hadamard", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "NVFP4's random Hadamard transforms of the inputs' and gradients' "
+	  "column-wise (wgrad) copies, each then needing its own amax pass "
+	  "(Transformer Engine's default; false: NVTE_NVFP4_DISABLE_RHT=1, as "
+	  "MLPerf Training v5.1's NVFP4 runs set it); needs fp8_recipe nvfp4" },
 	{ "parallel.ep_dispatcher", CFG_ENUM, "", 0, 0, "alltoall", "alltoall|deepep",
 	  "how an MoE layer moves tokens to their experts (dispatch.h): alltoall "
 	  "(Megatron-Core's default, one copy per token and expert) or deepep "
@@ -343,6 +348,10 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.fp8_params", "FP8 weights need "
 				      "FP8 GEMMs (expected parallel.dtype = \"fp8\", or "
 				      "fp8_params false)");
+	if (!o->nvfp4_hadamard && o->fp8_recipe != CMP_FP4_NV)
+		return sc_where_error(w, e, "parallel.nvfp4_hadamard", "the Hadamard "
+				      "transforms are NVFP4's (expected parallel.fp8_recipe "
+				      "= \"nvfp4\", or nvfp4_hadamard true, the default)");
 	if (o->fp8_recipe != CMP_FP8_DELAYED && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.fp8_recipe", "an FP8 scaling "
 				      "recipe needs FP8 GEMMs (expected parallel.dtype = "
@@ -472,6 +481,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
 	o->ds_engine = st->ds_engine;
 	o->fp8_params = sc_bool(sc, "parallel.fp8_params");
+	o->nvfp4_hadamard = sc_bool(sc, "parallel.nvfp4_hadamard");
 	const char *recipe = sc_str(sc, "parallel.fp8_recipe");
 	o->fp8_recipe = strcmp(recipe, "current") == 0 ? CMP_FP8_CURRENT :
 			strcmp(recipe, "mxfp8") == 0 ? CMP_FP8_MX :

@@ -58,6 +58,8 @@ struct par_opts {
 	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
 	enum cmp_fp8_scaling fp8_recipe;	/* Transformer Engine's FP8 scaling
 						 * (compute.h, fp8.c) */
+	bool nvfp4_hadamard;		/* NVFP4's random Hadamard transforms
+					 * on the wgrad copies (fp8.c) */
 	double dp_bucket_bytes;		/* Megatron DDP / distributed-optimizer
 					 * bucket; 0: par_dp_bucket_bytes() */
 	double zero_bucket_bytes;	/* ZeRO reduce and all-gather bucket */

@@ -681,6 +681,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	sh.metric_ce = o->metric_ce;
 	sh.fp8 = o->dtype == PAR_FP8;
 	sh.fp8_scaling = o->fp8_recipe;
+	sh.fp4_no_rht = !o->nvfp4_hadamard;
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o, &c->fwd, &c->bwd);
 	if (m->moe.experts > 0) {
@@ -694,6 +695,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		xs.metric_ce = sh.metric_ce;
 		xs.fp8 = sh.fp8;
 		xs.fp8_scaling = sh.fp8_scaling;
+		xs.fp4_no_rht = sh.fp4_no_rht;
 		xs.cp = L->cp;
 		xs.per_expert_gemms = !o->moe_grouped_gemm;
 		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);

@@ -60,6 +60,7 @@ parallel.adam_moments|T|||
 parallel.dtype|T|-s 'cluster.gpu="h100_sxm"'|"fp8"|
 parallel.fp8_params|T|H100|true|
 parallel.fp8_recipe|T|H100|"current"|
+parallel.nvfp4_hadamard|T|B200NV||
 parallel.tp_comm_overlap|T|-s parallel.sequence_parallel=true||
 parallel.overlap_param_gather|T|-s parallel.distributed_optimizer=true||
 parallel.cp_comm|T|-s parallel.cp=2||
