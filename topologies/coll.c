@@ -648,20 +648,22 @@ static const char *const op_names[] = {
 	"sendrecv",
 };
 static const char *const algo_names[] = { "auto", "ring", "tree", "hier", "nvls" };
+#define N_OPS (int)(sizeof op_names / sizeof *op_names)
+#define N_ALGOS (int)(sizeof algo_names / sizeof *algo_names)
 
 const char *coll_op_name(enum coll_op op)
 {
-	return (unsigned)op < 6 ? op_names[op] : "?";
+	return (unsigned)op < (unsigned)N_OPS ? op_names[op] : "?";
 }
 
 const char *coll_algo_name(enum coll_algo algo)
 {
-	return (unsigned)algo < 5 ? algo_names[algo] : "?";
+	return (unsigned)algo < (unsigned)N_ALGOS ? algo_names[algo] : "?";
 }
 
 int coll_op_parse(const char *s, enum coll_op *op)
 {
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < N_OPS; i++)
 		if (strcmp(s, op_names[i]) == 0) {
 			*op = (enum coll_op)i;
 			return 0;
@@ -677,7 +679,7 @@ int coll_op_parse(const char *s, enum coll_op *op)
 
 int coll_algo_parse(const char *s, enum coll_algo *algo)
 {
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < N_ALGOS; i++)
 		if (strcmp(s, algo_names[i]) == 0) {
 			*algo = (enum coll_algo)i;
 			return 0;
