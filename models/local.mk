@@ -7,10 +7,10 @@ libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbo
 	models/checkpoint.c models/failure.c models/run.c \
 	models/run_model.c models/run_ckpt.c models/run_fail.c models/run_spot.c models/run_out.c \
 	models/replay.c models/replay_sky.c models/replay_bamboo.c \
-	models/replay_fail.c models/spot.c models/gc.c models/replicas.c
+	models/replay_fail.c models/spot.c models/gc.c models/evaluation.c models/replicas.c
 noinst_HEADERS += models/acct.h models/power.h models/cost.h models/carbon.h \
 	models/checkpoint.h models/failure.h models/run.h models/run_int.h \
-	models/replay.h models/replay_int.h models/spot.h models/gc.h models/replicas.h
+	models/replay.h models/replay_int.h models/spot.h models/gc.h models/evaluation.h models/replicas.h
 # Accounting's parts (issue 6).
 libtrainsim_a_SOURCES += models/trace.c models/trace_csv.c models/trace_aws.c \
 	models/storage.c models/budget.c models/telemetry.c models/region.c

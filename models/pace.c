@@ -170,6 +170,19 @@ int pace_check_dp(const struct pace_src *src, int dp, struct err *e)
 	return step_check_memory(src->step, src->m, &L, src->g, NULL, e);
 }
 
+/* The evaluation's pause for the layout this pace runs (evaluation.h):
+ * its global batch, forward only. */
+static void set_eval(const struct pace_src *src, const struct layout *L, struct pace *p)
+{
+	double seqs = (double)p->tokens_per_iter / src->m->seq_len;
+	double fwd = tfm_flops(src->m, seqs, false) / 3;
+	double batch_s = evl_batch_s(src->use_step ? &p->step : NULL, p->compute_s,
+				     p->flops_per_iter, fwd, L->microbatches, L->pp);
+
+	p->eval_s = evl_pause_s(src->eval, batch_s);
+	p->eval_every = p->eval_s > 0 ? src->eval->every_iters : 0;
+}
+
 int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err *e)
 {
 	struct layout L = layout_at(src, dp);
@@ -189,6 +202,7 @@ int pace_compute(const struct pace_src *src, int dp, struct pace *p, struct err 
 	p->manual_s = gc_manual_s(src->gc);
 	p->every = p->manual_s > 0 ? src->gc->every_iters : 0;
 	p->tokens_per_iter = (int64_t)L.global_batch * src->m->seq_len;
+	set_eval(src, &L, p);
 	p->ready = true;
 	cache_put(src->cache, key, p);
 	return 0;
@@ -209,11 +223,12 @@ void pace_lerp(const struct pace_src *src, const struct pace *a, const struct pa
 		step_result_lerp(&a->step, &b->step, w, &out->step);
 	out->iter_s = out->compute_s + gc_auto_s(src->gc, out->compute_s, gpus);
 	out->tokens_per_iter = (int64_t)global_batch * src->m->seq_len;
+	out->eval_s = a->eval_s + w * (b->eval_s - a->eval_s);
 }
 
 bool pace_has_gc(const struct pace *p)
 {
-	return p->iter_s != p->compute_s || p->every > 0;
+	return p->iter_s != p->compute_s || p->every > 0 || p->eval_every > 0;
 }
 
 double pace_time_s(const struct pace *p, int64_t i0, int64_t i1)
@@ -222,7 +237,37 @@ double pace_time_s(const struct pace *p, int64_t i0, int64_t i1)
 
 	if (p->every > 0)
 		t += p->manual_s * (double)(i1 / p->every - i0 / p->every);
-	return t;
+	return t + pace_eval_s(p, i0, i1);
+}
+
+double pace_eval_s(const struct pace *p, int64_t i0, int64_t i1)
+{
+	if (p->eval_every <= 0)
+		return 0;
+	return p->eval_s * (double)(i1 / p->eval_every - i0 / p->eval_every);
+}
+
+/* pace_iters_at with evaluations: the last whole iteration whose pauses
+ * have ended by tau, by bisection on pace_time_s (monotone in i1), then
+ * the part of the next one. */
+static double iters_at_bisect(const struct pace *p, int64_t i0, double tau)
+{
+	int64_t lo = i0, hi = i0 + 1;
+	double rest;
+
+	while (pace_time_s(p, i0, hi) <= tau)
+		hi = lo + 2 * (hi - lo);
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (pace_time_s(p, i0, mid) <= tau)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	rest = tau - pace_time_s(p, i0, lo);
+	if (rest < p->iter_s)
+		return lo + rest / p->iter_s;
+	return (double)hi;	/* in the pauses after iteration hi */
 }
 
 double pace_iters_at(const struct pace *p, int64_t i0, double tau)
@@ -230,6 +275,8 @@ double pace_iters_at(const struct pace *p, int64_t i0, double tau)
 	int64_t next;
 	double to_next, block, rest, blocks;
 
+	if (p->eval_every > 0)
+		return iters_at_bisect(p, i0, tau);
 	if (p->every == 0 || p->manual_s <= 0)
 		return i0 + tau / p->iter_s;
 	next = (i0 / p->every + 1) * p->every;

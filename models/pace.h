@@ -7,8 +7,9 @@
  *            the scenario's network, for the layout with dp replicas;
  *   formula  Megatron's FLOPs per iteration over GPUs x peak x
  *            training.efficiency (quick, network-blind).
- * On top comes garbage collection (models/gc.h): the expected maximum of
- * per-rank pauses folded into every iteration, or a manual pause every N.
+ * On top come garbage collection (models/gc.h): the expected maximum of
+ * per-rank pauses folded into every iteration, or a manual pause every N;
+ * and evaluation (models/evaluation.h), a pause every N of its own.
  *
  * A smaller dp (an elastic job after preemptions) either keeps the global
  * batch, each replica running ceil(global / (dp x micro_batch)) microbatches
@@ -24,6 +25,7 @@
 
 #include "sim/cfg.h"
 #include "sim/err.h"
+#include "models/evaluation.h"
 #include "models/gc.h"
 #include "models/gpu.h"
 #include "models/layout.h"
@@ -67,6 +69,7 @@ struct pace_src {
 	const struct layout *L;		/* the full cluster's layout */
 	const struct gpu_spec *g;
 	const struct gc *gc;
+	const struct evl *eval;		/* NULL: none */
 	bool shrink_batch;
 	bool use_step;			/* else the formula */
 	double efficiency;		/* formula: achieved / peak */
@@ -83,6 +86,8 @@ struct pace {
 	double iter_s;			/* with the expected auto-GC maximum */
 	double manual_s;		/* manual GC pause ... */
 	int64_t every;			/* ... every this many iterations (0: none) */
+	double eval_s;			/* an evaluation's pause ... */
+	int64_t eval_every;		/* ... every this many iterations (0: none) */
 	int64_t tokens_per_iter;
 	double flops_per_iter;		/* incl. recomputation (Megatron's count) */
 	struct step_result step;	/* step model only (else zero) */
@@ -104,9 +109,13 @@ int pace_check_dp(const struct pace_src *src, int dp, struct err *e);
 void pace_lerp(const struct pace_src *src, const struct pace *a, const struct pace *b,
 	       int global_batch, struct pace *out);
 bool pace_has_gc(const struct pace *p);
-/* Time for iterations i0+1 .. i1 (a manual pause ends every every-th). */
+/* Time for iterations i0+1 .. i1 (a manual pause ends every every-th, an
+ * evaluation every eval_every-th). */
 double pace_time_s(const struct pace *p, int64_t i0, int64_t i1);
-/* Iterations done (fractional) tau seconds after iteration i0 completed. */
+/* Iterations done (fractional) tau seconds after iteration i0 completed;
+ * inside a pause, the iteration it follows. */
 double pace_iters_at(const struct pace *p, int64_t i0, double tau);
+/* Evaluation time in iterations i0+1 .. i1 (the pauses that end there). */
+double pace_eval_s(const struct pace *p, int64_t i0, int64_t i1);
 
 #endif

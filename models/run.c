@@ -34,7 +34,8 @@ static const struct cfg_setting run_settings[] = {
 static const struct cfg_setting *const setting_tables[] = {
 	run_settings, pace_settings, par_settings, tfm_settings, layout_settings, ramp_settings,
 	gpu_settings, pool_settings, spot_settings, ckpt_settings,
-	ckpt_storage_settings, failure_settings, gc_settings, net_settings, strag_settings, NULL
+	ckpt_storage_settings, failure_settings, gc_settings, evl_settings, net_settings, strag_settings,
+	NULL
 };
 
 struct cfg_schema *run_schema_new(void)
@@ -163,6 +164,28 @@ void run_enter(struct run *r, enum run_state st)
 	run_tell_accounting(r);
 }
 
+/* Book the pauses in elapsed seconds of a segment that reached done
+ * iterations, whole of them complete: the evaluations that ended, GC the
+ * rest.  Cut short inside the pauses after iteration whole (an
+ * interruption), the evaluation, which comes first, keeps what elapsed of
+ * it and GC's pause there gets the rest. */
+void run_add_pauses(struct run *r, double elapsed, double done, int64_t whole)
+{
+	const struct pace *p = r->pace;
+	double pauses = elapsed - (done - r->iters) * p->compute_s;
+	double ev_s = pace_eval_s(p, r->iters, whole);
+	double cut = pace_time_s(p, r->iters, whole) - elapsed;
+
+	if (cut > 0 && whole > r->iters) {
+		double gc_at = p->every > 0 && whole % p->every == 0 ? p->manual_s : 0;
+		ev_s -= fmin(pace_eval_s(p, whole - 1, whole), fmax(0, cut - gc_at));
+	}
+	if (p->iter_s == p->compute_s && p->every == 0)
+		ev_s = pauses;	/* no GC: every pause is an evaluation */
+	r->eval_s[r->state] += ev_s;
+	r->gc_s[r->state] += pauses - ev_s;
+}
+
 /* Commit training progress up to now at `done` (fractional) iterations;
  * the committed count is floor(done). */
 void run_commit_progress(struct run *r, double done)
@@ -174,7 +197,7 @@ void run_commit_progress(struct run *r, double done)
 	if (whole > r->seg_target)
 		whole = r->seg_target;
 	if (pace_has_gc(r->pace))
-		r->gc_s[r->state] += elapsed - (done - r->iters) * r->pace->compute_s;
+		run_add_pauses(r, elapsed, done, whole);
 	r->work_since_ck_s += elapsed;
 	r->tokens += (whole - r->iters) * r->pace->tokens_per_iter;
 	r->iters = whole;

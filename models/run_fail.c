@@ -25,8 +25,8 @@ void run_interrupt(struct run *r, bool lose)
 	if (run_working(r)) {
 		double done = run_iters_now(r, now);
 		if (pace_has_gc(r->pace))
-			r->gc_s[r->state] += (now - r->seg_start_ns) * 1e-9 -
-					     (done - r->iters) * r->pace->compute_s;
+			run_add_pauses(r, (now - r->seg_start_ns) * 1e-9, done,
+				       (int64_t)floor(done + 1e-9));
 		if ((int64_t)floor(done) > r->hwm_iters)
 			r->hwm_iters = (int64_t)floor(done);
 		lost = r->work_since_ck_s + (now - r->seg_start_ns) * 1e-9;

@@ -19,6 +19,7 @@
 #include "sim/ev.h"
 #include "models/acct.h"
 #include "models/checkpoint.h"
+#include "models/evaluation.h"
 #include "models/failure.h"
 #include "models/gc.h"
 #include "models/gpu.h"
@@ -50,6 +51,7 @@ struct model {
 	struct failure fl;
 	struct spot spot;
 	struct gc gc;
+	struct evl eval;
 	bool full_fidelity;
 	double max_s;			/* run.max_days */
 	double sample_interval_s;	/* output.sample_interval_s */
@@ -103,6 +105,7 @@ struct run {
 	int64_t state_since_ns;
 	double state_s[RS_COUNT];
 	double gc_s[RS_COUNT];		/* GC pauses inside training and redo */
+	double eval_s[RS_COUNT];	/* evaluations inside training and redo */
 
 	/* progress */
 	int dp;
@@ -169,6 +172,7 @@ int run_event(struct run *r, const char *kind, int64_t who, double value,
 void run_enter(struct run *r, enum run_state st);
 void run_spare_clock(struct run *r);
 void run_commit_progress(struct run *r, double done);
+void run_add_pauses(struct run *r, double elapsed, double done, int64_t whole);
 void run_start_work(struct run *r);
 int run_dp_possible(const struct run *r);
 

@@ -29,6 +29,7 @@ static int pace_setup(const struct scenario *sc, struct pace_cache *cache,
 	md->src.L = &md->L;
 	md->src.g = &md->g;
 	md->src.gc = &md->gc;
+	md->src.eval = &md->eval;
 	md->src.shrink_batch = md->spot.shrink_batch;
 	md->src.cache = cache;
 	if (md->src.use_step && (step_check_gpu(&md->step, &md->g, e) < 0 ||
@@ -160,6 +161,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 		return -1;
 	}
 	gc_from_scenario(sc, &md->gc);
+	evl_from_scenario(sc, &md->eval);
 	md->full_fidelity = sc_bool(sc, "run.full_fidelity");
 	md->max_s = sc_float(sc, "run.max_days") * 86400.0;
 	md->sample_interval_s = sc_float(sc, "output.sample_interval_s");

@@ -125,11 +125,13 @@ void run_summarize(struct run *r)
 	const struct pace *full = &md->full;
 	double dur_s = r->end_ns * 1e-9;
 	double iter_s = full->iter_s + (full->every ? full->manual_s / full->every : 0);
-	double gc_s = 0;
+	double gc_s = 0, eval_s = 0;
 	char name[64];
 
-	for (int s = 0; s < RS_COUNT; s++)
+	for (int s = 0; s < RS_COUNT; s++) {
 		gc_s += r->gc_s[s];
+		eval_s += r->eval_s[s];
+	}
 	rep_summary(rep, "duration_s", dur_s, "s");
 	rep_summary(rep, "iterations", (double)r->iters, "");
 	rep_summary(rep, "tokens", (double)r->tokens, "tokens");
@@ -158,9 +160,10 @@ void run_summarize(struct run *r)
 	rep_summary(rep, "gpus", md->L.gpus, "");
 	for (int s = 0; s < RS_DONE; s++) {
 		snprintf(name, sizeof name, "time_%s_s", run_state_names[s]);
-		rep_summary(rep, name, r->state_s[s] - r->gc_s[s], "s");
+		rep_summary(rep, name, r->state_s[s] - r->gc_s[s] - r->eval_s[s], "s");
 	}
 	rep_summary(rep, "time_gc_s", gc_s, "s");
+	rep_summary(rep, "time_eval_s", eval_s, "s");
 	for (int k = 0; k < FK_COUNT; k++) {
 		snprintf(name, sizeof name, "failures_%s", fail_kind_names[k]);
 		rep_summary(rep, name, (double)r->fail_kind[k], "");

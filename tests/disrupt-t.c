@@ -107,6 +107,47 @@ static void test_gc_run(void)
 	tap_ok(grows, "auto GC slowdown grows with rank count");
 }
 
+/* Evaluation (evaluation.h) in the formula model, by hand: the formula's
+ * iteration has no pipeline, so a forward-only batch takes the iteration's
+ * time x the forward's share of its FLOPs; tiny.cfg recomputes fully, so
+ * that share is 1/4 for the layers and 1/3 for the logits, which are not
+ * recomputed: between 1/4 and 1/3.  The evaluations counted are the
+ * multiples of the interval the run reached; with GC on as well, each
+ * keeps its own pauses. */
+static void test_eval_run(void)
+{
+	const char *off[] = { "failures.enabled=false", "training.checkpoint.enabled=false" };
+	const char *on[] = { "failures.enabled=false", "training.checkpoint.enabled=false",
+			     "training.eval_interval_iters=50", "training.eval_iters=10" };
+	const char *both[] = { "failures.enabled=false", "training.checkpoint.enabled=false",
+			       "training.eval_interval_iters=50", "training.eval_iters=10",
+			       "gc.mode=\"manual\"", "gc.every_iters=7" };
+	struct report *a, *b, *c;
+
+	run1(off, N_OV(off), 1, "duration_s", &a);
+	run1(on, N_OV(on), 1, "duration_s", &b);
+	run1(both, N_OV(both), 1, "duration_s", &c);
+	double iters = rep_summary_get(b, "iterations"), it = rep_summary_get(b, "iteration_time_s");
+	double evals = floor(iters / 50), ev = rep_summary_get(b, "time_eval_s");
+	double share = ev / (evals * 10 * it);
+
+	tap_ok(evals >= 2, "the run reaches %g evaluations", evals);
+	tap_near(rep_summary_get(b, "duration_s") - rep_summary_get(a, "duration_s"), ev, 1e-9,
+		 "the run lengthens by time_eval_s");
+	tap_ok(share > 0.25 && share < 1.0 / 3, "an evaluation batch is %.4f of an iteration: "
+	       "the forward's share, between 1/4 and 1/3", share);
+	tap_near(rep_summary_get(c, "time_eval_s"), ev, 1e-9, "with manual GC too: the same "
+		 "evaluation time");
+	tap_near(rep_summary_get(c, "time_gc_s"), floor(iters / 7) * 1.3, 1e-9,
+		 "... and GC keeps its own: one 1.3 s pause every 7 iterations");
+	tap_near(rep_summary_get(c, "duration_s") - rep_summary_get(a, "duration_s"),
+		 rep_summary_get(c, "time_eval_s") + rep_summary_get(c, "time_gc_s"), 1e-9,
+		 "... and the run lengthens by both");
+	rep_free(a);
+	rep_free(b);
+	rep_free(c);
+}
+
 /* The fast path and one event per iteration give the same run; the third
  * case with a batch ramp-up of 64 64 76800 (phases of 400, 200 and 134
  * iterations of 64, 128 and 192 sequences, which failures, checkpoints and
@@ -122,6 +163,7 @@ static void test_full_fidelity(void)
 		const char *ov[] = { "failures.per_node_per_1000_days=200000",
 				     "training.checkpoint.interval_s=120", "gc.mode=\"manual\"",
 				     "gc.every_iters=7", "failures.restart_s=20", "failures.spares=10000000",
+				     "training.eval_interval_iters=9", "training.eval_iters=2",
 				     "training.checkpoint.write_bw_gbyte_s=0.1", modes[m],
 				     "parallel.rampup_start_batch=64", "parallel.rampup_increment=64",
 				     "parallel.rampup_samples=76800", "run.full_fidelity=false" };
@@ -131,7 +173,7 @@ static void test_full_fidelity(void)
 			ov[nov - 4] = ov[nov - 1];
 			nov -= 3;
 		}
-		const char *keys[] = { "duration_s", "lost_work_s", "time_gc_s",
+		const char *keys[] = { "duration_s", "lost_work_s", "time_gc_s", "time_eval_s",
 				       "time_redo_s", "checkpoints", "failures", "tokens" };
 		struct report *a, *b;
 		int same = 1;
@@ -139,7 +181,7 @@ static void test_full_fidelity(void)
 		run1(ov, nov, 3, "duration_s", &a);
 		ov[nov - 1] = "run.full_fidelity=true";
 		run1(ov, nov, 3, "duration_s", &b);
-		for (size_t k = 0; k < 7; k++) {
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
 			double x = rep_summary_get(a, keys[k]), y = rep_summary_get(b, keys[k]);
 			if (!(fabs(x - y) <= 1e-9 * fabs(x))) {
 				same = 0;
@@ -149,7 +191,7 @@ static void test_full_fidelity(void)
 		tap_ok(rep_summary_get(a, "failures") > 3 && rep_summary_get(a, "checkpoints") > 3,
 		       "%s: the run has failures and checkpoints", names[m]);
 		tap_ok(same, "%s: full fidelity equals the fast path to 1e-9 (duration, lost "
-		       "work, GC, redo, counts)", names[m]);
+		       "work, GC, evaluation, redo, counts)", names[m]);
 		tap_ok(rep_summary_get(b, "events") > 10 * rep_summary_get(a, "events"),
 		       "... with an event per iteration (%g vs %g events)",
 		       rep_summary_get(b, "events"), rep_summary_get(a, "events"));
@@ -329,6 +371,7 @@ int main(void)
 	test_weibull_rate();
 	test_gc_max();
 	test_gc_run();
+	test_eval_run();
 	test_full_fidelity();
 	test_events_flat();
 	return tap_done();

@@ -20,6 +20,7 @@ SHELL_TESTS += tests/e2e-run.sh
 SHELL_TESTS += tests/run-spares.sh
 SHELL_TESTS += tests/plan-scenarios.sh
 SHELL_TESTS += tests/ckpt-interval.sh
+SHELL_TESTS += tests/eval.sh
 SHELL_TESTS += tests/run-elastic.sh
 SHELL_TESTS += tests/settings-live.sh
 SHELL_TESTS += tests/e2e-collective.sh

@@ -154,6 +154,8 @@ gc.interval_s|T|-s 'gc.mode="auto"'||
 gc.pause_s|T|-s 'gc.mode="auto"'||
 gc.pause_distribution|T|-s 'gc.mode="auto"'||
 gc.every_iters|T|-s 'gc.mode="manual"'||
+training.eval_interval_iters|T|||
+training.eval_iters|T|-s training.eval_interval_iters=10||
 network.scale_out_link|T||"ib_ndr"|
 network.pcie_link|T|N64 -s network.nics_per_node=2|"opa_100"|
 network.fat_tree.oversubscription|T|BIG|[4.0, 4.0]|
