@@ -410,6 +410,36 @@ void cmp_moe_routed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		moe_routed(g, sh, out, false);
 }
 
+void cmp_moe_routed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *out)
+{
+	cmp_zero(out);
+	if (sh->experts > 0)
+		moe_routed(g, sh, out, true);
+}
+
+void cmp_mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh, bool backward,
+		  struct cmp_cost *out)
+{
+	double T = sh->b * qlen(sh), hid = hidden_elems(sh);
+
+	cmp_zero(out);
+	if (backward)
+		add_bda_bwd(g, sh, out);
+	else
+		add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);
+	if (sh->experts > 0)
+		moe_mlp(g, sh, out, backward);
+	else if (backward)
+		mlp_bwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));
+	else
+		mlp_fwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));
+	if (backward)
+		add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);
+	else
+		add_bda_fwd(g, sh, out);
+}
+
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   struct cmp_cost *out)
 {

@@ -127,6 +127,14 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
  * the routed tokens' counts on the host; step_layer.c). */
 void cmp_moe_routed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *out);
+/* Its backward: the same parts' gradients. */
+void cmp_moe_routed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
+			struct cmp_cost *out);
+/* A layer's second half, forward or backward: the norm before the MLP,
+ * the MLP (an MoE layer's router and routed part) and its residual add;
+ * the rest of the layer is the attention half (cgraph.h). */
+void cmp_mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh, bool backward,
+		  struct cmp_cost *out);
 /* The attention core's time, forward or backward (without flash: twice
  * the forward's): what ring attention's K/V exchange can hide behind. */
 double cmp_attn_core_s(const struct gpu_spec *g, const struct cmp_shape *sh,

@@ -18,9 +18,9 @@
  * kernel (stack.c, with its source) times the node's host_op_scale (a
  * Grace CPU issues an op 2.75x slower than the x86 host the stacks'
  * figure was measured on: nodes.cfg), or the scenario's
- * training.host_us_per_kernel.  A stack that replays CUDA graphs would
- * launch a layer's kernels with one call; none of the stacks here does by
- * default.
+ * training.host_us_per_kernel.  Parts replayed as CUDA graphs
+ * (parallel.cuda_graph_scope, cgraph.h) count one launch each instead of
+ * their kernels; no stack replays any by default.
  *
  * A dropless MoE layer's forward waits on the host for its routed token
  * counts (host_sync_bound): its two parts are bound separately.
@@ -36,8 +36,7 @@
  * Not modelled: views and other ops that launch no kernel (their CPU time
  * is folded into the per-kernel figure, as the measurements behind it
  * include them), the optimizer's and the data loader's host time, host
- * syncs (loss.item()) that drain the queue once per step, CUDA graphs over
- * parts of a layer (Megatron-Core --cuda-graph-scope).
+ * syncs (loss.item()) that drain the queue once per step.
  */
 #ifndef MODELS_HOST_H
 #define MODELS_HOST_H

@@ -1,7 +1,7 @@
 # models/local.mk -- the run model and its accounting.
 libtrainsim_a_SOURCES += models/gpu.c models/node.c models/kernels.c models/kernels_tsv.c models/stack.c models/attn_impl.c \
-	models/transformer.c models/dispatch.c models/layout.c models/pool.c models/pace.c models/ramp.c
-noinst_HEADERS += models/gpu.h models/node.h models/kernels.h models/stack.h models/attn_impl.h models/transformer.h models/dispatch.h \
+	models/transformer.c models/dispatch.c models/cgraph.c models/layout.c models/pool.c models/pace.c models/ramp.c
+noinst_HEADERS += models/gpu.h models/node.h models/kernels.h models/stack.h models/attn_impl.h models/transformer.h models/dispatch.h models/cgraph.h \
 	models/layout.h models/pool.h models/pace.h models/ramp.h
 libtrainsim_a_SOURCES += models/acct.c models/power.c models/cost.c models/carbon.c \
 	models/checkpoint.c models/failure.c models/run.c \

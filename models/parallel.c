@@ -4,6 +4,7 @@
 
 #include "models/dispatch.h"
 #include "models/node.h"
+#include "models/cgraph.h"
 #include "models/parallel.h"
 #include "models/stack.h"
 
@@ -63,6 +64,12 @@ const struct cfg_setting par_settings[] = {
 	  "Megatron sequence parallelism (norms and dropouts split over the TP group); default: the stack's" },
 	{ "parallel.recompute", CFG_ENUM, "", 0, 0, "selective", "none|selective|full",
 	  "activation recomputation (Korthikanti et al. 2022)" },
+	{ "parallel.cuda_graph_scope", CFG_STRING, "", 0, 0, "", NULL,
+	  "what the host launches as replayed CUDA graphs (models/cgraph.h): a "
+	  "comma-separated list of attn, mlp, moe_router, moe_preprocess "
+	  "(Megatron-Core --cuda-graph-impl transformer_engine "
+	  "--cuda-graph-scope), or full_iteration (the whole step; not with a "
+	  "dropless MoE); empty: none, every kernel launched by the host" },
 	{ "parallel.recompute_modules", CFG_STRING, "", 0, 0, "", NULL,
 	  "with recompute = \"selective\", modules also recomputed, comma-separated "
 	  "(Megatron-Core --recompute-modules): layernorm, mla_up_proj, mlp, moe, "
@@ -260,6 +267,31 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 	return 0;
 }
 
+/* Scope names Megatron-Core knows; MoE parts need experts; a whole-step
+ * graph needs fixed shapes, which a dropless MoE's routing does not give. */
+static int check_cuda_graphs(const struct sc_where *w, const struct tfm *m,
+			     const struct par_opts *o, struct err *e)
+{
+	const char *key = "parallel.cuda_graph_scope";
+
+	if (o->cuda_graph_bad_set)
+		return sc_where_error(w, e, key, "%s%s%s (expected a comma-separated list "
+				      "of attn, mlp, moe_router, moe_preprocess, or "
+				      "full_iteration)", o->cuda_graph_bad[0] ?
+				      "unknown scope \"" : "an empty scope name",
+				      o->cuda_graph_bad, o->cuda_graph_bad[0] ? "\"" : "");
+	if ((o->cuda_graph_scope & CG_MOE_ROUTER) && m->moe.experts == 0)
+		return sc_where_error(w, e, key, "an MoE scope without experts (expected "
+				      "model.moe.experts > 0, or no moe_router, moe_preprocess)");
+	if ((o->cuda_graph_scope & CG_FULL) && m->moe.experts > 0 &&
+	    m->moe.capacity_factor <= 0)
+		return sc_where_error(w, e, key, "full_iteration needs fixed shapes, but a "
+				      "dropless MoE reads its routed token counts on the host "
+				      "every layer (expected model.moe.capacity_factor > 0, or "
+				      "per-layer scopes)");
+	return 0;
+}
+
 int par_check(const struct sc_where *w, const struct tfm *m,
 	      const struct layout *L, const struct par_opts *o, struct err *e)
 {
@@ -283,6 +315,8 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 		return sc_where_error(w, e, "parallel.recompute_modules", "MoE modules "
 				      "without experts (expected model.moe.experts > 0, "
 				      "or no moe, moe_act, shared_experts)");
+	if (check_cuda_graphs(w, m, o, e) < 0)
+		return -1;
 	if (o->schedule == PAR_INTERLEAVED) {
 		if (L->pp < 2)
 			return sc_where_error(w, e, "parallel.schedule", "interleaved "
@@ -449,6 +483,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 		       strcmp(rc, "none") == 0 ? PAR_RECOMPUTE_NONE :
 		       PAR_RECOMPUTE_SELECTIVE;
 	parse_rc_modules(sc_str(sc, "parallel.recompute_modules"), o);
+	o->cuda_graph_bad_set = cg_parse(sc_str(sc, "parallel.cuda_graph_scope"),
+					 &o->cuda_graph_scope, o->cuda_graph_bad) < 0;
 	o->zero_stage = sc_has(sc, "parallel.zero_stage") ?
 			(int)sc_int(sc, "parallel.zero_stage") : st->zero_stage;
 	o->distributed_optimizer = pick(sc, "parallel.distributed_optimizer",

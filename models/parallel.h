@@ -31,6 +31,9 @@ struct par_opts {
 	int virtual_stages;		/* model chunks per pipeline rank (interleaved) */
 	bool sequence_parallel;
 	enum par_recompute recompute;
+	unsigned cuda_graph_scope;	/* cgraph.h CG_*: what replays as graphs */
+	char cuda_graph_bad[32];	/* the first unknown scope name, if any */
+	bool cuda_graph_bad_set;
 	unsigned recompute_modules;	/* compute.h CMP_RC_*, within selective */
 	bool recompute_bad;		/* a name there is not a module ... */
 	char recompute_bad_name[32];	/* ... the first such ("" for an empty one) */

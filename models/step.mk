@@ -32,3 +32,4 @@ SHELL_TESTS += tests/stack-band.sh
 libtrainsim_a_SOURCES += models/host.c models/eager.c
 noinst_HEADERS += models/host.h models/eager.h
 UNIT_TESTS += tests/host-eager-t
+UNIT_TESTS += tests/cgraph-t

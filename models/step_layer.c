@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "models/cgraph.h"
 #include "models/compute.h"
 #include "models/dispatch.h"
 #include "models/eager.h"
@@ -661,6 +662,38 @@ static bool moe_host_sync(const struct tfm *m)
 	return m->moe.experts > 0 && m->moe.capacity_factor <= 0;
 }
 
+/* Each pass's second half (compute.h cmp_mlp_half), an MoE layer's
+ * routed part: what cgraph.h splits a pass's kernels by. */
+struct halves {
+	struct cmp_cost f, b, moe_f, moe_b, routed_f, routed_b;
+};
+
+/* The kernels the host issues per pass once the scenario's CUDA graphs
+ * replay their parts (cgraph.h): a layer pass by its halves, the
+ * embedding's and the loss's only under a whole-step graph. */
+static void graph_launches(const struct par_opts *o, const struct tfm *m,
+			   const struct halves *hv, struct layer_costs *c)
+{
+	unsigned scope = o->cuda_graph_scope;
+	struct cmp_cost none = { 0 };
+
+	if (scope == 0)
+		return;
+	c->fwd.kernels = cg_issued_kernels(scope, &c->fwd, &hv->f, &none);
+	c->bwd.kernels = cg_issued_kernels(scope, &c->bwd, &hv->b, &none);
+	if (m->moe.experts > 0) {
+		c->moe_fwd.kernels = cg_issued_kernels(scope, &c->moe_fwd, &hv->moe_f,
+						       &hv->routed_f);
+		c->moe_bwd.kernels = cg_issued_kernels(scope, &c->moe_bwd, &hv->moe_b,
+						       &hv->routed_b);
+	} else {
+		c->moe_fwd.kernels = c->fwd.kernels;
+		c->moe_bwd.kernels = c->bwd.kernels;
+	}
+	if (scope & CG_FULL)
+		c->emb_f.kernels = c->emb_b.kernels = c->log_f.kernels = c->log_b.kernels = 0;
+}
+
 int step_layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -669,7 +702,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	struct cmp_shape sh;
 	bool full = o->recompute == PAR_RECOMPUTE_FULL;
 	bool sync = moe_host_sync(m);
-	struct cmp_cost extra, routed = { 0 };
+	struct cmp_cost extra;
+	struct halves hv = { 0 };
 	struct mg_tp x;
 
 	step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
@@ -684,6 +718,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	sh.fp4_no_rht = !o->nvfp4_hadamard;
 	sh.cp = L->cp;
 	layer_pass(g, &sh, o, &c->fwd, &c->bwd);
+	cmp_mlp_half(g, &sh, false, &hv.f);
+	cmp_mlp_half(g, &sh, true, &hv.b);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
 		step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
@@ -699,7 +735,10 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		xs.cp = L->cp;
 		xs.per_expert_gemms = !o->moe_grouped_gemm;
 		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);
-		cmp_moe_routed_fwd(g, &xs, &routed);
+		cmp_moe_routed_fwd(g, &xs, &hv.routed_f);
+		cmp_moe_routed_bwd(g, &xs, &hv.routed_b);
+		cmp_mlp_half(g, &xs, false, &hv.moe_f);
+		cmp_mlp_half(g, &xs, true, &hv.moe_b);
 		/* the shared experts' part: the layer's time less its time
 		 * without them */
 		struct cmp_cost nf, nb;
@@ -745,11 +784,13 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	weight_cast(g, o, vocab_params, 1, &c->log_f);
 	grad_accum(g, o, L, vocab_params, 1, true, &extra);
 	cmp_add(&c->log_b, &extra, 1);
-	/* every pass waits for the host to launch its kernels (host.h); a
-	 * dropless MoE layer's forward in two parts around its sync, once its
+	/* every pass waits for the host to launch its kernels (host.h), but
+	 * those of its parts replayed as CUDA graphs (cgraph.h); a dropless
+	 * MoE layer's forward in two parts around its sync, once its
 	 * all-to-alls are known (below: they run in the second part) */
 	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+	graph_launches(o, m, &hv, c);
 	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
 		if (passes[i] != &c->moe_fwd || !sync || o->launch_blocking)
 			host_bound(passes[i], o->host_s_per_kernel, o->launch_blocking);
@@ -824,6 +865,6 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	if (ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, c, e) < 0)
 		return -1;
 	if (sync && !o->launch_blocking)
-		host_sync_bound(&c->moe_fwd, &routed, c->ep_fwd_s, o->host_s_per_kernel);
+		host_sync_bound(&c->moe_fwd, &hv.routed_f, c->ep_fwd_s, o->host_s_per_kernel);
 	return 0;
 }

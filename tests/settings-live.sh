@@ -95,6 +95,7 @@ parallel.rampup_increment|T|-s parallel.rampup_start_batch=64 -s parallel.rampup
 parallel.rampup_samples|T|-s parallel.rampup_start_batch=64 -s parallel.rampup_increment=64 -s parallel.rampup_samples=768|76800|
 training.efficiency|T|FORM||
 training.host_us_per_kernel|T||5000|
+parallel.cuda_graph_scope|T|-s training.host_us_per_kernel=5000|"full_iteration"|
 training.launch_blocking|T|||
 training.adam_foreach|T|-s 'training.stack="pytorch_eager"'||
 training.adam_impl|T|-s 'training.stack="pytorch_eager"'|"loop"|
