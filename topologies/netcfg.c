@@ -201,9 +201,9 @@ static void read_fabric(const struct scenario *sc, struct net_params *p)
 
 static void read_collective(const struct scenario *sc, struct net_params *p)
 {
-	static const char *const algo[] = { "auto", "ring", "tree", "hier", "nvls", NULL };
-
-	p->algo = (enum coll_algo)enum_index(sc_str(sc, "network.collective.algo"), algo);
+	/* the settings table admits only coll.c's names: the parse finds it */
+	if (coll_algo_parse(sc_str(sc, "network.collective.algo"), &p->algo) < 0)
+		p->algo = COLL_AUTO;
 	p->channels = (int)sc_int(sc, "network.collective.channels");
 	p->same_nic = sc_bool(sc, "network.collective.same_nic");
 	p->base_latency_ns = sc_float(sc, "network.collective.base_latency_ns");
