@@ -103,6 +103,11 @@ static void add_gemm_bf16(const struct gpu_spec *g, struct cmp_cost *acc,
 	cmp_add(acc, &c, times);
 }
 
+/* The compute streams Transformer Engine spreads a GroupedLinear's
+ * per-expert GEMMs over (common/util/multi_stream.h num_compute_streams,
+ * TE v2.x): at most this many run side by side. */
+#define TE_GEMM_STREAMS 4
+
 /*
  * A Transformer Engine GEMM (forward; bwd: its dgrad and wgrad) with the
  * FP8 casts and transposes that run around it (cmp_fp8_io).
@@ -116,10 +121,11 @@ static void add_gemm_bf16(const struct gpu_spec *g, struct cmp_cost *acc,
  * multi-tensor cast (pytorch/csrc/extensions/cast.cpp
  * multi_tensor_quantize_impl: "Currently only have fused kernel for FP8
  * delayed scaling"); MXFP8's scale swizzles are one multi-tensor kernel
- * an operand (multi_tensor_swizzle_scaling_factors).  Their time stays
- * that of one batched GEMM over the experts (the streams run them side by
- * side); what the calls change is how many kernels the host launches
- * (host.h).
+ * an operand (multi_tensor_swizzle_scaling_factors).  The GEMMs take
+ * turns over TE_GEMM_STREAMS streams: their time is that of rounds of
+ * that many side by side (a batched GEMM of that many, whose waves fill
+ * the GPU less than all the experts' at once would), and each is a
+ * kernel the host launches (host.h).
  */
 static void add_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *acc, enum cmp_te_kind kind, bool bwd,
@@ -128,7 +134,20 @@ static void add_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double calls = sh->per_expert_gemms && batch > 1 ? batch : 1;
 	double gemms = bwd ? 2 : 1;
 
-	add_gemm(g, sh, acc, gemms, batch, M, N, K);
+	if (calls > TE_GEMM_STREAMS) {
+		double rounds = floor(calls / TE_GEMM_STREAMS);
+		double rest = calls - rounds * TE_GEMM_STREAMS;
+		double k0 = acc->kernels, parts = rounds + (rest > 0);
+
+		add_gemm(g, sh, acc, gemms * rounds, TE_GEMM_STREAMS, M, N, K);
+		if (rest > 0)
+			add_gemm(g, sh, acc, gemms, rest, M, N, K);
+		/* the call's own kernels (swizzles) once, not per round; its
+		 * GEMMs per expert, below */
+		acc->kernels = k0 + (acc->kernels - k0) / parts;
+	} else {
+		add_gemm(g, sh, acc, gemms, batch, M, N, K);
+	}
 	acc->kernels += gemms * (calls - 1);
 	if (sh->fp8) {
 		struct cmp_cost c;

@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(45);
+	tap_plan(46);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -100,6 +100,18 @@ int main(void)
 	cmp_moe_routed_fwd(&g, &moe, &c);
 	tap_near(c.kernels, 5, 1e-12, "one grouped GEMM each: 5 launches");
 	moe.per_expert_gemms = true;
+	/* ... and their time: TE's GroupedLinear runs the per-expert GEMMs over
+	 * 4 compute streams (common/util/multi_stream.h num_compute_streams),
+	 * so 16 experts take 4 rounds of 4 side by side; 32 tokens an expert
+	 * (256 x top 2 / 16), FC1 32 x 64 x 64 (up and gate), FC2 32 x 64 x 32 */
+	{
+		struct cmp_cost fc1, fc2;
+		cmp_moe_routed_fwd(&g, &moe, &c);
+		cmp_te_gemm(&g, &moe, 4, 32, 64, 64, &fc1);
+		cmp_te_gemm(&g, &moe, 4, 32, 64, 32, &fc2);
+		tap_near(c.gemm_s, 4 * (fc1.gemm_s + fc2.gemm_s), 1e-12,
+			 "16 experts' GEMMs: 4 rounds of 4 on TE's 4 streams");
+	}
 	/* FP8: delayed scaling casts all experts' inputs in one fused kernel
 	 * a GEMM (35 + 2); current scaling an amax and a cast per expert
 	 * (35 + 2 x 2 x 16); MXFP8 a quantization per expert and, per
