@@ -1,4 +1,5 @@
 /* evaluation.c -- see evaluation.h. */
+#include <math.h>
 #include <string.h>
 
 #include "models/evaluation.h"
@@ -23,14 +24,14 @@ void evl_from_scenario(const struct scenario *sc, struct evl *v)
 }
 
 double evl_batch_s(const struct step_result *st, double compute_s, double exec_flops,
-		   double fwd_flops, int m, int pp)
+		   double fwd_flops, int m, double fill_slots)
 {
 	double f = exec_flops > 0 ? fwd_flops / exec_flops : 0;
 
 	if (st == NULL || m < 1)
 		return compute_s * f;
 	return (st->compute_s + st->tp_exposed_s + st->pp_exposed_s) / m * f *
-	       (m + (pp > 1 ? pp - 1 : 0));
+	       (m + fmax(0, fill_slots));
 }
 
 double evl_pause_s(const struct evl *v, double batch_s)

@@ -9,12 +9,14 @@
  * beside (evl_batch_s):
  *
  *   batch_s = (compute_s + tp_exposed_s + pp_exposed_s) / m
- *             x f x (m + p - 1),      f = forward FLOPs / executed FLOPs
+ *             x f x (m + fill),       f = forward FLOPs / executed FLOPs
  *
  * the critical path of one microbatch's forward (its share f of the
  * microbatch's work: 1/3 without recomputation, 1/4 with full) through a
- * pipeline of p stages that fills and drains once for m microbatches; no
- * gradient reduction, no optimizer.  The formula model has no pipeline:
+ * pipeline that fills and drains once for m microbatches: fill = p - 1
+ * slots for p stages, (p - 1) / v with v interleaved chunks a stage (a
+ * chunk's forward is 1/v of a stage's; Narayanan et al. SC'21 sec. 2.2);
+ * no gradient reduction, no optimizer.  The formula model has no pipeline:
  * its iteration's compute time x f.  Assumed, stated: a forward runs at
  * its backward's efficiency (one FLOP rate for the whole pass), and
  * evaluation takes the training batch's shape.
@@ -49,9 +51,10 @@ void evl_from_scenario(const struct scenario *sc, struct evl *v);
 /* One forward-only global batch after a training iteration whose step
  * model result is st (NULL: the formula model, whose iteration computes
  * for compute_s), executing exec_flops of which fwd_flops are the
- * forward's, with m microbatches a pipeline of pp stages. */
+ * forward's, with m microbatches a pipeline whose fill and drain take
+ * fill_slots microbatch slots. */
 double evl_batch_s(const struct step_result *st, double compute_s, double exec_flops,
-		   double fwd_flops, int m, int pp);
+		   double fwd_flops, int m, double fill_slots);
 /* One evaluation: eval_iters such batches (0 when evaluation is off). */
 double evl_pause_s(const struct evl *v, double batch_s);
 

@@ -176,8 +176,14 @@ static void set_eval(const struct pace_src *src, const struct layout *L, struct 
 {
 	double seqs = (double)p->tokens_per_iter / src->m->seq_len;
 	double fwd = tfm_flops(src->m, seqs, false) / 3;
-	double batch_s = evl_batch_s(src->use_step ? &p->step : NULL, p->compute_s,
-				     p->flops_per_iter, fwd, L->microbatches, L->pp);
+	const struct par_opts *o = &src->step->par;
+	double fill = L->pp - 1;
+	double batch_s;
+
+	if (o->schedule == PAR_INTERLEAVED && o->virtual_stages > 1)
+		fill /= o->virtual_stages;
+	batch_s = evl_batch_s(src->use_step ? &p->step : NULL, p->compute_s,
+			      p->flops_per_iter, fwd, L->microbatches, fill);
 
 	p->eval_s = evl_pause_s(src->eval, batch_s);
 	p->eval_every = p->eval_s > 0 ? src->eval->every_iters : 0;

@@ -18,6 +18,7 @@
 #include "formula-run.h"
 #include "sim/cfg.h"
 #include "sim/report.h"
+#include "models/evaluation.h"
 #include "models/gc.h"
 #include "models/run.h"
 
@@ -131,6 +132,14 @@ static void test_eval_run(void)
 	double evals = floor(iters / 50), ev = rep_summary_get(b, "time_eval_s");
 	double share = ev / (evals * 10 * it);
 
+	/* a batch by hand: critical path 8 + 1 + 1 s over 10 microbatches,
+	 * a quarter of it forward, 10 + 1.5 slots (4 stages of 2 chunks:
+	 * (4 - 1) / 2) = 2.875 s */
+	struct step_result st = { 0 };
+	st.compute_s = 8;
+	st.tp_exposed_s = st.pp_exposed_s = 1;
+	tap_near(evl_batch_s(&st, 0, 4, 1, 10, 1.5), 2.875, 1e-12,
+		 "a forward-only batch: 1 s x 1/4 x (10 + 1.5) slots = 2.875 s");
 	tap_ok(evals >= 2, "the run reaches %g evaluations", evals);
 	tap_near(rep_summary_get(b, "duration_s") - rep_summary_get(a, "duration_s"), ev, 1e-9,
 		 "the run lengthens by time_eval_s");
