@@ -437,12 +437,13 @@ void cmp_moe_routed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		moe_routed(g, sh, out, true);
 }
 
-void cmp_mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh, bool backward,
-		  struct cmp_cost *out)
+/* A layer's second half (cmp_mlp_half) into acc: the forward's last
+ * kernels, the backward's first. */
+static void mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh,
+		     struct cmp_cost *out, bool backward)
 {
 	double T = sh->b * qlen(sh), hid = hidden_elems(sh);
 
-	cmp_zero(out);
 	if (backward)
 		add_bda_bwd(g, sh, out);
 	else
@@ -457,6 +458,13 @@ void cmp_mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh, bool bac
 		add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);
 	else
 		add_bda_fwd(g, sh, out);
+}
+
+void cmp_mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh, bool backward,
+		  struct cmp_cost *out)
+{
+	cmp_zero(out);
+	mlp_half(g, sh, out, backward);
 }
 
 void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -474,12 +482,7 @@ void cmp_layer_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		attn_core_fwd(g, sh, out);
 	add_te_gemm(g, sh, out, CMP_TE_ROW, false, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	add_bda_fwd(g, sh, out);
-	add_stream(g, out, KS_LAYERNORM, hid * 2 * ACT_BYTES);		/* LN */
-	if (sh->experts > 0)
-		moe_mlp(g, sh, out, false);
-	else
-		mlp_fwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));			/* h -> 4h -> h */
-	add_bda_fwd(g, sh, out);
+	mlp_half(g, sh, out, false);					/* LN, MLP, add */
 }
 
 /* Backward passes an eager model's autograd runs beside the GEMMs and the
@@ -533,12 +536,7 @@ void cmp_layer_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double scores = heads * qlen(sh) * sh->s;
 
 	cmp_zero(out);
-	add_bda_bwd(g, sh, out);
-	if (sh->experts > 0)
-		moe_mlp(g, sh, out, true);
-	else
-		mlp_bwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));			/* 4h -> h -> 4h */
-	add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);		/* LN: x, dy -> dx */
+	mlp_half(g, sh, out, true);					/* add, MLP, LN */
 	add_bda_bwd(g, sh, out);
 	add_te_gemm(g, sh, out, CMP_TE_ROW, true, 1, T, h, sh->a * head_v(sh) / t);	/* proj */
 	if (sh->flash) {

@@ -232,7 +232,7 @@ void pace_lerp(const struct pace_src *src, const struct pace *a, const struct pa
 	out->eval_s = a->eval_s + w * (b->eval_s - a->eval_s);
 }
 
-bool pace_has_gc(const struct pace *p)
+bool pace_has_pauses(const struct pace *p)
 {
 	return p->iter_s != p->compute_s || p->every > 0 || p->eval_every > 0;
 }
@@ -253,14 +253,17 @@ double pace_eval_s(const struct pace *p, int64_t i0, int64_t i1)
 	return p->eval_s * (double)(i1 / p->eval_every - i0 / p->eval_every);
 }
 
-/* pace_iters_at with evaluations: the last whole iteration whose pauses
- * have ended by tau, by bisection on pace_time_s (monotone in i1), then
- * the part of the next one. */
-static double iters_at_bisect(const struct pace *p, int64_t i0, double tau)
+/* Iterations done tau seconds after iteration i0 with periodic pauses
+ * (manual GC, evaluations): the last whole iteration whose pauses have
+ * ended by tau, by bisection on pace_time_s (monotone in i1), then the
+ * part of the next one; inside a pause, the iteration it follows. */
+double pace_iters_at(const struct pace *p, int64_t i0, double tau)
 {
 	int64_t lo = i0, hi = i0 + 1;
 	double rest;
 
+	if (p->every == 0 && p->eval_every == 0)
+		return i0 + tau / p->iter_s;
 	while (pace_time_s(p, i0, hi) <= tau)
 		hi = lo + 2 * (hi - lo);
 	while (hi - lo > 1) {
@@ -273,32 +276,7 @@ static double iters_at_bisect(const struct pace *p, int64_t i0, double tau)
 	rest = tau - pace_time_s(p, i0, lo);
 	if (rest < p->iter_s)
 		return lo + rest / p->iter_s;
-	return (double)hi;	/* in the pauses after iteration hi */
-}
-
-double pace_iters_at(const struct pace *p, int64_t i0, double tau)
-{
-	int64_t next;
-	double to_next, block, rest, blocks;
-
-	if (p->eval_every > 0)
-		return iters_at_bisect(p, i0, tau);
-	if (p->every == 0 || p->manual_s <= 0)
-		return i0 + tau / p->iter_s;
-	next = (i0 / p->every + 1) * p->every;
-	to_next = (double)(next - i0) * p->iter_s;
-	if (tau < to_next)
-		return i0 + tau / p->iter_s;
-	if (tau < to_next + p->manual_s)
-		return (double)next;
-	rest = tau - to_next - p->manual_s;
-	block = p->every * p->iter_s + p->manual_s;
-	blocks = floor(rest / block);
-	rest -= blocks * block;
-	next += (int64_t)blocks * p->every;
-	if (rest < p->every * p->iter_s)
-		return next + rest / p->iter_s;
-	return (double)(next + p->every);
+	return (double)hi;
 }
 
 int pace_cache_platform(struct pace_cache *c, const struct net_cfg *net,

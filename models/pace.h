@@ -108,7 +108,8 @@ int pace_check_dp(const struct pace_src *src, int dp, struct err *e);
  * caller checks that against a computed pace (run_model.c). */
 void pace_lerp(const struct pace_src *src, const struct pace *a, const struct pace *b,
 	       int global_batch, struct pace *out);
-bool pace_has_gc(const struct pace *p);
+/* GC or evaluation lengthen its iterations. */
+bool pace_has_pauses(const struct pace *p);
 /* Time for iterations i0+1 .. i1 (a manual pause ends every every-th, an
  * evaluation every eval_every-th). */
 double pace_time_s(const struct pace *p, int64_t i0, int64_t i1);

@@ -196,7 +196,7 @@ void run_commit_progress(struct run *r, double done)
 
 	if (whole > r->seg_target)
 		whole = r->seg_target;
-	if (pace_has_gc(r->pace))
+	if (pace_has_pauses(r->pace))
 		run_add_pauses(r, elapsed, done, whole);
 	r->work_since_ck_s += elapsed;
 	r->tokens += (whole - r->iters) * r->pace->tokens_per_iter;

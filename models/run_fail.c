@@ -24,7 +24,7 @@ void run_interrupt(struct run *r, bool lose)
 
 	if (run_working(r)) {
 		double done = run_iters_now(r, now);
-		if (pace_has_gc(r->pace))
+		if (pace_has_pauses(r->pace))
 			run_add_pauses(r, (now - r->seg_start_ns) * 1e-9, done,
 				       (int64_t)floor(done + 1e-9));
 		if ((int64_t)floor(done) > r->hwm_iters)
