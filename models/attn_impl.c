@@ -3,18 +3,21 @@
  * bars of each figure are labelled, at sequence lengths 512, 1k, 2k, 4k,
  * 8k, 16k, head dims 64 and 128, bf16/fp16.
  *
- * Triton: Dao, "FlashAttention-2: Faster Attention with Better Parallelism
- * and Work Partitioning", arXiv:2307.08691 (2023-07-17), Figure 4,
- * "Attention forward + backward speed (A100 80GB SXM4)", (c) causal, head
- * dim 64 and (d) causal, head dim 128, bars "FlashAttention Triton"
- * (flash_attn_triton.py, the kernel llm-foundry's attn_impl: triton ran)
- * against "FlashAttention-2"; the same chart ships as
- * assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention.
- * Only the combined pass is transcribed, so its ratio stands for both
- * passes.  It is an A100 figure: the paper's H100 figure (Figure 7) has no
- * Triton bars, and a 2022 Triton kernel without Hopper's wgmma is unlikely
- * to gain on FlashAttention-2 there, so its ratio to FlashAttention-2 is
- * taken to hold on every GPU (on H100/H200, if anything, too small).
+ * Triton and FlashAttention v1: Dao, "FlashAttention-2: Faster Attention
+ * with Better Parallelism and Work Partitioning", arXiv:2307.08691
+ * (2023-07-17), Figure 4, "Attention forward + backward speed (A100 80GB
+ * SXM4)", (c) causal, head dim 64 and (d) causal, head dim 128, bars
+ * "FlashAttention Triton" (flash_attn_triton.py, the kernel llm-foundry's
+ * attn_impl: triton ran) and "FlashAttention" (flash-attn 1.x, what
+ * Megatron-LM's --use-flash-attn called from 2023-01 until flash-attn
+ * 2.0: flash_attn_unpadded_func) against "FlashAttention-2"; the same
+ * chart ships as assets/flash2_a100_fwd_bwd_benchmark.png in
+ * Dao-AILab/flash-attention (read off that image, 2026-12-06).  Only the
+ * combined pass is transcribed, so its ratio stands for both passes.  It
+ * is an A100 figure: the paper's H100 figure (Figure 7) has no Triton
+ * bars, and kernels without Hopper's wgmma are unlikely to gain on
+ * FlashAttention-2 there, so their ratios to FlashAttention-2 are taken
+ * to hold on every GPU (on H100/H200, if anything, too small).
  *
  * FlashAttention-3 and cuDNN: Shah et al., "FlashAttention-3: Fast and
  * Accurate Attention with Asynchrony and Low-precision", arXiv:2407.08608
@@ -31,7 +34,7 @@
 #include "models/attn_impl.h"
 
 const char *const attn_impl_names[ATTN_COUNT] = {
-	"flash2", "flash3", "triton", "cudnn", "unfused", "te"
+	"flash2", "flash3", "triton", "cudnn", "unfused", "te", "flash1"
 };
 
 #define N_SEQ 6
@@ -45,6 +48,7 @@ typedef const double bars[N_DIM][N_SEQ];
 /* FA2 paper Figure 4 (c), (d): forward + backward, causal, A100. */
 static bars fig4_fa2 = { { 88, 119, 140, 156, 165, 171 }, { 99, 133, 155, 173, 182, 189 } };
 static bars fig4_triton = { { 59, 75, 79, 76, 79, 80 }, { 50, 61, 68, 74, 78, 80 } };
+static bars fig4_fa1 = { { 58, 70, 77, 87, 92, 97 }, { 55, 62, 69, 76, 80, 83 } };
 /* FA3 paper Figure 5 (b), (d): forward, causal, H100. */
 static bars fig5_fa2 = { { 180, 229, 262, 284, 295, 299 }, { 191, 260, 298, 319, 333, 335 } };
 static bars fig5_fa3 = { { 197, 265, 371, 420, 460, 473 }, { 292, 423, 521, 579, 602, 616 } };
@@ -112,6 +116,8 @@ static double fa2_ratio(enum attn_impl impl, bool bwd, double seq, double d)
 	switch (impl) {
 	case ATTN_TRITON:
 		return fig_factor(fig4_fa2, fig4_triton, seq, d);
+	case ATTN_FLASH1:
+		return fig_factor(fig4_fa2, fig4_fa1, seq, d);
 	case ATTN_FLASH3:
 		return bwd ? fig_factor(fig6_fa2, fig6_fa3, seq, d) :
 			     fig_factor(fig5_fa2, fig5_fa3, seq, d);

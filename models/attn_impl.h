@@ -33,11 +33,12 @@ enum attn_impl {
 	ATTN_CUDNN,	/* cuDNN fused attention (SDPA cudnn, Transformer Engine) */
 	ATTN_UNFUSED,	/* bmm, softmax, dropout, bmm */
 	ATTN_TE,	/* Transformer Engine's choice: cuDNN or flash2 */
+	ATTN_FLASH1,	/* FlashAttention v1 (flash_attn < 2.0, 2022-23) */
 	ATTN_COUNT
 };
 
-/* "flash2|flash3|triton|cudnn|unfused|te" for the settings table. */
-#define ATTN_IMPL_CHOICES "flash2|flash3|triton|cudnn|unfused|te"
+/* "flash2|flash3|triton|cudnn|unfused|te|flash1" for the settings table. */
+#define ATTN_IMPL_CHOICES "flash2|flash3|triton|cudnn|unfused|te|flash1"
 /* The kinds a GPU's attention law may describe. */
 #define ATTN_LAW_CHOICES "flash2|flash3|cudnn"
 extern const char *const attn_impl_names[ATTN_COUNT];

@@ -30,6 +30,9 @@ static const struct pin {
 	{ ATTN_TRITON, false, 2048, 128, 155, 68, "FA2 paper Fig. 4d (fwd+bwd)" },
 	{ ATTN_TRITON, true, 2048, 128, 155, 68, "FA2 paper Fig. 4d, the same ratio" },
 	{ ATTN_TRITON, false, 8192, 64, 165, 79, "FA2 paper Fig. 4c (fwd+bwd)" },
+	{ ATTN_FLASH1, false, 2048, 128, 155, 69, "FA2 paper Fig. 4d, FlashAttention (v1)" },
+	{ ATTN_FLASH1, true, 512, 64, 88, 58, "FA2 paper Fig. 4c, v1, the same ratio" },
+	{ ATTN_FLASH1, false, 16384, 64, 171, 97, "FA2 paper Fig. 4c, v1" },
 	{ ATTN_FLASH3, false, 4096, 128, 319, 579, "FA3 paper Fig. 5d" },
 	{ ATTN_FLASH3, true, 4096, 128, 310, 542, "FA3 paper Fig. 6" },
 	{ ATTN_CUDNN, false, 1024, 128, 260, 410, "FA3 paper Fig. 5d" },
@@ -40,7 +43,7 @@ int main(void)
 {
 	struct gpu_spec g;
 
-	tap_plan(25);
+	tap_plan(29);
 	for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
 		const struct pin *p = &pins[i];
 		char name[160];
@@ -62,6 +65,10 @@ int main(void)
 	 * and 99/50 = 1.98: 1.491525 + 0.584963 x 0.488475 = 1.777264 */
 	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, false, 512, 96), 1.777264, 1e-6,
 		 "triton at head dim 96: linear in ln d between 64 and 128");
+	/* flash1 at 2k, d 96 (MegaScale's 175B): 140/77 = 1.818182 at d 64,
+	 * 155/69 = 2.246377 at d 128: 1.818182 + 0.584963 x 0.428195 = 2.068659 */
+	tap_near(attn_impl_factor(ATTN_FLASH1, ATTN_FLASH2, true, 2048, 96), 2.068659, 1e-6,
+		 "flash1 at 2k tokens, head dim 96: between Fig. 4c's and 4d's ratios");
 	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, false, 32768, 256), 189.0 / 80, 1e-12,
 		 "beyond 16k and d 128: held at the last bars (189 / 80)");
 	tap_near(attn_impl_factor(ATTN_TRITON, ATTN_FLASH2, true, 128, 32), 88.0 / 59, 1e-12,
@@ -94,6 +101,7 @@ int main(void)
 		 "te on an FA2 law is the law");
 	tap_ok(attn_impl_find("triton") == ATTN_TRITON &&
 	       attn_impl_find("unfused") == ATTN_UNFUSED &&
+	       attn_impl_find("flash1") == ATTN_FLASH1 &&
 	       attn_impl_find("flash4") == ATTN_COUNT, "names: found, or ATTN_COUNT");
 
 	/* through compute.h: 12 heads of 2048 tokens, d 128, no dropout */
