@@ -92,11 +92,14 @@ const struct stack_spec stack_table[] = {
 	 * gradients all-reduced after the backward, not overlapped (the
 	 * paper's section 6.3 says so of its runs); no distributed optimizer
 	 * (merged 2022-06, off by default); p2p as 2021 (scatter-gather,
-	 * blocking). */
+	 * blocking).  With parallel.flash_attention, flash-attn 1.x: what
+	 * --use-flash-attn called until flash-attn 2.0 (2023-07-17), through
+	 * flash_attn_unpadded_func (megatron/model/transformer.py at
+	 * 285068c8, 2023-01-11). */
 	{ "megatron_lm_2022", "Megatron-LM 2022: + async TP all-reduce, grad-accum fusion",
 	  false, true, false, false, false, 0, 0,
 	  true, false, false, false, true, 4, false, 0.09,
-	  STACK_HOST_US, false, false, false, true, ATTN_FLASH2, false },
+	  STACK_HOST_US, false, false, false, true, ATTN_FLASH1, false },
 	/* Megatron-Core 0.5+ / Megatron-LM core_r0.5.0 (2024) as NeMo and its
 	 * example scripts run GPT: Transformer Engine fused LayerNorm+GEMM and
 	 * attention (DotProductAttention: cuDNN's FusedAttention on sm90 and
