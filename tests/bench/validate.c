@@ -395,13 +395,13 @@ static int energy(const char *dir)
 
 enum vcol {
 	C_ID, C_SOURCE, C_DATE, C_LAYERS, C_HIDDEN, C_HEADS, C_KV_HEADS, C_FFN, C_MLP, C_VOCAB,
-	C_SEQ, C_GPU, C_GPUS, C_TP, C_PP, C_DP, C_CP, C_EP, C_VP, C_GBS, C_MBS, C_STACK,
-	C_METRIC, C_PUBLISHED, C_STATUS, C_N
+	C_SEQ, C_GPU, C_GPUS, C_TP, C_PP, C_DP, C_CP, C_EP, C_VP, C_GBS, C_MBS, C_RECOMPUTE,
+	C_PRECISION, C_STACK, C_METRIC, C_PUBLISHED, C_STATUS, C_N
 };
 static const char *const vcol_name[C_N] = {
 	"id", "source", "date", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "mlp",
 	"vocab", "seq_len", "gpu", "gpus", "tp", "pp", "dp", "cp", "ep", "vp", "global_batch",
-	"micro_batch", "stack", "metric", "published", "status",
+	"micro_batch", "recompute", "precision", "stack", "metric", "published", "status",
 };
 
 struct vrow {
@@ -569,10 +569,97 @@ static void group_add(struct group *g, int *n, const char *gpu, const char *stac
 
 struct vresult {
 	struct step_result r;
+	double measured_s;
 	double band;
 	char stack[FIELD];
 	int ran;
 };
+
+/*
+ * Fixed-batch families: rows of one source, model and layout (all but the
+ * data-parallel degree and the batch) whose microbatches per pipeline m
+ * differ.  A least-squares line T = a m + b through the published times
+ * and one through the predicted tell an error per microbatch (a) from one
+ * per iteration (b); at a fixed batch, more GPUs mean fewer microbatches,
+ * so an error in b is what drifts with scale.
+ */
+static void family_key(const struct vrow *r, char *key, size_t len)
+{
+	static const enum vcol cols[] = { C_SOURCE, C_LAYERS, C_HIDDEN, C_HEADS, C_VOCAB,
+					  C_SEQ, C_GPU, C_TP, C_PP, C_CP, C_EP, C_VP, C_MBS,
+					  C_RECOMPUTE, C_PRECISION, C_STACK };
+	size_t used = 0;
+
+	key[0] = '\0';
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0] && used < len; i++)
+		used += (size_t)snprintf(key + used, len - used, "%s|", r->f[cols[i]]);
+}
+
+static double vrow_m(const struct vrow *r)
+{
+	return num(r, C_GBS) / (num(r, C_DP) * num(r, C_MBS));
+}
+
+/* Least squares y = a x + b over n points (x not all equal). */
+static void fit_line(const double *x, const double *y, int n, double *a, double *b)
+{
+	double mx = 0, my = 0, sxy = 0, sxx = 0;
+
+	for (int i = 0; i < n; i++) {
+		mx += x[i] / n;
+		my += y[i] / n;
+	}
+	for (int i = 0; i < n; i++) {
+		sxy += (x[i] - mx) * (y[i] - my);
+		sxx += (x[i] - mx) * (x[i] - mx);
+	}
+	*a = sxy / sxx;
+	*b = my - *a * mx;
+}
+
+static void scaling(const struct vrow *rows, const struct vresult *res, int n)
+{
+	static int done[VROWS_MAX];
+	char key[4 * FIELD], other[4 * FIELD];
+
+	printf("\nSCALING: fixed-batch families (one source, model and layout; rows differ in "
+	       "microbatches per pipeline m), least squares T = a m + b\n");
+	printf("%-44s %4s %11s %9s %8s %9s %8s\n", "rows", "n", "m", "a_pub s", "b_pub s",
+	       "a_pred s", "b_pred s");
+	memset(done, 0, sizeof done);
+	for (int i = 0; i < n; i++) {
+		double m[VROWS_MAX], tp[VROWS_MAX], tq[VROWS_MAX], lo, hi, ap, bp, aq, bq;
+		int k = 0, last = i;
+
+		if (!res[i].ran || done[i])
+			continue;
+		family_key(&rows[i], key, sizeof key);
+		for (int j = i; j < n; j++) {
+			family_key(&rows[j], other, sizeof other);
+			if (!res[j].ran || done[j] || strcmp(key, other) != 0)
+				continue;
+			done[j] = 1;
+			m[k] = vrow_m(&rows[j]);
+			tp[k] = res[j].measured_s;
+			tq[k++] = res[j].r.iteration_s;
+			last = j;
+		}
+		lo = hi = m[0];
+		for (int j = 1; j < k; j++) {
+			lo = fmin(lo, m[j]);
+			hi = fmax(hi, m[j]);
+		}
+		if (k < 2 || hi == lo)
+			continue;
+		fit_line(m, tp, k, &ap, &bp);
+		fit_line(m, tq, k, &aq, &bq);
+		char who[2 * FIELD + 4];
+		snprintf(who, sizeof who, "%.*s .. %.*s", FIELD - 1, rows[i].f[C_ID], FIELD - 1,
+			 rows[last].f[C_ID]);
+		printf("%-44.44s %4d %5.0f-%-5.0f %9.4f %8.2f %9.4f %8.2f\n", who, k, lo, hi, ap, bp,
+		       aq, bq);
+	}
+}
 
 static int validation(const struct cfg_schema *schema, const char *dir, struct stats *st,
 		      int *ran, int *runnable, int *pending)
@@ -606,6 +693,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 			continue;
 		}
 		res[i].ran = 1;
+		res[i].measured_s = measured;
 		(*ran)++;
 		vrow_line(&rows[i], &l);
 		l.published = measured;
@@ -636,6 +724,8 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 			       r->iteration_s, r->compute_s, r->bubble_s, r->tp_exposed_s,
 			       r->pp_exposed_s, r->dp_exposed_s, r->optimizer_s);
 	}
+
+	scaling(rows, res, n);
 
 	printf("\nRESIDUALS per GPU and the stack each scenario runs (validation rows; error = "
 	       "predicted/published throughput - 1)\n");
