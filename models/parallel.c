@@ -125,6 +125,12 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.overlap_param_gather", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "distributed optimizer: the weight all-gather after Adam runs under the "
 	  "next forward (Megatron-Core --overlap-param-gather; default: the stack's)" },
+	{ "parallel.align_param_gather", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "interleaved schedule, overlap_param_gather: each model chunk's weight "
+	  "all-gather goes as one, the first two at the step's start, chunk c's "
+	  "when chunk c-1 starts its first forward (Megatron-Core --align-param-"
+	  "gather, with or without --overlap-param-gather-with-optimizer-step); "
+	  "false: bucket by bucket as the forward reaches them" },
 	{ "parallel.p2p_scatter_gather", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "each TP rank sends 1/tp of a pipeline activation and the receivers "
 	  "all-gather it on NVLink (Megatron-LM --scatter-gather-tensors-in-pipeline, "
@@ -392,6 +398,13 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      "\"fp8\", or fp8_recipe \"delayed\", the default)");
 	if (check_dispatch(w, m, L, o, e) < 0)
 		return -1;
+	if (o->align_param_gather && (o->schedule != PAR_INTERLEAVED ||
+				      !o->overlap_param_gather || !o->distributed_optimizer))
+		return sc_where_error(w, e, "parallel.align_param_gather", "aligned weight "
+				      "gathers are the interleaved schedule's with the "
+				      "distributed optimizer's overlapped gather (expected "
+				      "schedule \"interleaved\", distributed_optimizer and "
+				      "overlap_param_gather true, or align_param_gather false)");
 	if (o->zero_shard_ranks > 0 && o->zero_stage < 2)
 		return sc_where_error(w, e, "parallel.zero_shard_ranks", "hybrid sharding "
 				      "splits ZeRO-2/3's shards, but zero_stage is %d "
@@ -513,6 +526,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 				    st->grad_reduce_bytes >= 4) ? 4 : 2;
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
+	o->align_param_gather = sc_bool(sc, "parallel.align_param_gather");
 	const char *dt = sc_str(sc, "parallel.dtype");
 	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
 	o->ds_engine = st->ds_engine;

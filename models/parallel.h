@@ -57,6 +57,7 @@ struct par_opts {
 					 * (stack.h: megatron_deepspeed) */
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
+	bool align_param_gather;	/* ... a chunk at a time, one chunk ahead */
 	enum par_dtype dtype;
 	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
 	enum cmp_fp8_scaling fp8_recipe;	/* Transformer Engine's FP8 scaling

@@ -689,6 +689,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.overlap_grad_reduce = o->overlap_grad_reduce,
 		.param_gather_hide_s = o->overlap_param_gather && o->distributed_optimizer ?
 				       a.hide : NULL,
+		.param_gather_aligned = o->align_param_gather,
 		.optimizer_s = slow * opt_s,
 		.optimizer_dyn_j = kpw_stream_run_j(g, KS_ADAM, opt_s),
 		.final_sync_s = embed_sync_s,

@@ -328,6 +328,11 @@ struct step_plan {
 	 * forward passes that hides the weight all-gather after Adam
 	 * (sharded modes; Megatron-Core --overlap-param-gather) */
 	const double *param_gather_hide_s;
+	/* Megatron-Core --align-param-gather: the gather goes a chunk at a
+	 * time, chunk c's when chunk c-1 starts its first forward (the first
+	 * two at once); it waits as step_des.c's aligned_wait_s says, and
+	 * param_gather_hide_s is not used */
+	bool param_gather_aligned;
 	double optimizer_s;
 	double optimizer_dyn_j;			/* its kernels' energy above idle */
 	double final_sync_s;		/* after the gradients, before Adam: the

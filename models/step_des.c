@@ -853,6 +853,44 @@ static int on_opt(struct ev_sim *sim, const struct ev *ev, void *ctx, struct err
 	return 0;
 }
 
+/*
+ * Megatron-Core --align-param-gather (schedules.py, param_sync_func): the
+ * weights of chunks 0 and 1 are gathered from the step's start, chunk c's
+ * from when chunk c-1 starts its first forward, each chunk as one
+ * collective, back to back on one stream; a chunk's first forward waits
+ * for its weights; the interleaved schedule runs n = min(p, m) forwards of
+ * a chunk before the next chunk's first (chunk (k / p) mod v).  The chunks'
+ * gathers take gather_s, the time stage k's gather took after the
+ * optimizer, in proportion to their weights.  Returns how much later the
+ * last chunk's first forward ends than with the weights already there.
+ */
+static double aligned_wait_s(const struct des *d, int k, double gather_s)
+{
+	int n = d->p->microbatches < d->p->pp ? d->p->microbatches : d->p->pp;
+	double total = 0, stream = 0, start = 0, end = 0, bare = 0;
+
+	for (int c = 0; c < d->p->v; c++)
+		total += d->p->chunk_params[vs_of(d, c, k)];
+	if (total <= 0)
+		return 0;
+	for (int c = 0; c < d->p->v; c++) {
+		int vs = vs_of(d, c, k);
+		double f = d->p->fwd_s[vs], g = gather_s * d->p->chunk_params[vs] / total;
+		double ready = (c <= 1 ? stream : fmax(stream, start)) + g;
+
+		stream = ready;
+		if (c > 0) {
+			double prev_f = d->p->fwd_s[vs_of(d, c - 1, k)];
+			start = fmax(end + (n - 1) * prev_f, ready);
+			bare += n * prev_f;
+		} else {
+			start = ready;
+		}
+		end = start + f;
+	}
+	return fmax(0, end - (bare + d->p->fwd_s[vs_of(d, d->p->v - 1, k)]));
+}
+
 static int check_finished(struct des *d, int k, struct err *e)
 {
 	struct stage *st = &d->stages[k];
@@ -868,6 +906,9 @@ static int check_finished(struct des *d, int k, struct err *e)
 		 * for the embedding's gather before it can start */
 		int64_t t = ev_now(d->sim) -
 			    (d->p->param_gather_hide_s ? to_ns(d->p->param_gather_hide_s[k]) : 0);
+		if (d->p->param_gather_hide_s && d->p->param_gather_aligned)
+			t = d->opt_ns + to_ns(aligned_wait_s(d, k, (double)(ev_now(d->sim) -
+									d->opt_ns) / 1e9));
 		double emb_s = 0;
 		if (d->p->param_gather_hide_s && k == rank_of(d, 0) && d->p->embed_params > 0 &&
 		    !d->free_comm &&
