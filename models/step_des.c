@@ -902,13 +902,14 @@ static int check_finished(struct des *d, int k, struct err *e)
 	st->finished = true;
 	if (d->phase == 1) {
 		/* Megatron-Core --overlap-param-gather: the next iteration's
-		 * forward waits only for what its first pass cannot hide, and
-		 * for the embedding's gather before it can start */
-		int64_t t = ev_now(d->sim) -
-			    (d->p->param_gather_hide_s ? to_ns(d->p->param_gather_hide_s[k]) : 0);
-		if (d->p->param_gather_hide_s && d->p->param_gather_aligned)
-			t = d->opt_ns + to_ns(aligned_wait_s(d, k, (double)(ev_now(d->sim) -
-									d->opt_ns) / 1e9));
+		 * forward waits only for what its passes cannot hide (bucket by
+		 * bucket: its first pass; aligned: aligned_wait_s), and for the
+		 * embedding's gather before it can start */
+		int64_t now = ev_now(d->sim), t = now;
+		if (d->p->param_gather_hide_s)
+			t = d->p->param_gather_aligned ?
+			    d->opt_ns + to_ns(aligned_wait_s(d, k, (double)(now - d->opt_ns) / 1e9)) :
+			    now - to_ns(d->p->param_gather_hide_s[k]);
 		double emb_s = 0;
 		if (d->p->param_gather_hide_s && k == rank_of(d, 0) && d->p->embed_params > 0 &&
 		    !d->free_comm &&

@@ -620,23 +620,23 @@ static void fit_line(const double *x, const double *y, int n, double *a, double 
 static void scaling(const struct vrow *rows, const struct vresult *res, int n)
 {
 	static int done[VROWS_MAX];
-	char key[4 * FIELD], other[4 * FIELD];
+	static char key[VROWS_MAX][4 * FIELD];
 
 	printf("\nSCALING: fixed-batch families (one source, model and layout; rows differ in "
 	       "microbatches per pipeline m), least squares T = a m + b\n");
 	printf("%-44s %4s %11s %9s %8s %9s %8s\n", "rows", "n", "m", "a_pub s", "b_pub s",
 	       "a_pred s", "b_pred s");
 	memset(done, 0, sizeof done);
+	for (int i = 0; i < n; i++)
+		family_key(&rows[i], key[i], sizeof key[i]);
 	for (int i = 0; i < n; i++) {
 		double m[VROWS_MAX], tp[VROWS_MAX], tq[VROWS_MAX], lo, hi, ap, bp, aq, bq;
 		int k = 0, last = i;
 
 		if (!res[i].ran || done[i])
 			continue;
-		family_key(&rows[i], key, sizeof key);
 		for (int j = i; j < n; j++) {
-			family_key(&rows[j], other, sizeof other);
-			if (!res[j].ran || done[j] || strcmp(key, other) != 0)
+			if (!res[j].ran || done[j] || strcmp(key[i], key[j]) != 0)
 				continue;
 			done[j] = 1;
 			m[k] = vrow_m(&rows[j]);
