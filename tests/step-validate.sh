@@ -20,10 +20,18 @@
 #    say what make validate says: the prediction to the digits written,
 #    the error to its tenth.  A model change that moves a row fails here
 #    until the README is updated.
+# 7. SCALING's least-squares fit through published times, by hand: the
+#    eight MegaScale rows (Jiang et al., arXiv:2402.15627, Table 2: m =
+#    192, 96, 64, 48 at batch 768 and 128, 64, 48, 32 at 6,144; 40.0,
+#    21.2, 15.2, 11.9, 29.02, 14.78, 12.24, 8.57 s) give a = 0.1984375 s
+#    and b = 2.445 s exactly.
+# 8. Its last column is b's shortfall per pipeline position: 1000 x (b_pub
+#    - b_pred) / (8 stages x 6 chunks) from the printed b's, to their
+#    rounding (0.005 s each: 0.21 ms, and 0.05 ms its own).
 set -u
 . "$SRCDIR/tests/tap.sh"
 pinned=$(grep -c '^validate\.' tests/fitted.tsv)
-plan $((5 + pinned))
+plan $((7 + pinned))
 dir=scenarios/validation
 out=$("$BUILDDIR/tests/bench/validate-b" "$dir" 2>&1)
 status=$?
@@ -80,3 +88,13 @@ awk 'NR == FNR { pred[$1] = $2; err[$1] = $3; next }
 status=$?
 sed 's/^/# /' "$tmp/readme"
 ok $status "the README's validation rows agree with make validate"
+
+# The MegaScale family's SCALING line: "FIRST .. LAST n m-range a_pub b_pub
+# a_pred b_pred db/(pv)"
+scal=$(echo "$out" | awk '/^SCALING/ { on = 1; next } on && /^$/ { exit }
+	on && $1 == "megascale-175b-256" { print $4, $6, $7, $9, $10 }')
+echo "# megascale SCALING: n a_pub b_pub b_pred db/(pv) = $scal"
+echo "$scal" | awk '{ exit !($1 == 8 && $2 == "0.1984" && $3 == "2.44") }'
+ok $? "SCALING's published fit for MegaScale's 175B: a 0.1984 s, b 2.44 s (by hand)"
+echo "$scal" | awk '{ d = 1000 * ($3 - $4) / 48; exit !(NF == 5 && $5 - d <= 0.26 && d - $5 <= 0.26) }'
+ok $? "SCALING's db/(pv) is (b_pub - b_pred) / (p v) for MegaScale's PP 8 x V 6"
