@@ -776,9 +776,88 @@ static void test_gb200(void)
 	       "%.1f TFLOP/s: within 0.5%% of the GB200's 2,876.6", tf8k);
 }
 
+/*
+ * XLA's GEMM table (scenarios/catalog/kernels/xla-matmul.tsv: OpenXLA's
+ * matmul_interpolator_data.h, B200 and sm_90 rows at M, N, K = 256..4096),
+ * held out: no law was fitted to it.  Compared by the geometric mean of
+ * XLA's TFLOP/s over the law's at two groups of shapes: training-sized
+ * (M, N, K all >= 2048: 8 rows) and the mid-sized shapes of MoE experts
+ * and TP-sharded projections (all >= 1024, one under 2048: 19 rows).
+ * What they say (2026-12-06):
+ *  - h100 (sm_90, BF16): XLA 1.13x the law at the training-sized shapes,
+ *    1.15x at the mid-sized: the boost-clock premium a GEMM timed on an
+ *    idle GPU carries (the H200 sweep's first rows ran up to 1.17x its
+ *    sustained ones; kernels.h KERN_WARM_S), so the law is held to
+ *    1.0-1.25x there.
+ *  - b200, FP8: 0.97x at the training-sized shapes (the law's rate is
+ *    the MXFP8 rows' at K = 8192-16384, and XLA's 4096^3 is 2,765 TFLOP/s
+ *    against Azure's GB200 2,834.6: test_gb200), held to 10%.
+ *  - b200, BF16: 0.91x there, held to 15%; at the mid-sized shapes the
+ *    law is faster than XLA's own short runs: BF16 0.83x, FP8 0.80x --
+ *    0.72x of the h100's ratio, if XLA timed both GPUs alike.
+ *    The BF16 rows the law was fitted to (vLLM PRs #19566/#20071, torch
+ *    BF16 under triton's do_bench) read 1,444 and 893 TFLOP/s at
+ *    2048x4096x4096 and 256x4096x4096, XLA 1,343 and 651: two public
+ *    sources apart by 7-37% on one GPU at one shape.  Not refitted: which
+ *    one holds is not known; the spread is part of the B200's band.
+ * XLA's sm_90 FP8 column is not used (the file says why).
+ */
+static int xla_ratios(const char *gpu, bool fp8, double *big, double *mid)
+{
+	char path[4096], line[256], name[16];
+	double m, n, k, tf16, tf8, lb = 0, lm = 0;
+	int nb = 0, nm = 0;
+
+	snprintf(path, sizeof path, "%s/scenarios/catalog/kernels/xla-matmul.tsv", tap_srcdir());
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "%15s %lf %lf %lf %lf %lf", name, &m, &n, &k, &tf16, &tf8) != 6 ||
+		    strcmp(name, gpu) != 0)
+			continue;
+		double lo = fmin(m, fmin(n, k)), law = 2 * m * n * k /
+			kern_gemm_s(&g.k, fp8, 1, m, n, k) / 1e12;
+		double r = log((fp8 ? tf8 : tf16) / law);
+		if (lo >= 2048) {
+			lb += r;
+			nb++;
+		} else if (lo >= 1024) {
+			lm += r;
+			nm++;
+		}
+	}
+	fclose(f);
+	*big = exp(lb / (nb > 0 ? nb : 1));
+	*mid = exp(lm / (nm > 0 ? nm : 1));
+	return nb == 8 && nm == 19 ? 0 : -1;
+}
+
+static void test_xla(void)
+{
+	double hb, hm, bb, bm, fb, fm;
+	int rc = load_gpu("h100_sxm") < 0 || xla_ratios("h100", false, &hb, &hm) < 0;
+
+	rc |= load_gpu("b200") < 0 || xla_ratios("b200", false, &bb, &bm) < 0 ||
+	      xla_ratios("b200", true, &fb, &fm) < 0;
+	if (rc) {
+		tap_ok(0, "XLA's GEMM table loads: 8 training-sized and 19 mid-sized rows a GPU");
+		tap_ok(0, "b200 GEMM laws against XLA's table");
+		return;
+	}
+	tap_diag("XLA / law, training-sized | mid-sized: h100 BF16 %.3f | %.3f, b200 BF16 "
+		 "%.3f | %.3f, b200 FP8 %.3f | %.3f", hb, hm, bb, bm, fb, fm);
+	tap_ok(hb > 1.0 && hb < 1.25 && hm > 1.0 && hm < 1.25,
+	       "h100 BF16 law under XLA's short runs by their boost premium, 1.0-1.25x "
+	       "(%.3f, %.3f)", hb, hm);
+	tap_ok(fabs(fb - 1) < 0.10 && fabs(bb - 1) < 0.15,
+	       "b200 laws at XLA's training-sized shapes it was not fitted to: FP8 within 10%% "
+	       "(%.3f), BF16 within 15%% (%.3f)", fb, bb);
+}
+
 int main(void)
 {
-	tap_plan(48);
+	tap_plan(50);
 	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden, steady) < 0) {
 		tap_ok(0, "catalog and tables load");
 		return tap_done();
@@ -796,5 +875,6 @@ int main(void)
 	test_blackwell_streams();
 	test_blackwell_recipes();
 	test_gb200();
+	test_xla();
 	return tap_done();
 }
