@@ -389,7 +389,21 @@ static double expert_tokens(const struct cmp_shape *sh)
 
 /* An MoE layer's MLP after the router: permute, grouped experts,
  * unpermute, shared experts.  backward: the GEMMs twice, the streams'
- * gradients. */
+ * gradients.
+ *
+ * Megatron-Core's all-to-all dispatcher (MoEAlltoAllTokenDispatcher,
+ * megatron/core/transformer/moe/token_dispatcher.py, core_r0.12 to main
+ * of 2026-08) moves each token-expert pair twice more when a rank holds
+ * more than one expert: the all-to-all delivers the pairs grouped by
+ * source rank, so dispatch_postprocess sorts them by local expert
+ * ("Permutation 2", sort_chunks_by_idxs: a gather of every received row,
+ * one kernel fused or torch.cat's one unfused) and combine_preprocess
+ * restores the order ("Unpermutation 2"); with drop-and-pad a transpose
+ * made contiguous, the same copy.  Their gradients are the same sorts.
+ * The flex dispatcher (DeepEP, HybridEP) lays tokens out by expert in one
+ * permute after its fused dispatch (get_permuted_hidden_states_by_experts)
+ * and restores them in one before its combine: the two copies counted
+ * for every dispatcher. */
 static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 		       struct cmp_cost *acc, bool backward)
 {
@@ -400,10 +414,14 @@ static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	xs.tp = (int)expert_tp(sh);
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
+	if (sh->ep_sort && local > 1)
+		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* sort */
 	if (backward)
 		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
 	else
 		mlp_fwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
+	if (sh->ep_sort && local > 1)
+		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unsort */
 	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unpermute */
 	if (sh->shared > 0) {
 		if (backward)

@@ -81,6 +81,8 @@ struct cmp_shape {
 	double experts, topk, shared, fe;	/* fe: one expert's width */
 	bool per_expert_gemms;	/* the experts' GEMMs one call per local
 				 * expert (kernels counted so; compute.c) */
+	bool ep_sort;		/* all-to-all dispatcher: the received tokens
+				 * sorted by local expert and back (compute.c) */
 	double ep;		/* expert-parallel degree (0: 1) */
 	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */

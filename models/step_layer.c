@@ -734,6 +734,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		xs.fp4_no_rht = sh.fp4_no_rht;
 		xs.cp = L->cp;
 		xs.per_expert_gemms = !o->moe_grouped_gemm;
+		xs.ep_sort = !o->ep_deepep;
 		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);
 		cmp_moe_routed_fwd(g, &xs, &hv.routed_f);
 		cmp_moe_routed_bwd(g, &xs, &hv.routed_b);

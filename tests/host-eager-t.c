@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(46);
+	tap_plan(50);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -99,6 +99,35 @@ int main(void)
 	moe.per_expert_gemms = false;
 	cmp_moe_routed_fwd(&g, &moe, &c);
 	tap_near(c.kernels, 5, 1e-12, "one grouped GEMM each: 5 launches");
+	/* Megatron-Core's all-to-all dispatcher sorts the received pairs by
+	 * local expert and back (token_dispatcher.py sort_chunks_by_idxs,
+	 * "Permutation 2" and "Unpermutation 2"): two more copies of the
+	 * 512 pairs x 64 x 2 bytes, read and written, each as long as the
+	 * permute; with one expert a rank there is nothing to sort */
+	{
+		struct cmp_cost flex, copy;
+		double pairs = 256 * 2;
+
+		cmp_moe_routed_fwd(&g, &moe, &flex);
+		moe.ep_sort = true;
+		cmp_moe_routed_fwd(&g, &moe, &c);
+		cmp_stream(&g, KS_COPY, pairs * 64 * 2 * 2, &copy);
+		tap_near(c.kernels, 7, 1e-12, "all-to-all dispatcher: sort and unsort, 7 launches");
+		tap_near(c.time_s - flex.time_s, 2 * copy.time_s, 1e-15,
+			 "... two copies of the 512 routed rows");
+		cmp_moe_routed_bwd(&g, &moe, &c);
+		moe.ep_sort = false;
+		cmp_moe_routed_bwd(&g, &moe, &flex);
+		tap_near(c.time_s - flex.time_s, 2 * copy.time_s, 1e-15,
+			 "... and their gradients' two sorts backward");
+		moe.ep_sort = true;
+		moe.ep = 16;	/* one expert a rank */
+		cmp_moe_routed_fwd(&g, &moe, &c);
+		moe.ep_sort = false;
+		cmp_moe_routed_fwd(&g, &moe, &flex);
+		tap_near(c.time_s, flex.time_s, 1e-15, "one local expert: no sort");
+		moe.ep = 1;
+	}
 	moe.per_expert_gemms = true;
 	/* ... and their time: TE's GroupedLinear runs the per-expert GEMMs over
 	 * 4 compute streams (common/util/multi_stream.h num_compute_streams),
