@@ -95,7 +95,12 @@ int layout_chunk_first_layer(const struct layout *L, int layers, int v, int vs)
 }
 
 /* The stage split: the fixed counts leave at least one layer for every
- * other stage, and sum to the model's when no other stage is left. */
+ * other stage, and sum to the model's when no other stage is left.  By the
+ * rule alone, the embedding and the loss may take a stage each with no
+ * layer: pp up to layers + 2, as DeepSpeed's 'type:transformer|embedding'
+ * partition (the tied embedding counted as a layer on the first and the
+ * last stage: BLOOM's 70 layers on 72 stages) and Megatron-Core's
+ * account_for_embedding/loss_in_pipeline_split split them. */
 static int check_stages(const struct scenario *sc, const struct tfm *m,
 			const struct layout *L, struct err *e)
 {
@@ -104,10 +109,11 @@ static int check_stages(const struct scenario *sc, const struct tfm *m,
 	const char *key = g > 0 ? "parallel.last_stage_layers" :
 			  "parallel.first_stage_layers";
 
-	if (f == 0 && g == 0 && m->layers < L->pp)
-		return sc_error(sc, e, "parallel.pp", "%d layers on pp = %d stages "
-				"(expected at most model.layers stages)",
-				m->layers, L->pp);
+	if (f == 0 && g == 0)
+		return m->layers + 2 < L->pp ?
+		       sc_error(sc, e, "parallel.pp", "%d layers on pp = %d stages "
+				"(expected at most model.layers + 2 stages: one each "
+				"for the embedding and the loss)", m->layers, L->pp) : 0;
 	if ((f > 0 || g > 0) && L->pp < 2)
 		return sc_error(sc, e, key, "stage layer counts need pipeline "
 				"parallelism (expected pp >= 2 or 0)");

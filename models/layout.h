@@ -22,7 +22,10 @@
  * first stage has only the embedding, and the last model chunk on the last
  * stage has only output projection and loss calculation" (sec. 3.3.2);
  * Megatron-Core's account_for_embedding/loss_in_pipeline_split place them
- * the same way.
+ * the same way.  Without interleaving, so may the first and last stages
+ * (pp up to layers + 2): BLOOM's 70 layers on 72 stages as DeepSpeed's
+ * 'type:transformer|embedding' partition puts them, the tied embedding
+ * alone at each end.
  *
  * Expert parallelism (MoE models) splits each MoE layer's routed experts
  * over ep ranks, each expert's weights over etp (expert_tp, a divisor of

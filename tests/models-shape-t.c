@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(43);
+	tap_plan(45);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -92,6 +92,19 @@ int main(void)
 	tap_ok(layout_stage_layers(&L, 126, 0) == 7 && layout_stage_layers(&L, 126, 15) == 7 &&
 	       layout_stage_layers(&L, 126, 1) == 8 && layout_stage_layers(&L, 126, 14) == 8,
 	       "126 on 16: 7, 8 x 14, 7 (Llama 3)");
+	/* BLOOM's 70 layers on 72 stages (DeepSpeed's 'type:transformer|
+	 * embedding' partition: the tied embedding a stage of its own at each
+	 * end): 0, 1 x 70, 0; on 71 the first stage alone holds none */
+	L.pp = 72;
+	sum = 0;
+	for (int k = 0; k < 72; k++)
+		sum += layout_stage_layers(&L, 70, k);
+	tap_ok(sum == 70 && layout_stage_layers(&L, 70, 0) == 0 &&
+	       layout_stage_layers(&L, 70, 71) == 0 && layout_stage_layers(&L, 70, 1) == 1 &&
+	       layout_stage_layers(&L, 70, 70) == 1, "70 on 72: 0, 1 x 70, 0");
+	L.pp = 71;
+	tap_ok(layout_stage_layers(&L, 70, 0) == 0 && layout_stage_layers(&L, 70, 70) == 1,
+	       "70 on 71: 0, then 1 x 70");
 	/* first 3 and last 5 of 30 on 4 stages: 11 each in the middle */
 	L.pp = 4;
 	L.first_stage_layers = 3;
