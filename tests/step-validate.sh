@@ -28,10 +28,16 @@
 # 8. Its last column is b's shortfall per pipeline position: 1000 x (b_pub
 #    - b_pred) / (8 stages x 6 chunks) from the printed b's, to their
 #    rounding (0.005 s each: 0.21 ms, and 0.05 ms its own).
+# 9. A published A/B of one mechanism, Megatron-Core's EP overlap, on one
+#    model, layout and release: Megatron-Bridge's EP-overlap skill (PR
+#    #5094, 2026-07-25), Qwen3-30B-A3B on 16 H100 with HybridEP, 24.7138 s
+#    off and 20.9920 s on, a saving of 3.7218 s.  The step model's saving
+#    (the difference of the two rows' predictions, from the breakdown's
+#    iteration column) within 25% of it, whatever either row's own error.
 set -u
 . "$SRCDIR/tests/tap.sh"
 pinned=$(grep -c '^validate\.' tests/fitted.tsv)
-plan $((7 + pinned))
+plan $((8 + pinned))
 dir=scenarios/validation
 out=$("$BUILDDIR/tests/bench/validate-b" "$dir" 2>&1)
 status=$?
@@ -98,3 +104,12 @@ echo "$scal" | awk '{ exit !($1 == 8 && $2 == "0.1984" && $3 == "2.44") }'
 ok $? "SCALING's published fit for MegaScale's 175B: a 0.1984 s, b 2.44 s (by hand)"
 echo "$scal" | awk '{ d = 1000 * ($3 - $4) / 48; exit !(NF == 5 && $5 - d <= 0.26 && d - $5 <= 0.26) }'
 ok $? "SCALING's db/(pv) is (b_pub - b_pred) / (p v) for MegaScale's PP 8 x V 6"
+
+# the breakdown's "ID ITER ..." lines of the A/B pair
+ab=$(echo "$out" | awk '/^VALIDATION breakdown/ { on = 1; next } on && /^$/ { exit }
+	on && $1 == "mbridge-h100-qwen3-30b-16-bf16-hybridep-ab-off" { off = $2 }
+	on && $1 == "mbridge-h100-qwen3-30b-16-bf16-hybridep-ab-on" { on_s = $2 }
+	END { if (off != "" && on_s != "") print off - on_s }')
+echo "# EP overlap A/B: published saving 3.7218 s, predicted ${ab:-none} s"
+echo "${ab:-x}" | awk '{ exit !($1 + 0 == $1 && $1 >= 0.75 * 3.7218 && $1 <= 1.25 * 3.7218) }'
+ok $? "EP overlap's saving within 25% of a published A/B (3.72 s, Qwen3-30B on 16 H100)"
