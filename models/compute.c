@@ -392,14 +392,15 @@ static double expert_tokens(const struct cmp_shape *sh)
  * gradients.
  *
  * Megatron-Core's all-to-all dispatcher (MoEAlltoAllTokenDispatcher,
- * megatron/core/transformer/moe/token_dispatcher.py, core_r0.12 to main
+ * megatron/core/transformer/moe/token_dispatcher.py, core_r0.8.0 to main
  * of 2026-08) moves each token-expert pair twice more when a rank holds
  * more than one expert: the all-to-all delivers the pairs grouped by
- * source rank, so dispatch_postprocess sorts them by local expert
- * ("Permutation 2", sort_chunks_by_idxs: a gather of every received row,
- * one kernel fused or torch.cat's one unfused) and combine_preprocess
- * restores the order ("Unpermutation 2"); with drop-and-pad a transpose
- * made contiguous, the same copy.  Their gradients are the same sorts.
+ * source rank, so the dispatcher sorts them by local expert ("Permutation
+ * 2": a second permute in core_r0.8.0, sort_chunks_by_idxs since
+ * core_r0.9.0, a gather of every received row, one kernel fused or
+ * torch.cat's one unfused) and restores the order before the combine
+ * ("Unpermutation 2"); with drop-and-pad a transpose made contiguous,
+ * the same copy.  Their gradients are the same sorts.
  * The flex dispatcher (DeepEP, HybridEP) lays tokens out by expert in one
  * permute after its fused dispatch (get_permuted_hidden_states_by_experts)
  * and restores them in one before its combine: the two copies counted
