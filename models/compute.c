@@ -49,7 +49,9 @@ void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double ba
 		 double M, double N, double K, struct cmp_cost *out)
 {
 	bool mx = sh->fp8_scaling == CMP_FP8_MX, nv = sh->fp8_scaling == CMP_FP4_NV;
-	double ratio = mx ? g->mx_gemm_ratio : nv ? g->nvfp4_gemm_ratio : 0;
+	bool blk = sh->fp8_scaling == CMP_FP8_BLOCK;
+	double ratio = mx ? g->mx_gemm_ratio : nv ? g->nvfp4_gemm_ratio :
+		       blk ? g->fp8_block_gemm_ratio : 0;
 	double swizzle = mx ? MX_SWIZZLE_B : NV_SWIZZLE_B;
 	struct cmp_cost c;
 
@@ -59,6 +61,8 @@ void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double ba
 	out->time_s *= ratio;
 	out->gemm_s = out->time_s;
 	out->dyn_j = kpw_tensor_j(g, out->flops, out->time_s);
+	if (blk)
+		return;
 	cmp_stream(g, KS_COPY, batch * M * K * swizzle, &c);
 	cmp_add(out, &c, 1);
 	cmp_stream(g, KS_COPY, batch * K * N * swizzle, &c);
@@ -341,31 +345,85 @@ static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		   ACT_BYTES);
 }
 
+/*
+ * The MLP's activation over n outputs (rows x its width f), forward or
+ * backward, as the stack runs it: one fused kernel (bias-GeLU; SwiGLU
+ * reading up and gate, 2f, writing f) or the eager GeLU.
+ *
+ * Routed experts on Megatron-Core 0.12+ TEGroupedMLP's eager path (weighted:
+ * experts.py bias_act_func, core_r0.12.0 to 2026; it has fused kernels
+ * that also apply the router's weights for SwiGLU alone) run the
+ * activation's own kernels (GeGLU: the GeLU of the gate half, then its
+ * product with the linear half), then `intermediate * permuted_probs`:
+ * the probabilities are fp32, so the product is written in fp32, and
+ * `.to(original_dtype)` casts it back.  Bytes per output, each op one
+ * streaming kernel:
+ *   forward   GeLU 2 + 2, [GeGLU product 2 + 2 + 2], weight product
+ *             2 + 4, cast 4 + 2: 16 (GeGLU 22)
+ *   backward  the cast's gradient to fp32 2 + 4; the product's: its
+ *             input's, g w, 4 + 4 cast to bf16 by autograd 4 + 2, and the
+ *             weights', sum(g x), 4 + 2 + 4 then the row sum 4; [GeGLU:
+ *             the two factors' 2 + 2 + 2 each, the halves' gradients joined
+ *             for the up GEMM 4 + 4]; GeLU's 2 + 2 + 2: 40 (GeGLU 60)
+ * (In core_r0.15 on GeGLU adds `x_linear + glu_linear_offset`, one more
+ * pass, not counted.)  Before 0.12 the dispatcher's unpermute applied the
+ * weights, as the fused kernels still do.
+ */
+static void mlp_act(const struct gpu_spec *g, const struct cmp_shape *sh,
+		    struct cmp_cost *acc, bool backward, double n, bool weighted)
+{
+	double b = ACT_BYTES, f32 = 2 * ACT_BYTES;
+
+	if (!weighted) {
+		add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
+			   n * (backward ? (sh->gated ? 5 : 3) : (sh->gated ? 3 : 2)) * b);
+		return;
+	}
+	if (!backward) {
+		add_stream(g, acc, KS_GELU, n * 2 * b);
+		if (sh->gated)
+			add_stream(g, acc, KS_ADD, n * 3 * b);
+		add_stream(g, acc, KS_COPY, n * (b + f32));	/* x w, fp32 */
+		add_stream(g, acc, KS_COPY, n * (f32 + b));	/* to bf16 */
+		return;
+	}
+	add_stream(g, acc, KS_COPY, n * (b + f32));		/* the cast's */
+	add_stream(g, acc, KS_COPY, n * 2 * f32);		/* g w */
+	add_stream(g, acc, KS_COPY, n * (f32 + b));		/* to bf16 */
+	add_stream(g, acc, KS_ADD, n * (2 * f32 + b));		/* g x */
+	add_stream(g, acc, KS_COPY, n * f32);			/* its row sums */
+	if (sh->gated) {
+		add_stream(g, acc, KS_ADD, n * 3 * b);	/* d gate act */
+		add_stream(g, acc, KS_ADD, n * 3 * b);	/* d linear half */
+		add_stream(g, acc, KS_COPY, n * 4 * b);	/* joined: d up */
+	}
+	add_stream(g, acc, KS_GELU, n * 3 * b);
+}
+
 /* The MLP's first GEMM, activation and second GEMM of width f, forward:
  * h -> f and (bias-)GeLU, or h -> 2f (up and gate) and SwiGLU, which reads
- * 2f and writes f (priced as GeLU's kind of kernel). */
+ * 2f and writes f (priced as GeLU's kind of kernel); weighted: routed
+ * experts, whose activation may take the eager path (mlp_act). */
 static void mlp_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *acc, enum cmp_te_kind up_kind, double batch,
-		    double M, double f)
+		    double M, double f, bool weighted)
 {
 	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
 
 	add_te_gemm(g, sh, acc, up_kind, false, batch, M, up / t, h);
-	add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
-		   batch * M * f / t * (sh->gated ? 3 : 2) * ACT_BYTES);
+	mlp_act(g, sh, acc, false, batch * M * f / t, weighted && sh->moe_eager_act);
 	add_te_gemm(g, sh, acc, CMP_TE_ROW, false, batch, M, h, f / t);
 }
 
 /* Its backward: GeLU x, dy -> dx; SwiGLU up, gate, dy -> d up, d gate. */
 static void mlp_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		    struct cmp_cost *acc, enum cmp_te_kind up_kind, double batch,
-		    double M, double f)
+		    double M, double f, bool weighted)
 {
 	double h = sh->h, t = sh->tp, up = sh->gated ? 2 * f : f;
 
 	add_te_gemm(g, sh, acc, CMP_TE_ROW, true, batch, M, h, f / t);
-	add_stream(g, acc, sh->fused ? KS_COPY : KS_GELU,
-		   batch * M * f / t * (sh->gated ? 5 : 3) * ACT_BYTES);
+	mlp_act(g, sh, acc, true, batch * M * f / t, weighted && sh->moe_eager_act);
 	add_te_gemm(g, sh, acc, up_kind, true, batch, M, up / t, h);
 }
 
@@ -401,10 +459,16 @@ static double expert_tokens(const struct cmp_shape *sh)
  * torch.cat's one unfused) and restores the order before the combine
  * ("Unpermutation 2"); with drop-and-pad a transpose made contiguous,
  * the same copy.  Their gradients are the same sorts.
- * The flex dispatcher (DeepEP, HybridEP) lays tokens out by expert in one
- * permute after its fused dispatch (get_permuted_hidden_states_by_experts)
- * and restores them in one before its combine: the two copies counted
- * for every dispatcher. */
+ * The flex dispatcher with DeepEP lays tokens out by expert in one permute
+ * after its fused dispatch (get_permuted_hidden_states_by_experts) and
+ * restores them in one before its combine: the two copies counted for
+ * every dispatcher but HybridEP with its permute fused
+ * (sh->ep_fused_permute; Megatron-Core's moe_permute_fusion_into_hybridep,
+ * Megatron-LM PR #4089, 2026-04-28: HybridEPBuffer.dispatch_with_permute
+ * with fuse_permute_dispatch, and fuse_unpermute_combine), whose dispatch
+ * kernel writes the received tokens in expert order and whose combine
+ * reads them so.  Unfused, HybridEP's dispatch_with_permute still runs the
+ * permute as kernels of its own: the two copies, as DeepEP's. */
 static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 		       struct cmp_cost *acc, bool backward)
 {
@@ -414,21 +478,23 @@ static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 	struct cmp_shape xs = *sh;	/* the experts' GEMMs split over etp */
 
 	xs.tp = (int)expert_tp(sh);
-	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
+	if (!sh->ep_fused_permute)
+		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
 	if (sh->ep_sort && local > 1)
 		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* sort */
 	if (backward)
-		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
+		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe, true);
 	else
-		mlp_fwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe);
+		mlp_fwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe, true);
 	if (sh->ep_sort && local > 1)
 		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unsort */
-	add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unpermute */
+	if (!sh->ep_fused_permute)
+		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unpermute */
 	if (sh->shared > 0) {
 		if (backward)
-			mlp_bwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe);
+			mlp_bwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe, false);
 		else
-			mlp_fwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe);
+			mlp_fwd(g, sh, acc, CMP_TE_COL, 1, T, sh->shared * sh->fe, false);
 	}
 }
 
@@ -438,6 +504,14 @@ static void moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh,
 {
 	add_gemm_bf16(g, acc, backward ? 2 : 1, 1, sh->b * qlen(sh), sh->experts, sh->h);
 	moe_routed(g, sh, acc, backward);
+}
+
+void cmp_moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh, bool backward,
+		 struct cmp_cost *out)
+{
+	cmp_zero(out);
+	if (sh->experts > 0)
+		moe_mlp(g, sh, out, backward);
 }
 
 void cmp_moe_routed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -470,9 +544,9 @@ static void mlp_half(const struct gpu_spec *g, const struct cmp_shape *sh,
 	if (sh->experts > 0)
 		moe_mlp(g, sh, out, backward);
 	else if (backward)
-		mlp_bwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));
+		mlp_bwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh), false);
 	else
-		mlp_fwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh));
+		mlp_fwd(g, sh, out, CMP_TE_LN_COL, 1, T, ffn(sh), false);
 	if (backward)
 		add_stream(g, out, KS_LAYERNORM, hid * 3 * ACT_BYTES);
 	else
@@ -611,7 +685,7 @@ void cmp_module_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 			    sh->kv_lora);
 	}
 	if ((mods & CMP_RC_MLP) && !moe)
-		mlp_fwd(g, sh, out, CMP_TE_COL, 1, T, ffn(sh));
+		mlp_fwd(g, sh, out, CMP_TE_COL, 1, T, ffn(sh), false);
 	if ((mods & CMP_RC_MOE) && moe) {
 		struct cmp_shape xs = *sh;	/* moe_mlp with the shared part
 						 * counted below, once */
@@ -619,12 +693,11 @@ void cmp_module_recompute(const struct gpu_spec *g, const struct cmp_shape *sh,
 		moe_mlp(g, &xs, out, false);
 	} else if ((mods & CMP_RC_MOE_ACT) && moe) {
 		double ep = sh->ep > 0 ? sh->ep : 1, f = sh->fe;
-		add_stream(g, out, sh->fused ? KS_COPY : KS_GELU, sh->experts / ep *
-			   expert_tokens(sh) * f / expert_tp(sh) *
-			   (sh->gated ? 3 : 2) * ACT_BYTES);
+		mlp_act(g, sh, out, false, sh->experts / ep * expert_tokens(sh) * f /
+			expert_tp(sh), sh->moe_eager_act);
 	}
 	if ((mods & (CMP_RC_SHARED_EXPERTS | CMP_RC_MOE)) && moe && sh->shared > 0)
-		mlp_fwd(g, sh, out, CMP_TE_COL, 1, T, sh->shared * sh->fe);
+		mlp_fwd(g, sh, out, CMP_TE_COL, 1, T, sh->shared * sh->fe, false);
 }
 
 void cmp_embed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,

@@ -52,6 +52,9 @@ enum cmp_fp8_scaling {
 	CMP_FP8_MX,		/* per 32-element block (MXFP8, Blackwell) */
 	CMP_FP4_NV,		/* 4-bit E2M1 per 16-element block under a per-
 				 * tensor scale (NVFP4, Blackwell) */
+	CMP_FP8_BLOCK,		/* FP32 scales per 1 x 128 block of inputs and
+				 * gradients, per 128 x 128 of weights (TE's
+				 * Float8BlockScaling, DeepSeek-V3's; Hopper) */
 };
 
 struct cmp_shape {
@@ -83,6 +86,12 @@ struct cmp_shape {
 				 * expert (kernels counted so; compute.c) */
 	bool ep_sort;		/* all-to-all dispatcher: the received tokens
 				 * sorted by local expert and back (compute.c) */
+	bool ep_fused_permute;	/* the dispatcher's kernels write and read the
+				 * tokens in expert order: no permute copies
+				 * (HybridEP; compute.c) */
+	bool moe_eager_act;	/* the experts' activation on TEGroupedMLP's
+				 * eager path, the router's weights applied
+				 * in fp32 after it (compute.c) */
 	double ep;		/* expert-parallel degree (0: 1) */
 	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
@@ -111,7 +120,9 @@ void cmp_gemm(const struct gpu_spec *g, bool fp8, double batch,
 /* A Transformer Engine module's GEMM in the run's datatype: FP8 where the
  * shape is, block-scaled MXFP8 (NVFP4) at the GPU's gemm_mxfp8_ratio
  * (gemm_nvfp4_ratio) of the per-tensor FP8 time, after the two kernels
- * that swizzle its operands' block scales (out->gemm_s: the GEMM alone). */
+ * that swizzle its operands' block scales, Hopper's FP8 block scaling at
+ * its gemm_fp8_block_ratio (its quantizer writes the scales as cuBLAS
+ * reads them: no swizzle) (out->gemm_s: the GEMM alone). */
 void cmp_te_gemm(const struct gpu_spec *g, const struct cmp_shape *sh, double batch,
 		 double M, double N, double K, struct cmp_cost *out);
 /* One memory-bound kernel of `kind` moving `bytes`. */
@@ -132,6 +143,10 @@ void cmp_moe_routed_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 /* Its backward: the same parts' gradients. */
 void cmp_moe_routed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			struct cmp_cost *out);
+/* An MoE layer's MLP alone, forward or backward: the router, then the
+ * routed part and the shared experts (Megatron-Core's MoELayer). */
+void cmp_moe_mlp(const struct gpu_spec *g, const struct cmp_shape *sh, bool backward,
+		 struct cmp_cost *out);
 /* A layer's second half, forward or backward: the norm before the MLP,
  * the MLP (an MoE layer's router and routed part) and its residual add;
  * the rest of the layer is the attention half (cgraph.h). */
@@ -208,7 +223,9 @@ double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes);
  * to MXFP8 in the norm kernel only with NVTE_NORM_FWD_USE_CUDNN).  NVFP4
  * (CMP_FP4_NV; TE's NVFP4BlockScaling) likewise, at half a byte an
  * element and an E4M3 scale per 16, after an amax pass for the tensor's
- * FP32 scale (fp8.c). */
+ * FP32 scale.  Hopper's block scaling (CMP_FP8_BLOCK; TE's
+ * Float8BlockScaling) as MXFP8, with an FP32 scale per 128 elements
+ * (fp8.c). */
 enum cmp_te_kind { CMP_TE_LN_COL, CMP_TE_COL, CMP_TE_ROW };
 
 /* The FP8 casts and transposes of one GEMM [M x K] x [K x N] (M: all its

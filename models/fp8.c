@@ -60,7 +60,23 @@
  * transform; gradients stochastic rounding (in the quantizing kernel, not
  * charged).  MLPerf Training v5.1's NVFP4 runs turn all three off
  * (NVTE_NVFP4_DISABLE_RHT and the rest in NVIDIA's config_common_fp4.sh):
- * parallel.nvfp4_hadamard = false drops the transforms' amax passes. */
+ * parallel.nvfp4_hadamard = false drops the transforms' amax passes.
+ *
+ * FP8 block scaling on Hopper (TE 2.x Float8BlockScaling, Megatron-Core
+ * --fp8-recipe blockwise, Megatron-Bridge's "fp8_sc" (subchannel); the
+ * scaling of DeepSeek-V3, arXiv:2412.19437 sec. 3.3.1): an FP32 scale per
+ * 1 x 128 block of an input or a gradient, per 128 x 128 block of a
+ * weight, each block's amax taken in the quantizing kernel, so no amax
+ * pass; Hopper's FP8 GEMMs read both operands along K, so the kernel
+ * writes a row-wise copy and a transposed column-wise one with their
+ * scales (common/transpose/quantize_transpose_vector_blockwise.cu,
+ * quantize_transpose_square_blockwise.cu):
+ *   1 x 128 quantize       read 2, write 2 x (1 + 4/128)   4.0625 B/element
+ *   128 x 128 (weights)    read 2, write 2 x (1 + 4/128^2) ~4 B/element
+ * the same bytes as MXFP8's (an FP32 scale per 128 is a byte per 32).  The
+ * norm writes bf16, quantized as a Linear's input is.  cuBLAS runs the
+ * GEMMs with the scales as the quantizer laid them out (no swizzle) at the
+ * GPU's gemm_fp8_block_ratio of the per-tensor time (gpus.cfg). */
 #include "models/compute.h"
 
 #define BF16_B 2.0
@@ -78,6 +94,9 @@
 #define NV_SCALE_B (1.0 / 16)			/* an E4M3 scale per 16 elements */
 #define NV_QUANT_B (AMAX_B + BF16_B + 2 * (FP4_B + NV_SCALE_B))	/* amax, both copies */
 #define NV_RHT_B AMAX_B		/* the transformed copy's own amax */
+#define BLK_SCALE_B (4.0 / 128)			/* an FP32 scale per 1 x 128 */
+#define BLK_QUANT_B (BF16_B + 2 * (FP8_B + BLK_SCALE_B))	/* both copies */
+#define BLK_W_QUANT_B (BF16_B + 2 * (FP8_B + 4.0 / (128 * 128)))	/* 128 x 128 */
 
 /* The block-scaled recipes' one quantization of an input or a gradient
  * into both copies, bytes per element (0: a per-tensor FP8 recipe). */
@@ -85,6 +104,8 @@ static double block_quant_b(const struct cmp_shape *sh)
 {
 	if (sh->fp8_scaling == CMP_FP4_NV)
 		return NV_QUANT_B + (sh->fp4_no_rht ? 0 : NV_RHT_B);
+	if (sh->fp8_scaling == CMP_FP8_BLOCK)
+		return BLK_QUANT_B;
 	return sh->fp8_scaling == CMP_FP8_MX ? MX_QUANT_B : 0;
 }
 
@@ -185,6 +206,8 @@ double cmp_fp8_weights_s(const struct gpu_spec *g, double params,
 	if (scaling == CMP_FP8_MX || scaling == CMP_FP4_NV)	/* weights: no transform */
 		return kern_stream_s(&g->k, KS_COPY, params *
 				     (scaling == CMP_FP8_MX ? MX_QUANT_B : NV_QUANT_B));
+	if (scaling == CMP_FP8_BLOCK)
+		return kern_stream_s(&g->k, KS_COPY, params * BLK_W_QUANT_B);
 	return kern_stream_s(&g->k, KS_COPY, params * WEIGHT_B) +
 	       (scaling == CMP_FP8_CURRENT ? kern_stream_s(&g->k, KS_COPY, params * AMAX_B) : 0);
 }

@@ -70,6 +70,11 @@ const struct cfg_setting gpu_settings[] = {
 	{ "gpus.*.gemm_nvfp4_ratio", CFG_FLOAT, "", 0, 10, "0", NULL,
 	  "NVFP4 GEMM time over per-tensor FP8's on the same shape (measured; 0: "
 	  "no FP4 tensor cores, fp8_recipe nvfp4 refused)" },
+	{ "gpus.*.gemm_fp8_block_ratio", CFG_FLOAT, "", 0, 10, "0", NULL,
+	  "FP8 GEMM with block scales (an FP32 scale per 1 x 128 of the input, "
+	  "per 128 x 128 of the weight: cuBLAS on Hopper) time over per-tensor "
+	  "FP8's on the same shape (measured; 0: none, fp8_recipe blockwise "
+	  "refused)" },
 	{ "gpus.*.attn_kernel", CFG_ENUM, "", 0, 0, "flash2", ATTN_LAW_CHOICES,
 	  "the attention implementation the attn_* laws describe (the kernel "
 	  "they were measured or published for); other implementations are "
@@ -158,6 +163,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 		k->fp8.sm_flops = k->bf16.sm_flops;
 	out->mx_gemm_ratio = sc_float(sc, "gpus.%s.gemm_mxfp8_ratio", name);
 	out->nvfp4_gemm_ratio = sc_float(sc, "gpus.%s.gemm_nvfp4_ratio", name);
+	out->fp8_block_gemm_ratio = sc_float(sc, "gpus.%s.gemm_fp8_block_ratio", name);
 	k->attn.fwd_flops = sc_float(sc, "gpus.%s.attn_fwd_tflops", name) * 1e12;
 	k->attn.fwd_block_s = sc_float(sc, "gpus.%s.attn_fwd_block_us", name) * 1e-6;
 	k->attn.bwd_flops = sc_float(sc, "gpus.%s.attn_bwd_tflops", name) * 1e12;

@@ -43,6 +43,9 @@ struct gpu_spec {
 				 * block-scaled FP8) */
 	double nvfp4_gemm_ratio;	/* NVFP4 GEMM time over per-tensor FP8's
 					 * (0: no FP4 tensor cores) */
+	double fp8_block_gemm_ratio;	/* FP8 block-scaled (1 x 128, 128 x 128)
+					 * GEMM time over per-tensor FP8's (0:
+					 * no such GEMMs: Hopper only) */
 	enum attn_impl attn_law;	/* the attention kernel k.attn describes */
 	/* The rates gemm_w and mem_w were measured at, by k (kpower.h; 0:
 	 * not yet computed, as in a spec filled by hand) */

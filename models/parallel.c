@@ -143,7 +143,7 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.fp8_params", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "FP8 weights only (NeMo's fp8_params, TE fp8_model_init): no bf16 copy "
 	  "beside Transformer Engine's FP8 weight and its transpose; needs dtype fp8" },
-	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current|mxfp8|nvfp4",
+	{ "parallel.fp8_recipe", CFG_ENUM, "", 0, 0, "delayed", "delayed|current|mxfp8|nvfp4|blockwise",
 	  "Transformer Engine's FP8 scaling: delayed (scales from the amax history; "
 	  "Megatron-Core and NeMo's default), current (per tensor from its own amax: "
 	  "NeMo's 'tensorwise', MLPerf v5.1's; an amax pass over each tensor before "
@@ -154,18 +154,27 @@ const struct cfg_setting par_settings[] = {
 	  "NVFP4BlockScaling, Megatron-Core --fp4-recipe nvfp4: 4-bit E2M1 with an "
 	  "E4M3 scale per 16 elements and a tensor scale, Blackwell's FP4 GEMMs at "
 	  "the GPU's gemm_nvfp4_ratio, an amax pass then one quantization into both "
+	  "copies) or blockwise (TE's Float8BlockScaling, Megatron-Core --fp8-recipe "
+	  "blockwise, Megatron-Bridge's fp8_sc: an FP32 scale per 1 x 128 of inputs "
+	  "and gradients and per 128 x 128 of weights, Hopper's cuBLAS block-scaled "
+	  "GEMMs at the GPU's gemm_fp8_block_ratio, one quantization into both "
 	  "copies); needs dtype fp8 (the low-precision GEMMs)" },
 	{ "parallel.nvfp4_hadamard", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "NVFP4's random Hadamard transforms of the inputs' and gradients' "
 	  "column-wise (wgrad) copies, each then needing its own amax pass "
 	  "(Transformer Engine's default; false: NVTE_NVFP4_DISABLE_RHT=1, as "
 	  "MLPerf Training v5.1's NVFP4 runs set it); needs fp8_recipe nvfp4" },
-	{ "parallel.ep_dispatcher", CFG_ENUM, "", 0, 0, "alltoall", "alltoall|deepep",
+	{ "parallel.ep_dispatcher", CFG_ENUM, "", 0, 0, "alltoall", "alltoall|deepep|hybridep",
 	  "how an MoE layer moves tokens to their experts (dispatch.h): alltoall "
-	  "(Megatron-Core's default, one copy per token and expert) or deepep "
+	  "(Megatron-Core's default, one copy per token and expert), deepep "
 	  "(DeepEP: once per destination node over the scale-out fabric, then "
 	  "once per destination GPU over NVLink; Megatron-Core's flex dispatcher, "
-	  "DeepSeek-V3)" },
+	  "DeepSeek-V3) or hybridep (NVIDIA's HybridEP in the flex dispatcher with "
+	  "its permute fused, Megatron-Core's moe_permute_fusion_into_hybridep: "
+	  "DeepEP's traffic, its kernels writing the tokens in their experts' "
+	  "order and reading them back from it, so no permute before the experts "
+	  "or after them; HybridEP without the fusion permutes as DeepEP does: "
+	  "deepep)" },
 	{ "parallel.ep_fp8_dispatch", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "the dispatch all-to-alls (forward, and the backward of the combine) "
 	  "carry FP8 with a scale per 128 elements, the combines bf16 "
@@ -176,6 +185,16 @@ const struct cfg_setting par_settings[] = {
 	  "Megatron-Core, eager loops), or grouped (one grouped-GEMM kernel for "
 	  "all of them: the grouped_gemm package's CUTLASS kernel, DeepGEMM); "
 	  "the GPU time is the same, the host launches differ (models/host.h)" },
+	{ "parallel.moe_act_fused", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "an MoE layer's experts run their activation as one fused kernel that "
+	  "also applies the router's weights (Megatron-Core's "
+	  "weighted_bias_swiglu_impl under bias_activation_fusion; an MLP module's "
+	  "fused bias-GeGLU in SequentialMLP before 0.12); false: Megatron-Core "
+	  "0.12+ TEGroupedMLP's eager path, the activation's kernels, then the "
+	  "weights multiplied in fp32 and the product cast back to bf16 "
+	  "(compute.c).  Default: true for SwiGLU experts, false for GeLU and "
+	  "GeGLU (TEGroupedMLP fuses only SwiGLU); stacks that run eager kernels "
+	  "keep theirs either way" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
 	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
 	  "fp16 elements" },
@@ -253,9 +272,11 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 			  const struct layout *L, const struct par_opts *o, struct err *e)
 {
 	const char *key = o->ep_fp8_dispatch ? "parallel.ep_fp8_dispatch" :
-			  o->ep_deepep ? "parallel.ep_dispatcher" : "parallel.moe_gemm";
+			  o->ep_deepep ? "parallel.ep_dispatcher" :
+			  o->moe_grouped_gemm ? "parallel.moe_gemm" : "parallel.moe_act_fused";
 
-	if ((o->ep_deepep || o->ep_fp8_dispatch || o->moe_grouped_gemm) && m->moe.experts == 0)
+	if ((o->ep_deepep || o->ep_fp8_dispatch || o->moe_grouped_gemm || o->moe_act_set) &&
+	    m->moe.experts == 0)
 		return sc_where_error(w, e, key, "an MoE setting without experts "
 				      "(expected model.moe.experts > 0)");
 	if (o->ep_fp8_dispatch && o->dtype != PAR_FP8)
@@ -535,7 +556,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	const char *recipe = sc_str(sc, "parallel.fp8_recipe");
 	o->fp8_recipe = strcmp(recipe, "current") == 0 ? CMP_FP8_CURRENT :
 			strcmp(recipe, "mxfp8") == 0 ? CMP_FP8_MX :
-			strcmp(recipe, "nvfp4") == 0 ? CMP_FP4_NV : CMP_FP8_DELAYED;
+			strcmp(recipe, "nvfp4") == 0 ? CMP_FP4_NV :
+			strcmp(recipe, "blockwise") == 0 ? CMP_FP8_BLOCK : CMP_FP8_DELAYED;
 	o->dp_bucket_bytes = sc_float(sc, "parallel.dp_bucket_mb") * MB;
 	if (o->dp_bucket_bytes <= 0)	/* 0: Megatron's rule for the dp, later */
 		o->dp_bucket_bytes = st->dp_bucket_mb * MB;
@@ -563,9 +585,15 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 		o->adam_foreach = strcmp(impl, "foreach") == 0;
 	}
 	o->zero_reduce_fp32 = sc_bool(sc, "parallel.zero_reduce_fp32");
-	o->ep_deepep = strcmp(sc_str(sc, "parallel.ep_dispatcher"), "deepep") == 0;
+	o->ep_hybridep = strcmp(sc_str(sc, "parallel.ep_dispatcher"), "hybridep") == 0;
+	o->ep_deepep = o->ep_hybridep ||
+		       strcmp(sc_str(sc, "parallel.ep_dispatcher"), "deepep") == 0;
 	o->ep_fp8_dispatch = sc_bool(sc, "parallel.ep_fp8_dispatch");
 	o->moe_grouped_gemm = strcmp(sc_str(sc, "parallel.moe_gemm"), "grouped") == 0;
+	o->moe_act_set = sc_has(sc, "parallel.moe_act_fused");
+	o->moe_act_fused = o->moe_act_set ?
+			   sc_bool(sc, "parallel.moe_act_fused") :
+			   strcmp(sc_str(sc, "model.mlp"), "swiglu") == 0;
 	o->xentropy = strcmp(sc_str(sc, "training.loss_kernel"), "xentropy") == 0;
 	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
 }

@@ -87,9 +87,14 @@ struct par_opts {
 	bool xentropy;			/* eager loss: flash-attn's fused kernel */
 	double metric_ce;		/* training metrics' cross-entropies */
 	bool ep_deepep;			/* DeepEP's dispatch, else all-to-all (dispatch.h) */
+	bool ep_hybridep;		/* ... HybridEP's: DeepEP's, permute fused */
 	bool ep_fp8_dispatch;		/* dispatch in FP8, combine in bf16 */
 	bool moe_grouped_gemm;		/* experts' GEMMs in one kernel, not one
 					 * call per expert (compute.c) */
+	bool moe_act_fused;		/* experts' activation one fused kernel
+					 * applying the router's weights, not
+					 * TEGroupedMLP's eager path (compute.c) */
+	bool moe_act_set;		/* ... set by the scenario */
 	bool clip_grad_norm;		/* clip_grad_norm_ before each update */
 	double gpu_speed_sigma;		/* per-GPU speed spread (straggler.h); read
 					 * by step_cfg_from_scenario(), 0 from

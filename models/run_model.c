@@ -322,6 +322,7 @@ static void print_precision(const struct model *md, FILE *out)
 		[CMP_FP8_CURRENT] = "current scaling",
 		[CMP_FP8_MX] = "MXFP8 block scaling",
 		[CMP_FP4_NV] = "NVFP4 (4-bit) block scaling",
+		[CMP_FP8_BLOCK] = "FP8 block scaling (1 x 128, 128 x 128)",
 	};
 
 	if (o->dtype != PAR_FP8) {
@@ -335,6 +336,8 @@ static void print_precision(const struct model *md, FILE *out)
 		fprintf(out, "; %.3fx the per-tensor GEMM time", md->g.mx_gemm_ratio);
 	if (o->fp8_recipe == CMP_FP4_NV)
 		fprintf(out, "; %.3fx the per-tensor FP8 GEMM time", md->g.nvfp4_gemm_ratio);
+	if (o->fp8_recipe == CMP_FP8_BLOCK)
+		fprintf(out, "; %.3fx the per-tensor GEMM time", md->g.fp8_block_gemm_ratio);
 	fprintf(out, "\n");
 }
 
@@ -371,7 +374,8 @@ static void print_experts(const struct model *md, FILE *out)
 	fprintf(out, "experts               %d per GPU (ep %d, expert_tp %d); an EP "
 		"group's ranks %d apart; %d data-parallel replicas of each\n",
 		md->m.moe.experts / ep, ep, et, et, L->tp * L->dp / (et * ep));
-	fprintf(out, "dispatch              %s", o->ep_deepep ? "deepep" : "alltoall");
+	fprintf(out, "dispatch              %s", o->ep_hybridep ? "hybridep (permute fused)" :
+		o->ep_deepep ? "deepep" : "alltoall");
 	if (o->ep_deepep)
 		fprintf(out, ": a token to %.3g of %d nodes, %.3g of %d GPUs",
 			disp_distinct(&md->m.moe, nodes), nodes,

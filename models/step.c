@@ -649,9 +649,12 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	 * (reuse_grad_buf_for_mxfp8_param_ag), whose width is not settled
 	 * here: their 2 bytes are kept, as ZeRO-3's per-layer gathers'; NVFP4
 	 * runs keep bf16 weights (MLPerf v5.1's NVFP4 configs set
-	 * FP8_PARAM_GATHER=False). */
+	 * FP8_PARAM_GATHER=False), and so do block-scaled FP8 ones
+	 * (Megatron-Bridge docs/performance-guide.md: the FP8 parameter
+	 * all-gather is for the per-tensor recipes). */
 	double weight_bytes = o->dtype == PAR_FP8 && o->fp8_params &&
 			      o->fp8_recipe != CMP_FP8_MX && o->fp8_recipe != CMP_FP4_NV &&
+			      o->fp8_recipe != CMP_FP8_BLOCK &&
 			      o->zero_stage != 3 ? 1 : 2;
 	double regather_frac = 0, regather_tensors = 0;
 	if (o->zero3_sync && o->recompute == PAR_RECOMPUTE_FULL)
@@ -747,6 +750,13 @@ int step_check_dtype(const struct step_cfg *c, const struct gpu_spec *g, struct 
 				      "block-scaled FP8 tensor cores (Blackwell) and %s has "
 				      "none (gpus.%s.gemm_mxfp8_ratio is 0; expected delayed "
 				      "or current)", g->name, g->name);
+	if (c->par.fp8_recipe == CMP_FP8_BLOCK && g->fp8_block_gemm_ratio <= 0)
+		return sc_where_error(c->where, e, "parallel.fp8_recipe", "blockwise needs "
+				      "cuBLAS's block-scaled FP8 GEMMs (Hopper) and %s has "
+				      "none (gpus.%s.gemm_fp8_block_ratio is 0; expected delayed "
+				      "or current%s)", g->name, g->name,
+				      g->mx_gemm_ratio > 0 ? ", or mxfp8, what Transformer "
+				      "Engine runs block scaling as on Blackwell" : "");
 	if (c->par.fp8_recipe == CMP_FP4_NV && g->nvfp4_gemm_ratio <= 0)
 		return sc_where_error(c->where, e, "parallel.fp8_recipe", "nvfp4 needs "
 				      "FP4 tensor cores (Blackwell) and %s has none "
@@ -770,6 +780,50 @@ int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct er
 	return 0;
 }
 
+/* The network c's settings describe, built (NULL, e set, when they were
+ * not read or do not build). */
+static struct net *step_net(const struct step_cfg *c, struct err *e)
+{
+	if (c->net == NULL) {
+		err_set(e, ERR_RUN, "step: the network's settings were not read");
+		return NULL;
+	}
+	return net_build(c->net, e);
+}
+
+int step_moe_layer(const struct step_cfg *c, const struct tfm *m,
+		   const struct layout *L, const struct gpu_spec *g,
+		   double *fwd_s, double *bwd_s, struct err *e)
+{
+	struct par_opts o = c->par;
+	int ranks = L->tp * L->pp * L->dp, *rank_gpu = NULL, rc = -1;
+	struct net *net = NULL;
+
+	if (par_check(c->where, m, L, &o, e) < 0 || step_check_gpu(c, g, e) < 0)
+		return -1;
+	net = step_net(c, e);
+	if (!net)
+		return -1;
+	if (ranks > net_gpu_count(net)) {
+		err_set(e, ERR_USAGE, "step: %d ranks on a %d-GPU network", ranks,
+			net_gpu_count(net));
+		goto done;
+	}
+	rank_gpu = malloc(sizeof *rank_gpu * (size_t)ranks);
+	if (!rank_gpu) {
+		err_set(e, ERR_RUN, "step: out of memory");
+		goto done;
+	}
+	for (int r = 0; r < ranks; r++)
+		rank_gpu[r] = net_rank_gpu(net, r);
+	rc = step_layer_moe_block(m, L, &o, g, o.dtype == PAR_FP8 ? g->peak_fp8_flops :
+				  g->peak_bf16_flops, net, rank_gpu, fwd_s, bwd_s, e);
+done:
+	free(rank_gpu);
+	net_free(net);
+	return rc;
+}
+
 int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e)
@@ -783,9 +837,7 @@ int step_simulate(const struct step_cfg *c, const struct tfm *m,
 	    step_check_memory(c, m, L, g, NULL, e) < 0 ||
 	    step_check_gpu(c, g, e) < 0)
 		return -1;
-	if (c->net == NULL)
-		return err_set(e, ERR_RUN, "step: the network's settings were not read");
-	net = net_build(c->net, e);
+	net = step_net(c, e);
 	if (!net)
 		return -1;
 	o.dp_bucket_bytes = par_dp_bucket_bytes(&c->par, L->dp);

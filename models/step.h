@@ -197,6 +197,13 @@ int step_simulate(const struct step_cfg *c, const struct tfm *m,
 		  const struct layout *L, const struct gpu_spec *g,
 		  struct step_result *out, struct err *e);
 
+/* An MoE layer's MoELayer alone, one microbatch, forward and backward
+ * seconds as Megatron-LM's moe_perf test times them (step_layer.h
+ * step_layer_moe_block), on the scenario's network (c's, read). */
+int step_moe_layer(const struct step_cfg *c, const struct tfm *m,
+		   const struct layout *L, const struct gpu_spec *g,
+		   double *fwd_s, double *bwd_s, struct err *e);
+
 /* The kernel shape (compute.h) of the model's dense layers, or of its MoE
  * layers (moe), on one TP rank. */
 struct cmp_shape;

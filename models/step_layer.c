@@ -694,6 +694,31 @@ static void graph_launches(const struct par_opts *o, const struct tfm *m,
 		c->emb_f.kernels = c->emb_b.kernels = c->log_f.kernels = c->log_b.kernels = 0;
 }
 
+/* The kernel shape of the model's dense (moe: MoE) layers on one rank,
+ * with the run's kernels and dispatcher (compute.h). */
+static void layer_shape(const struct tfm *m, const struct layout *L,
+			const struct par_opts *o, double peak, bool moe,
+			struct cmp_shape *sh)
+{
+	step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
+			 o->flash_attention, peak, moe, sh);
+	sh->attn = o->attention_kernel;
+	sh->fused = o->fused_kernels;
+	sh->fp32_logits = o->fp32_logits;
+	sh->xentropy = o->xentropy;
+	sh->metric_ce = o->metric_ce;
+	sh->fp8 = o->dtype == PAR_FP8;
+	sh->fp8_scaling = o->fp8_recipe;
+	sh->fp4_no_rht = !o->nvfp4_hadamard;
+	sh->cp = L->cp;
+	if (!moe)
+		return;
+	sh->per_expert_gemms = !o->moe_grouped_gemm;
+	sh->ep_sort = !o->ep_deepep;
+	sh->ep_fused_permute = o->ep_hybridep;
+	sh->moe_eager_act = o->fused_kernels && !o->moe_act_fused;
+}
+
 int step_layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -706,35 +731,13 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	struct halves hv = { 0 };
 	struct mg_tp x;
 
-	step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
-			 o->flash_attention, peak, false, &sh);
-	sh.attn = o->attention_kernel;
-	sh.fused = o->fused_kernels;
-	sh.fp32_logits = o->fp32_logits;
-	sh.xentropy = o->xentropy;
-	sh.metric_ce = o->metric_ce;
-	sh.fp8 = o->dtype == PAR_FP8;
-	sh.fp8_scaling = o->fp8_recipe;
-	sh.fp4_no_rht = !o->nvfp4_hadamard;
-	sh.cp = L->cp;
+	layer_shape(m, L, o, peak, false, &sh);
 	layer_pass(g, &sh, o, &c->fwd, &c->bwd);
 	cmp_mlp_half(g, &sh, false, &hv.f);
 	cmp_mlp_half(g, &sh, true, &hv.b);
 	if (m->moe.experts > 0) {
 		struct cmp_shape xs;
-		step_layer_shape(m, L->micro_batch, L->tp, L->ep, layout_etp(L), o->sequence_parallel,
-				 o->flash_attention, peak, true, &xs);
-		xs.attn = sh.attn;
-		xs.fused = sh.fused;
-		xs.fp32_logits = sh.fp32_logits;
-		xs.xentropy = sh.xentropy;
-		xs.metric_ce = sh.metric_ce;
-		xs.fp8 = sh.fp8;
-		xs.fp8_scaling = sh.fp8_scaling;
-		xs.fp4_no_rht = sh.fp4_no_rht;
-		xs.cp = L->cp;
-		xs.per_expert_gemms = !o->moe_grouped_gemm;
-		xs.ep_sort = !o->ep_deepep;
+		layer_shape(m, L, o, peak, true, &xs);
 		layer_pass(g, &xs, o, &c->moe_fwd, &c->moe_bwd);
 		cmp_moe_routed_fwd(g, &xs, &hv.routed_f);
 		cmp_moe_routed_bwd(g, &xs, &hv.routed_b);
@@ -867,5 +870,33 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		return -1;
 	if (sync && !o->launch_blocking)
 		host_sync_bound(&c->moe_fwd, &hv.routed_f, c->ep_fwd_s, o->host_s_per_kernel);
+	return 0;
+}
+
+int step_layer_moe_block(const struct tfm *m, const struct layout *L,
+			 const struct par_opts *o, const struct gpu_spec *g,
+			 double peak, struct net *net, const int *rank_gpu,
+			 double *fwd_s, double *bwd_s, struct err *e)
+{
+	struct layer_costs c;
+	struct cmp_shape xs;
+	struct cmp_cost f, b, tail;
+	double host_s = o->host_s_per_kernel;
+
+	*fwd_s = *bwd_s = 0;
+	if (m->moe.experts == 0)
+		return 0;
+	if (step_layer_costs(m, L, o, g, peak, net, rank_gpu, &c, e) < 0)
+		return -1;
+	layer_shape(m, L, o, peak, true, &xs);
+	cmp_moe_mlp(g, &xs, false, &f);
+	cmp_moe_mlp(g, &xs, true, &b);
+	cmp_moe_routed_fwd(g, &xs, &tail);
+	if (moe_host_sync(m))
+		*fwd_s = f.time_s - tail.time_s +
+			 fmax(tail.time_s + c.ep_fwd_s, host_issue_s(tail.kernels, host_s));
+	else
+		*fwd_s = f.time_s + c.ep_fwd_s;
+	*bwd_s = fmax(b.time_s + c.ep_bwd_s, host_issue_s(b.kernels, host_s));
 	return 0;
 }

@@ -37,6 +37,20 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		     const struct par_opts *o, const struct gpu_spec *g,
 		     double peak, struct net *net, const int *tp_gpus,
 		     struct layer_costs *c, struct err *e);
+/* The MoE layer's MLP alone (the model's MoELayer: router, dispatch,
+ * experts, shared experts, combine), one microbatch, forward and backward
+ * seconds as Megatron-LM's moe_perf test times them: CUDA events around
+ * the layer's forward and its backward, a long GEMM queued before each so
+ * that the host has issued the router's kernels by the time the GPU gets
+ * there.  The GPU's work and the exposed EP all-to-alls; past a dropless
+ * dispatcher's host sync the larger of the routed part's GPU time (its
+ * all-to-alls with it) and the host's time to issue its kernels; the
+ * backward, whose launches nothing hides, the larger of its two sides.
+ * Models without experts: 0 both. */
+int step_layer_moe_block(const struct tfm *m, const struct layout *L,
+			 const struct par_opts *o, const struct gpu_spec *g,
+			 double peak, struct net *net, const int *rank_gpu,
+			 double *fwd_s, double *bwd_s, struct err *e);
 /* `layers` layers' parameters on one GPU: split over TP, routed experts
  * also over EP (an MoE layer's when moe). */
 double step_layer_rank_params(const struct tfm *m, const struct layout *L,

@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(50);
+	tap_plan(55);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -127,6 +127,52 @@ int main(void)
 		cmp_moe_routed_fwd(&g, &moe, &flex);
 		tap_near(c.time_s, flex.time_s, 1e-15, "one local expert: no sort");
 		moe.ep = 1;
+		/* HybridEP with its permute fused into its dispatch and combine
+		 * (Megatron-Core moe_permute_fusion_into_hybridep): neither the
+		 * permute nor the unpermute, 2 x 131,072 B and 2 launches fewer */
+		cmp_moe_routed_fwd(&g, &moe, &flex);
+		moe.ep_fused_permute = true;
+		cmp_moe_routed_fwd(&g, &moe, &c);
+		moe.ep_fused_permute = false;
+		tap_near(flex.time_s - c.time_s, 2 * copy.time_s, 1e-15,
+			 "HybridEP, permute fused: the two permute copies gone");
+	}
+	/* Megatron-Core 0.12+ TEGroupedMLP's eager activation (compute.c
+	 * mlp_act): with no fused kernel for it, the activation's own kernels,
+	 * then the router's fp32 weights multiplied in and the product cast
+	 * back.  16 experts x 32 tokens x 32 columns = 16,384 outputs; on
+	 * the toy GPU every stream 0.5 TB/s and 5 us a launch.  GeGLU against
+	 * the fused SwiGLU kernel (6 B an output forward, 10 backward): 22 B
+	 * in 4 kernels forward, 60 in 9 backward; GeLU against the fused
+	 * bias-GeLU (4 and 6): 16 in 3, 40 in 6 */
+	{
+		static const struct { bool gated; double fwd_b, fwd_k, bwd_b, bwd_k; } act[] = {
+			{ true, 22 - 6, 3, 60 - 10, 8 }, { false, 16 - 4, 2, 40 - 6, 5 },
+		};
+		struct cmp_cost fused, eager;
+		double n = 16 * 32 * 32;
+		char what[160];
+
+		for (size_t i = 0; i < 2; i++) {
+			const char *name = act[i].gated ? "GeGLU" : "GeLU";
+			moe.gated = act[i].gated;
+			cmp_moe_routed_fwd(&g, &moe, &fused);
+			moe.moe_eager_act = true;
+			cmp_moe_routed_fwd(&g, &moe, &eager);
+			snprintf(what, sizeof what, "%s eager, weighted in fp32: %.0f B an "
+				 "output more forward, %.0f launches", name, act[i].fwd_b,
+				 act[i].fwd_k);
+			tap_near(eager.time_s - fused.time_s,
+				 n * act[i].fwd_b / 0.5e12 + act[i].fwd_k * 5 * US, 1e-15, what);
+			cmp_moe_routed_bwd(&g, &moe, &eager);
+			moe.moe_eager_act = false;
+			cmp_moe_routed_bwd(&g, &moe, &fused);
+			snprintf(what, sizeof what, "... and backward: %.0f B, %.0f launches",
+				 act[i].bwd_b, act[i].bwd_k);
+			tap_near(eager.time_s - fused.time_s,
+				 n * act[i].bwd_b / 0.5e12 + act[i].bwd_k * 5 * US, 1e-15, what);
+		}
+		moe.gated = true;
 	}
 	moe.per_expert_gemms = true;
 	/* ... and their time: TE's GroupedLinear runs the per-expert GEMMs over

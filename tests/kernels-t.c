@@ -268,6 +268,31 @@ static void test_fp8_current(void)
 	       extra * 1e3);
 }
 
+/* FP8 block scaling on Hopper (gpus.cfg gemm_fp8_block_ratio, fp8.c):
+ * the same page times the 12 te.Linear forwards with Float8BlockScaling's
+ * quantization at 22.882 ms a layer and per-tensor FP8 GEMMs alone
+ * (pre-quantized) at 16.785.  The entry's ratio was derived from those
+ * two and this model's quantization of the 2.48 G elements; the model's
+ * layer -- the measured per-tensor GEMMs times the ratio, plus its block
+ * quantization -- must give the page's 22.882 back within 2%. */
+static void test_fp8_block(void)
+{
+	struct cmp_shape sh = { .b = 1, .s = TE_T, .h = TE_H, .a = 32, .tp = 1, .fp8 = true,
+				.fp8_scaling = CMP_FP8_BLOCK };
+	double quant = 0;
+
+	for (int i = 0; i < 12; i++) {
+		double M = te_shapes[i][0], N = te_shapes[i][1], K = te_shapes[i][2];
+		struct cmp_cost c;
+		cmp_fp8_io(&g, &sh, CMP_TE_COL, false, M, N, K, &c);
+		quant += c.time_s + cmp_fp8_weights_s(&g, N * K, CMP_FP8_BLOCK);
+	}
+	double layer_ms = 16.785 * g.fp8_block_gemm_ratio + quant * 1e3;
+	tap_ok(fabs(layer_ms / 22.882 - 1) < 0.02, "FP8 block scaling: %.3f ms a layer at "
+	       "TE's profiling shapes, %.3f of it quantization (TE measured 22.882 on an "
+	       "H200 NVL)", layer_ms, quant * 1e3);
+}
+
 static struct kern_gemm_rows rows;
 static double tokens[KERN_GEMM_MAX], hidden[KERN_GEMM_MAX];
 static bool steady[KERN_GEMM_MAX];
@@ -857,7 +882,7 @@ static void test_xla(void)
 
 int main(void)
 {
-	tap_plan(50);
+	tap_plan(51);
 	if (load_gpu("h200_sxm") < 0 || read_gemm(&rows, tokens, hidden, steady) < 0) {
 		tap_ok(0, "catalog and tables load");
 		return tap_done();
@@ -868,6 +893,7 @@ int main(void)
 	test_rows();
 	test_fp8_layer_ratio();
 	test_fp8_current();
+	test_fp8_block();
 	test_streams();
 	test_launch();
 	test_h100();

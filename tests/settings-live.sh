@@ -34,6 +34,7 @@ DFX="-s cluster.gpus=256 -s parallel.tp=1 -s parallel.pp=1 -s parallel.micro_bat
 H100="-s 'cluster.gpu=\"h100_sxm\"' -s 'parallel.dtype=\"fp8\"'"
 B200MX="-s 'cluster.gpu=\"b200\"' -s 'parallel.dtype=\"fp8\"' -s 'parallel.fp8_recipe=\"mxfp8\"'"
 B200NV="-s 'cluster.gpu=\"b200\"' -s 'parallel.dtype=\"fp8\"' -s 'parallel.fp8_recipe=\"nvfp4\"'"
+H100BLK="-s 'cluster.gpu=\"h100_sxm\"' -s 'parallel.dtype=\"fp8\"' -s 'parallel.fp8_recipe=\"blockwise\"'"
 MOE='-s model.moe.experts=8'
 MLA='-s model.mla.kv_lora_rank=128 -s model.mla.qk_nope_head_dim=64 -s model.mla.qk_rope_head_dim=32 -s model.mla.v_head_dim=64'
 
@@ -88,6 +89,7 @@ model.moe.group_topk|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dis
 parallel.ep_dispatcher|T|MOE -s parallel.pp=1 -s parallel.ep=8||
 parallel.ep_fp8_dispatch|T|MOE -s parallel.pp=1 -s parallel.ep=8 H100||
 parallel.moe_gemm|T|MOE -s training.host_us_per_kernel=5000|"grouped"|
+parallel.moe_act_fused|T|MOE|true|
 nodes.*.host_op_scale|T||100|nodes.dgx_a100.host_op_scale
 parallel.recompute_modules|T|-s 'parallel.recompute="selective"'|"layernorm,mlp"|
 parallel.zero_bucket_mb|T|N64 -s parallel.zero_stage=2|1|
@@ -109,6 +111,7 @@ gpus.*.peak_fp8_tflops|T|H100|1500|gpus.h100_sxm.peak_fp8_tflops
 gpus.*.gemm_fp8_tflops|T|H100|900|gpus.h100_sxm.gemm_fp8_tflops
 gpus.*.gemm_mxfp8_ratio|T|B200MX|1.2|gpus.b200.gemm_mxfp8_ratio
 gpus.*.gemm_nvfp4_ratio|T|B200NV|0.7|gpus.b200.gemm_nvfp4_ratio
+gpus.*.gemm_fp8_block_ratio|T|H100BLK|1.5|gpus.h100_sxm.gemm_fp8_block_ratio
 gpus.*.calibration|T||"none"|
 gpus.*.hbm_gb|T||1|
 gpus.*.hbm_bw_gbyte_s|T||1000|
@@ -290,12 +293,13 @@ check_key() {	# key type range default
 	[ -n "$extra" ] && extra=$(echo "$extra" | awk -v FAIL="$FAIL" -v SPOTX="$SPOTX" \
 		-v OWN="$OWN" -v FORM="$FORM" -v FORMB="$FORMB" -v STO="$STO" -v TIER="$TIER" \
 		-v N64="$N64" -v BIG="$BIG" -v DF64="$DF64" -v DFX="$DFX" -v H100="$H100" \
-		-v MOE="$MOE" -v MLA="$MLA" -v B200MX="$B200MX" -v B200NV="$B200NV" 'BEGIN {
+		-v MOE="$MOE" -v MLA="$MLA" -v B200MX="$B200MX" -v B200NV="$B200NV" \
+		-v H100BLK="$H100BLK" 'BEGIN {
 			x["FAIL"] = FAIL; x["SPOTX"] = SPOTX; x["OWN"] = OWN; x["FORM"] = FORM
 			x["FORMB"] = FORMB; x["STO"] = STO; x["TIER"] = TIER; x["N64"] = N64
 			x["BIG"] = BIG; x["DF64"] = DF64; x["DFX"] = DFX; x["H100"] = H100
 			x["MOE"] = MOE; x["MLA"] = MLA; x["B200MX"] = B200MX
-			x["B200NV"] = B200NV }
+			x["B200NV"] = B200NV; x["H100BLK"] = H100BLK }
 		{ for (i = 1; i <= NF; i++) if ($i in x) $i = x[$i]; print }')
 	[ -n "$val" ] || val=$(perturb "$type" "$range" "$def")
 	if [ -z "$val" ]; then

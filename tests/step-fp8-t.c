@@ -2,7 +2,8 @@
  * GPU (tests/toy-gpu.h: copies at 0.5 TB/s, 5 us per kernel).  Expected
  * times by hand from the byte counts of TE v1.13's kernels (fp8.c):
  * cast 3 B/element, cast+transpose 4, fp8 transpose 2, weights 4 B/param;
- * MXFP8's quantize (TE 2.x) 4.0625. */
+ * MXFP8's quantize (TE 2.x) 4.0625, FP8 block scaling's 4.0625 (1 x 128)
+ * and 4.0005 (128 x 128). */
 #include <math.h>
 
 #include "tests/tap.h"
@@ -25,7 +26,7 @@ int main(void)
 				.tp = 1, .flash = true, .fused = true, .fp8 = true };
 
 	toy(&g);
-	tap_plan(26);
+	tap_plan(30);
 
 	/* forward: a row-parallel GEMM's input [1000 x 2000] */
 	sh.sp = true;
@@ -125,9 +126,31 @@ int main(void)
 	tap_ok(fabs(f8.time_s - f8.gemm_s - 2 * pass_s(65536)) < 1e-15 && f8.kernels == 3,
 	       "mxfp8 GEMM: two scale swizzles before it (10.26 us)");
 	g.mx_gemm_ratio = 0;
-	sh.fp8_scaling = CMP_FP8_DELAYED;
+
+	/* Hopper's FP8 block scaling (Float8BlockScaling): one quantize
+	 * writes both copies with an FP32 scale per 1 x 128 block, 2 + 2 x
+	 * (1 + 4/128) = 4.0625 B/element; weights per 128 x 128, 2 + 2 x
+	 * (1 + 4/16384) = 4.00049 B/parameter; the GEMM at the GPU's
+	 * gemm_fp8_block_ratio, its scales read as written (no swizzle) */
+	sh.fp8_scaling = CMP_FP8_BLOCK;
 	sh.sp = false;
 	sh.tp = 1;
+	cmp_fp8_io(&g, &sh, CMP_TE_COL, false, 1000, 500, 2000, &c);
+	tap_near(c.time_s, pass_s(2e6 * 4.0625), 1e-12,
+		 "blockwise, fwd: one quantize of the input, no amax pass (21.25 us)");
+	cmp_fp8_io(&g, &sh, CMP_TE_COL, true, 1000, 3000, 2000, &c);
+	tap_ok(fabs(c.time_s - pass_s(3e6 * 4.0625)) < 1e-15 && c.kernels == 1,
+	       "blockwise, bwd: dy's quantize alone, one kernel (29.38 us)");
+	tap_near(cmp_fp8_weights_s(&g, 1e6, CMP_FP8_BLOCK), pass_s(1e6 * (2 + 2 * (1 + 4.0 / 16384))),
+		 1e-12, "blockwise, weights: 128 x 128 blocks, 4.0005 B a parameter (13.00 us)");
+	g.fp8_block_gemm_ratio = 1.213;
+	cmp_gemm(&g, true, 1, 1024, 1024, 1024, &bf);
+	cmp_te_gemm(&g, &sh, 1, 1024, 1024, 1024, &f8);
+	tap_ok(fabs(f8.time_s / bf.time_s - 1.213) < 1e-12 && f8.flops == bf.flops &&
+	       f8.kernels == bf.kernels, "blockwise GEMM: 1.213x the FP8 time, the same "
+	       "FLOPs, no swizzle kernel");
+	g.fp8_block_gemm_ratio = 0;
+	sh.fp8_scaling = CMP_FP8_DELAYED;
 
 	/* A whole GPT layer with the FP8 law equal to bf16's: the forward
 	 * adds exactly the casts of proj's input [1024 x 1024] and FC2's

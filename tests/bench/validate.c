@@ -57,6 +57,7 @@
 #include "models/transformer.h"
 #include "topologies/net.h"
 #include "tests/step-load.h"
+#include "tests/bench/validate-layer.h"
 
 #define T1_ROWS 10
 #define VROWS_MAX 256
@@ -755,6 +756,7 @@ int main(int argc, char **argv)
 	const char *dir = "scenarios/validation";
 	struct cfg_schema *schema = step_schema_new();
 	struct stats t1 = { 0 }, val = { 0 };
+	struct layer_summary layer = { 0 };
 	int status = 0, ran = 0, runnable = 0, pending = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -785,6 +787,10 @@ int main(int argc, char **argv)
 	       "(published = seconds per iteration implied by the source)\n");
 	status |= validation(schema, dir, &val, &ran, &runnable, &pending);
 
+	printf("\nLAYER: one MoE layer timed alone, against the framework's own "
+	       "measurements of it (independent; ms)\n");
+	status |= validate_layer(schema, dir, overrides, n_overrides, &layer);
+
 	printf("\nENERGY: whole-run energy against independent published figures, scenarios "
 	       "at trainsim's defaults (kWh; 'same' = ours counted as the source counts, "
 	       "'all' = our facility energy_kwh)\n");
@@ -792,6 +798,8 @@ int main(int argc, char **argv)
 
 	printf("\ntable1: mean %.3f max %.3f\n", stats_mean_abs(&t1), t1.max_abs);
 	printf("validation: ran %d of %d runnable rows, %d pending\n", ran, runnable, pending);
+	printf("layer: %d rows, bf16 mean %.1f max %.1f, fp8 mean %.1f max %.1f\n", layer.rows,
+	       layer.bf16_mean, layer.bf16_max, layer.fp8_mean, layer.fp8_max);
 	cfg_schema_free(schema);
 	if (stats_mean_abs(&t1) > 5.0 || t1.max_abs > 10.0)
 		status = 1;
