@@ -108,6 +108,11 @@ struct cmp_cost {
 	double gemm_s;		/* of which tensor-core (GEMM/attention) kernels */
 	double flops;		/* executed FLOPs */
 	double kernels;
+	double lib_kernels;	/* ... of which a library call launches from its
+				 * own loop (TE's GroupedLinear: an expert's
+				 * GEMM or quantization past the first), each
+				 * costing the host a launch, not a framework
+				 * op (host.h) */
 	double dyn_j;		/* energy above idle (kpower.h), J */
 };
 

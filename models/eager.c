@@ -157,6 +157,7 @@ double eager_optimizer_s(const struct gpu_spec *g, const struct eager_opt *o)
 	if (o->ddp)	/* a bucket's worth per copy: the launches are few */
 		t += kern_stream_s(&g->k, KS_COPY, o->params * DDP_COPY_BYTES);
 	/* the per-tensor loops launch from Python (host.h) */
-	double host_s = host_issue_s(kernels, o->host_s);
+	struct host_cost h = { o->host_s, o->host_s };
+	double host_s = host_issue_s(kernels, 0, &h);
 	return (host_s > t ? host_s : t) + sync_s;
 }

@@ -14,11 +14,19 @@
  * microbatches); when the GPU side is longer the host's cost is hidden.
  * The kernels are those compute.h counts for the pass (one per GEMM call,
  * eager elementwise op, flash call; an MoE layer's experts one GEMM call
- * each, parallel.moe_gemm); host_s is the stack's CPU time per launched
- * kernel (stack.c, with its source) times the node's host_op_scale (a
- * Grace CPU issues an op 2.75x slower than the x86 host the stacks'
- * figure was measured on: nodes.cfg), or the scenario's
- * training.host_us_per_kernel.  Parts replayed as CUDA graphs
+ * each, parallel.moe_gemm).  Each costs the host a framework op,
+ *
+ *     host_s = (kernels - lib_kernels) x op_s + lib_kernels x launch_s
+ *
+ * but those a library launches from its own C++ (cmp_cost lib_kernels: a
+ * Transformer Engine module's backward's second GEMM, its FP8 casts and
+ * scale swizzles, GroupedLinear's experts past the first), which cost a
+ * launch: op_s is the stack's CPU time per op (stack.c, with its source:
+ * 15.5 us for the eager stacks, 131 us for Megatron-Core, calibrated on
+ * its CI), launch_s the H200's 15.5 us floor, both times the node's
+ * host_op_scale (a Grace CPU issues an op 2.75x slower than the x86 host
+ * the figures were measured on: nodes.cfg); training.host_us_per_kernel
+ * sets op_s.  Parts replayed as CUDA graphs
  * (parallel.cuda_graph_scope, cgraph.h) count one launch each instead of
  * their kernels; no stack replays any by default.
  *
@@ -43,15 +51,24 @@
 
 #include "models/compute.h"
 
-/* The host's time to issue `kernels` kernels at host_s each. */
-double host_issue_s(double kernels, double host_s);
-/* A pass bound by its host side: time_s becomes max(time_s, kernels x
- * host_s); the difference is GPU idle, so gemm_s and flops are kept.
- * With blocking launches (CUDA_LAUNCH_BLOCKING=1: cudaLaunchKernel returns
- * once the kernel has run, CUDA C Programming Guide, "Asynchronous
- * Concurrent Execution") the two sides take turns: time_s + kernels x
- * host_s. */
-void host_bound(struct cmp_cost *pass, double host_s, bool blocking);
+/* What the host spends issuing work: op_s for each kernel the framework
+ * launches from Python (a module's call, an eager op, a fused kernel),
+ * launch_s for each a library launches from its own C++ loop (cmp_cost
+ * lib_kernels: TE's GroupedLinear, an expert's GEMM past the first). */
+struct host_cost {
+	double op_s, launch_s;
+};
+
+/* The host's time to issue `kernels` kernels of which lib_kernels from a
+ * library's loop. */
+double host_issue_s(double kernels, double lib_kernels, const struct host_cost *h);
+/* A pass bound by its host side: time_s becomes max(time_s, the host's
+ * time to issue its kernels); the difference is GPU idle, so gemm_s and
+ * flops are kept.  With blocking launches (CUDA_LAUNCH_BLOCKING=1:
+ * cudaLaunchKernel returns once the kernel has run, CUDA C Programming
+ * Guide, "Asynchronous Concurrent Execution") the two sides take turns:
+ * time_s + the host's time. */
+void host_bound(struct cmp_cost *pass, const struct host_cost *h, bool blocking);
 /* A pass whose host waits, part-way, for the GPU to reach a point (a
  * device-to-host copy it needs: a dropless MoE layer's token counts,
  * step_layer.c).  Neither side runs ahead across it, so the part before
@@ -62,6 +79,6 @@ void host_bound(struct cmp_cost *pass, double host_s, bool blocking);
  * on), which hides host time as kernels do.  The GPU's idle time is
  * added to pass->time_s. */
 void host_sync_bound(struct cmp_cost *pass, const struct cmp_cost *tail,
-		     double cover_s, double host_s);
+		     double cover_s, const struct host_cost *h);
 
 #endif

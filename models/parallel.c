@@ -1,4 +1,5 @@
 /* parallel.c -- see parallel.h. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,11 +17,13 @@ const struct cfg_setting par_settings[] = {
 	  "software stack (models/stack.c): sets the defaults of the parallel.* "
 	  "options it decides and which kernels run (fused or eager, flash)" },
 	{ "training.host_us_per_kernel", CFG_FLOAT, "us", 0, 1e4, "15.5", NULL,
-	  "CPU time the framework spends launching one kernel (Python, dispatch, "
-	  "cudaLaunchKernel); a layer pass takes at least its kernels times this "
-	  "(models/host.h); 0: never host-bound, as when the step replays CUDA "
-	  "graphs (one launch per graph: Megatron-Core --enable-cuda-graph, "
-	  "torch.compile mode=\"reduce-overhead\"); default: the stack's" },
+	  "CPU time the framework spends on one op it issues from Python (a "
+	  "kernel, or a Transformer Engine module's call with the kernels it "
+	  "launches from C++, which cost 15.5 us each beside it); a layer pass "
+	  "takes at least its ops' time (models/host.h); 0: never host-bound, as "
+	  "when the step replays CUDA graphs (one launch per graph: Megatron-Core "
+	  "--enable-cuda-graph, torch.compile mode=\"reduce-overhead\"); "
+	  "default: the stack's (15.5; megatron_core 131, from Megatron-LM's CI)" },
 	{ "training.launch_blocking", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "CUDA_LAUNCH_BLOCKING=1 in the job's environment: every kernel launch "
 	  "returns only when the kernel has run, so the host cannot run ahead and "
@@ -253,6 +256,7 @@ void par_defaults(struct par_opts *o)
 	o->zero_prefetch_bytes = 100 * MB;
 	o->reserve_bytes = 3 * GB;
 	o->host_s_per_kernel = stack_table[0].host_us_per_kernel * 1e-6;
+	o->host_s_per_launch = STACK_LAUNCH_US * 1e-6;
 }
 
 int par_shard_ranks(const struct par_opts *o, int dp)
@@ -572,6 +576,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :
 				st->host_us_per_kernel * node_host_op_scale(sc)) * 1e-6;
+	/* a launch from a library's loop costs no more than an op */
+	o->host_s_per_launch = fmin(STACK_LAUNCH_US * node_host_op_scale(sc) * 1e-6,
+				    o->host_s_per_kernel);
 	o->launch_blocking = sc_bool(sc, "training.launch_blocking");
 	o->amp_fp32_weights = st->amp_fp32_weights;
 	o->adam_foreach = pick(sc, "training.adam_foreach", st->adam_foreach);

@@ -76,7 +76,9 @@ struct par_opts {
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
 	bool adam_bf16_moments;		/* Adam's moments in bf16 (else fp32) */
 	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
-	double host_s_per_kernel;	/* CPU time to launch one kernel */
+	double host_s_per_kernel;	/* CPU time to issue one framework op (a
+					 * kernel launched from Python) */
+	double host_s_per_launch;	/* ... one launch from a library's loop */
 	bool launch_blocking;		/* CUDA_LAUNCH_BLOCKING=1: host and GPU
 					 * take turns (host.h) */
 	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */

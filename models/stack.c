@@ -38,25 +38,45 @@
 #include "models/stack.h"
 
 /*
- * Host time per launched kernel (host.h), the same for every stack here:
- * all four launch from eager PyTorch, module by module, without CUDA
- * graphs by default.  15.5 us: the floor of the H200 kernel table
- * (scenarios/catalog/kernels/h200_sxm/gemm-bf16.tsv, measured 2026-12-01
- * with PyTorch 2.11): back-to-back torch.matmul calls from a Python loop
- * whose kernels are shorter than their launch come out at 15.5-17.0 us
- * each however small the GEMM (2048x256x4096 in 15.5 us, twice its FLOPs
- * at 2048x512x4096 in 16.0 us, a quarter of them at 1024^3 in 16.5 us,
- * where the same GPU runs large GEMMs at 700+ TFLOP/s): the time does not
- * follow the work, so the host issued one every ~15.5 us.
+ * Host time per framework op (host.h): a kernel launched from Python, one
+ * call of a Transformer Engine module whatever it launches from its C++.
+ *
+ * 15.5 us, the stacks' figure but Megatron-Core's, and every stack's per
+ * launch from a library's own loop (STACK_LAUNCH_US): the floor of the
+ * H200 kernel table (scenarios/catalog/kernels/h200_sxm/gemm-bf16.tsv,
+ * measured 2026-12-01 with PyTorch 2.11): back-to-back torch.matmul calls
+ * from a Python loop whose kernels are shorter than their launch come out
+ * at 15.5-17.0 us each however small the GEMM (2048x256x4096 in 15.5 us,
+ * twice its FLOPs at 2048x512x4096 in 16.0 us, a quarter of them at 1024^3
+ * in 16.5 us, where the same GPU runs large GEMMs at 700+ TFLOP/s): the
+ * time does not follow the work, so the host issued one every ~15.5 us.
  * The same order as the CPU time of one torch.nn.Linear forward measured
  * on a DGX H100's Xeon Platinum 8480C, 13.5 us (NVIDIA/TransformerEngine
- * issue #2053, 2025-08-11; Transformer Engine's own modules cost several
- * times more on Grace hosts, so the figure is a lower bound for
- * megatron_core).  Training ops add autograd recording and autocast
- * lookups, the backward pass issues from C++ without Python: one figure
- * both ways is the stated simplification.
+ * issue #2053, 2025-08-11).  Training ops add autograd recording and
+ * autocast lookups, the backward pass issues from C++ without Python: one
+ * figure both ways is the stated simplification.
+ *
+ * Megatron-Core's, 131 us an op, is calibrated (make validate's
+ * mcore-ci-host-slope row) on Megatron-LM's own CI: its functional tests'
+ * golden iteration times on one DGX H100 (tests/functional_tests/
+ * test_cases/gpt/, golden_values_dev_dgx_h100.json, commit 93ebf8d72f of
+ * 2026-08-19) for a 12-layer GPT of hidden 512, whose layers' GPU work is
+ * tens of microseconds: 0.1195 s at TP 2 PP 2 (the median of three tests)
+ * and 0.1958 s at TP 4 PP 2, 30 and 54 layer-steps of the 1F1B pipeline,
+ * so 3.18 ms a layer forward and backward on the host -- about eight times
+ * what 15.5 us a kernel gives.  The slope, not the times: those tests also
+ * log parameter norms and gradients' zero counts every iteration, ~19 ms
+ * trainsim does not price.  Held out, the same GPT's deterministic-mode
+ * tests (unfused attention, more ops) at TP 4, PP 4 x VP 3 and TP 2 PP 2
+ * come out +12%, +9% and -22% of their times with that 19 ms added, and
+ * at TP 1 PP 1 (one microbatch) +43% (+7% without it); the host-bound
+ * rows of make validate moved with it (README, "Accuracy").  A model of what the
+ * host does per op (TE's module calls, autograd, Megatron's wrappers) it
+ * is not: one average per counted kernel, held to x86 DGX hosts, scaled
+ * by the node's host_op_scale elsewhere.
  */
-#define STACK_HOST_US 15.5
+#define STACK_HOST_US STACK_LAUNCH_US
+#define MCORE_HOST_OP_US 131.0
 
 const struct stack_spec stack_table[] = {
 	/* Narayanan et al., "Efficient Large-Scale Language Model Training on
@@ -118,7 +138,7 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
 	  true, false, true, true, true, 4, true, 0.32,
-	  STACK_HOST_US, false, false, false, true, ATTN_TE, false },
+	  MCORE_HOST_OP_US, false, false, false, true, ATTN_TE, false },
 	/* Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed 2021 as MT-NLG ran
 	 * it, Smith et al. arXiv:2201.11990 sec. 2; the bigscience-workshop
 	 * fork as BLOOM ran it, 2022): Megatron-LM 2021's model code and fused

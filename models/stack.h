@@ -22,6 +22,11 @@
 
 #include "models/attn_impl.h"
 
+/* The host's time per kernel a library launches from its own loop (and,
+ * for the stacks without a figure of their own, per framework op): the
+ * floor of the H200 kernel table, stack.c. */
+#define STACK_LAUNCH_US 15.5
+
 struct stack_spec {
 	const char *name;
 	const char *what;		/* one line: framework and versions */
@@ -43,7 +48,7 @@ struct stack_spec {
 	bool overlap_param_gather;	/* distributed optimizer's all-gather in forward */
 	double band;			/* relative uncertainty of an iteration's time */
 	/* the host and the eager training loop (host.h, eager.h) */
-	double host_us_per_kernel;	/* CPU time to launch one kernel */
+	double host_us_per_kernel;	/* CPU time to issue one framework op */
 	bool amp_fp32_weights;		/* torch.autocast over fp32 parameters */
 	bool adam_foreach;		/* torch.optim.AdamW's foreach, not fused */
 	bool clip_grad_norm;		/* torch.nn.utils.clip_grad_norm_ each step */

@@ -692,6 +692,12 @@ static void graph_launches(const struct par_opts *o, const struct tfm *m,
 	}
 	if (scope & CG_FULL)
 		c->emb_f.kernels = c->emb_b.kernels = c->log_f.kernels = c->log_b.kernels = 0;
+	/* a library's loop launches only in the routed part, which no
+	 * per-layer graph captures; a whole-step graph takes it all */
+	struct cmp_cost *all[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
+				   &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		all[i]->lib_kernels = fmin(all[i]->lib_kernels, all[i]->kernels);
 }
 
 /* The kernel shape of the model's dense (moe: MoE) layers on one rank,
@@ -795,9 +801,10 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	struct cmp_cost *passes[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
 	graph_launches(o, m, &hv, c);
+	struct host_cost hc = { o->host_s_per_kernel, o->host_s_per_launch };
 	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
 		if (passes[i] != &c->moe_fwd || !sync || o->launch_blocking)
-			host_bound(passes[i], o->host_s_per_kernel, o->launch_blocking);
+			host_bound(passes[i], &hc, o->launch_blocking);
 
 	double s_local = sh.s / (L->cp > 1 ? L->cp : 1);
 	mg_tp_layer(s_local, sh.b, sh.h, sh.sp, false, full, &x);
@@ -869,7 +876,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	if (ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, c, e) < 0)
 		return -1;
 	if (sync && !o->launch_blocking)
-		host_sync_bound(&c->moe_fwd, &hv.routed_f, c->ep_fwd_s, o->host_s_per_kernel);
+		host_sync_bound(&c->moe_fwd, &hv.routed_f, c->ep_fwd_s, &hc);
 	return 0;
 }
 
@@ -881,7 +888,7 @@ int step_layer_moe_block(const struct tfm *m, const struct layout *L,
 	struct layer_costs c;
 	struct cmp_shape xs;
 	struct cmp_cost f, b, tail;
-	double host_s = o->host_s_per_kernel;
+	struct host_cost hc = { o->host_s_per_kernel, o->host_s_per_launch };
 
 	*fwd_s = *bwd_s = 0;
 	if (m->moe.experts == 0)
@@ -894,9 +901,10 @@ int step_layer_moe_block(const struct tfm *m, const struct layout *L,
 	cmp_moe_routed_fwd(g, &xs, &tail);
 	if (moe_host_sync(m))
 		*fwd_s = f.time_s - tail.time_s +
-			 fmax(tail.time_s + c.ep_fwd_s, host_issue_s(tail.kernels, host_s));
+			 fmax(tail.time_s + c.ep_fwd_s,
+			      host_issue_s(tail.kernels, tail.lib_kernels, &hc));
 	else
 		*fwd_s = f.time_s + c.ep_fwd_s;
-	*bwd_s = fmax(b.time_s + c.ep_bwd_s, host_issue_s(b.kernels, host_s));
+	*bwd_s = fmax(b.time_s + c.ep_bwd_s, host_issue_s(b.kernels, b.lib_kernels, &hc));
 	return 0;
 }

@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(55);
+	tap_plan(58);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -46,18 +46,18 @@ int main(void)
 	c.time_s = 100 * US;
 	c.gemm_s = 60 * US;
 	c.kernels = 10;
-	host_bound(&c, 15.5 * US, false);
+	host_bound(&c, &(struct host_cost){ 15.5 * US, 15.5 * US }, false);
 	tap_near(c.time_s, 155 * US, 1e-15, "host-bound pass: 10 kernels x 15.5 us");
 	tap_near(c.gemm_s, 60 * US, 1e-15, "the GEMMs' own time is kept");
 	c.time_s = 100 * US;
 	c.kernels = 5;
-	host_bound(&c, 15.5 * US, false);
+	host_bound(&c, &(struct host_cost){ 15.5 * US, 15.5 * US }, false);
 	tap_near(c.time_s, 100 * US, 1e-15, "GPU-bound pass: 5 x 15.5 us hide under 100 us");
-	host_bound(&c, 0, false);
+	host_bound(&c, &(struct host_cost){ 0, 0 }, false);
 	tap_near(c.time_s, 100 * US, 1e-15, "host time 0: never host-bound");
 	/* CUDA_LAUNCH_BLOCKING=1: the host waits for each kernel, so its 5 x
 	 * 15.5 us add to the 100 us instead of hiding under them */
-	host_bound(&c, 15.5 * US, true);
+	host_bound(&c, &(struct host_cost){ 15.5 * US, 15.5 * US }, true);
 	tap_near(c.time_s, 177.5 * US, 1e-15, "blocking launches: 100 + 5 x 15.5 us");
 	c.time_s = 100 * US;
 
@@ -72,17 +72,17 @@ int main(void)
 	tail.kernels = 15;
 	c.time_s = 300 * US;
 	c.kernels = 20;
-	host_sync_bound(&c, &tail, 40 * US, 10 * US);
+	host_sync_bound(&c, &tail, 40 * US, &(struct host_cost){ 10 * US, 10 * US });
 	tap_near(c.time_s, 310 * US, 1e-15, "sync: the tail's 150 us of host over its 140 us");
 	/* at 20 us a kernel the tail takes 300 us of host against 140: 160 us
 	 * idle, 460 us in all, above the 400 us the host needs for the whole
 	 * pass unsynchronized: the GPU's 200 us before the sync no longer
 	 * hide the host's issuing after it */
 	c.time_s = 300 * US;
-	host_sync_bound(&c, &tail, 40 * US, 20 * US);
+	host_sync_bound(&c, &tail, 40 * US, &(struct host_cost){ 20 * US, 20 * US });
 	tap_near(c.time_s, 460 * US, 1e-15, "sync: 200 us + 300 us of host - 40 us covered");
 	c.time_s = 300 * US;
-	host_sync_bound(&c, &tail, 40 * US, 0);
+	host_sync_bound(&c, &tail, 40 * US, &(struct host_cost){ 0, 0 });
 	tap_near(c.time_s, 300 * US, 1e-15, "sync with host time 0: the GPU's time");
 
 	/* the kernels of an MoE layer's routed part (compute.h
@@ -96,6 +96,17 @@ int main(void)
 				 .per_expert_gemms = true, .peak_flops = 312e12 };
 	cmp_moe_routed_fwd(&g, &moe, &c);
 	tap_near(c.kernels, 35, 1e-12, "MoE routed forward, a GEMM per expert: 35 launches");
+	/* ... of which the host issues 5 ops from Python (permute, FC1's
+	 * GroupedLinear call, activation, FC2's, unpermute) and each module
+	 * launches its other 15 GEMMs from C++: at 100 us an op and 10 us a
+	 * launch, 5 x 100 + 30 x 10 = 800 us */
+	tap_near(c.lib_kernels, 30, 1e-12, "... 30 of them from GroupedLinear's own loop");
+	tap_near(host_issue_s(c.kernels, c.lib_kernels, &(struct host_cost){ 100 * US, 10 * US }),
+		 800 * US, 1e-12, "host time: 5 ops x 100 us + 30 launches x 10 us");
+	/* backward: each module's dgrad and wgrad GEMMs per expert, one call */
+	cmp_moe_routed_bwd(&g, &moe, &c);
+	tap_near(c.kernels - c.lib_kernels, 5, 1e-12,
+		 "routed backward: 5 ops (each module's GEMMs past the first from C++)");
 	moe.per_expert_gemms = false;
 	cmp_moe_routed_fwd(&g, &moe, &c);
 	tap_near(c.kernels, 5, 1e-12, "one grouped GEMM each: 5 launches");
@@ -215,7 +226,7 @@ int main(void)
 	cmp_layer_fwd(&g, &sh, &c);
 	tap_near(c.kernels, 12, 1e-12, "eager layer forward with flash: 12 launches");
 	/* its kernels take ~70 us on the toy GPU; the host needs 12 x 15.5 */
-	host_bound(&c, 15.5 * US, false);
+	host_bound(&c, &(struct host_cost){ 15.5 * US, 15.5 * US }, false);
 	tap_near(c.time_s, 12 * 15.5 * US, 1e-15, "a small layer is host-bound: 186 us");
 	sh.flash = false;
 	cmp_layer_fwd(&g, &sh, &c);

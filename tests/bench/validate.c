@@ -236,6 +236,46 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 	return 0;
 }
 
+/* Megatron-Core's host time per framework op (models/stack.c
+ * MCORE_HOST_OP_US) was fitted to the slope between two layouts of the
+ * same tiny GPT in Megatron-LM's CI (megatron-ci-gpt-*.cfg: medians of
+ * 0.1195 and 0.1958 s an iteration, 5 x 6 and 9 x 6 layer-steps of the
+ * 1F1B pipeline): 3.18 ms more a layer-step.  The slope, not the times,
+ * because the tests' logging each iteration (parameter norms, zero counts
+ * of every gradient) is a per-iteration cost trainsim does not price. */
+static int host_slope_row(const struct cfg_schema *schema, const char *dir)
+{
+	static const double pub_s[2] = { 0.1195, 0.1958 };
+	static const char *const file[2] = { "megatron-ci-gpt-tp2pp2.cfg",
+					     "megatron-ci-gpt-tp4pp2.cfg" };
+	double pred_s[2];
+
+	for (int i = 0; i < 2; i++) {
+		char path[4096];
+		struct step_result r;
+		struct err e = { 0 };
+
+		snprintf(path, sizeof path, "%s/%s", dir, file[i]);
+		if (row_simulate(schema, path, &r, NULL, NULL, NULL, &e) < 0) {
+			fprintf(stderr, "%s: %s\n", path, e.msg);
+			return 1;
+		}
+		pred_s[i] = r.iteration_s;
+	}
+	struct line l = { .published = (pub_s[1] - pub_s[0]) / 24 * 1e3,
+			  .predicted = (pred_s[1] - pred_s[0]) / 24 * 1e3 };
+	l.err_pct = (l.predicted - l.published) / l.published * 100;
+	snprintf(l.id, sizeof l.id, "mcore-ci-host-slope");
+	snprintf(l.gpu, sizeof l.gpu, "h100_sxm");
+	snprintf(l.layout, sizeof l.layout, "TP2-4 PP2, 12 layers");
+	snprintf(l.batch, sizeof l.batch, "32x4");
+	snprintf(l.stack, sizeof l.stack, "megatron-core");
+	snprintf(l.unit, sizeof l.unit, "ms/lstep");
+	snprintf(l.source, sizeof l.source, "Megatron-LM CI goldens (fitted)");
+	line_print(&l, 8);
+	return 0;
+}
+
 static int patterson_rows(const char *dir)
 {
 	char path[4096];
@@ -782,6 +822,7 @@ int main(int argc, char **argv)
 	status |= busbw_row(schema, dir, 16, 192, "nccl#812 (IB eff. nccl-tests#267)",
 			    "nccl ring");
 	status |= patterson_rows(dir);
+	status |= host_slope_row(schema, dir);
 
 	printf("\nVALIDATION: independent published results, nothing fitted to them "
 	       "(published = seconds per iteration implied by the source)\n");
