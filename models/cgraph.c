@@ -35,26 +35,45 @@ int cg_parse(const char *list, unsigned *bits, char *bad)
 	}
 }
 
-/* A part's kernels as issued: none but the replay's launch if captured. */
-static double part(unsigned scope, unsigned bit, double kernels)
+/* A part's launches as issued: a captured part leaves only its replay's
+ * own launch (replay_n: 1 counting kernels, 0 counting library-loop
+ * launches, which the replay does not add). */
+static double part(unsigned scope, unsigned bit, double n, double replay_n)
 {
-	if (kernels <= 0)
+	if (n <= 0)
 		return 0;
-	return scope & bit ? 1 : kernels;
+	return scope & bit ? replay_n : n;
+}
+
+/* The launches of a pass (pass_n), its second half (second_n: MLP or MoE
+ * block) and the routed experts within it (routed_n, which no per-layer
+ * graph captures), once the scope's graphs replay their parts. */
+static double issued(unsigned scope, bool moe, double pass_n, double second_n,
+		     double routed_n, double replay_n)
+{
+	second_n = fmin(second_n, pass_n);
+	routed_n = fmin(routed_n, second_n);
+	double first_n = pass_n - second_n;
+
+	if (scope & CG_FULL)
+		return 0;	/* one launch for the whole iteration */
+	if (!moe)
+		return part(scope, CG_ATTN, first_n, replay_n) +
+		       part(scope, CG_MLP, second_n, replay_n);
+	return part(scope, CG_ATTN, first_n, replay_n) +
+	       part(scope, CG_MOE_ROUTER, second_n - routed_n, replay_n) + routed_n;
 }
 
 double cg_issued_kernels(unsigned scope, const struct cmp_cost *pass,
 			 const struct cmp_cost *second, const struct cmp_cost *routed)
 {
-	bool moe = routed->kernels > 0;
-	double second_k = fmin(second->kernels, pass->kernels);
-	double routed_k = fmin(routed->kernels, second_k);
-	double first_k = pass->kernels - second_k;
+	return issued(scope, routed->kernels > 0, pass->kernels, second->kernels,
+		      routed->kernels, 1);
+}
 
-	if (scope & CG_FULL)
-		return 0;	/* one launch for the whole iteration */
-	if (!moe)
-		return part(scope, CG_ATTN, first_k) + part(scope, CG_MLP, second_k);
-	return part(scope, CG_ATTN, first_k) +
-	       part(scope, CG_MOE_ROUTER, second_k - routed_k) + routed_k;
+double cg_issued_lib_kernels(unsigned scope, const struct cmp_cost *pass,
+			     const struct cmp_cost *second, const struct cmp_cost *routed)
+{
+	return issued(scope, routed->kernels > 0, pass->lib_kernels, second->lib_kernels,
+		      routed->lib_kernels, 0);
 }

@@ -56,5 +56,9 @@ int cg_parse(const char *list, unsigned *bits, char *bad);
  * layer). */
 double cg_issued_kernels(unsigned scope, const struct cmp_cost *pass,
 			 const struct cmp_cost *second, const struct cmp_cost *routed);
+/* ... and of those, the launches from a library's own loop (cmp_cost
+ * lib_kernels) left outside the captured parts. */
+double cg_issued_lib_kernels(unsigned scope, const struct cmp_cost *pass,
+			     const struct cmp_cost *second, const struct cmp_cost *routed);
 
 #endif

@@ -668,6 +668,17 @@ struct halves {
 	struct cmp_cost f, b, moe_f, moe_b, routed_f, routed_b;
 };
 
+/* A pass's kernels, and its library-loop launches, as the host issues
+ * them once the scope's graphs replay their parts (cgraph.h). */
+static void issue(unsigned scope, struct cmp_cost *pass, const struct cmp_cost *second,
+		  const struct cmp_cost *routed)
+{
+	double lib = cg_issued_lib_kernels(scope, pass, second, routed);
+
+	pass->kernels = cg_issued_kernels(scope, pass, second, routed);
+	pass->lib_kernels = fmin(lib, pass->kernels);
+}
+
 /* The kernels the host issues per pass once the scenario's CUDA graphs
  * replay their parts (cgraph.h): a layer pass by its halves, the
  * embedding's and the loss's only under a whole-step graph. */
@@ -679,25 +690,22 @@ static void graph_launches(const struct par_opts *o, const struct tfm *m,
 
 	if (scope == 0)
 		return;
-	c->fwd.kernels = cg_issued_kernels(scope, &c->fwd, &hv->f, &none);
-	c->bwd.kernels = cg_issued_kernels(scope, &c->bwd, &hv->b, &none);
+	issue(scope, &c->fwd, &hv->f, &none);
+	issue(scope, &c->bwd, &hv->b, &none);
 	if (m->moe.experts > 0) {
-		c->moe_fwd.kernels = cg_issued_kernels(scope, &c->moe_fwd, &hv->moe_f,
-						       &hv->routed_f);
-		c->moe_bwd.kernels = cg_issued_kernels(scope, &c->moe_bwd, &hv->moe_b,
-						       &hv->routed_b);
+		issue(scope, &c->moe_fwd, &hv->moe_f, &hv->routed_f);
+		issue(scope, &c->moe_bwd, &hv->moe_b, &hv->routed_b);
 	} else {
 		c->moe_fwd.kernels = c->fwd.kernels;
+		c->moe_fwd.lib_kernels = c->fwd.lib_kernels;
 		c->moe_bwd.kernels = c->bwd.kernels;
+		c->moe_bwd.lib_kernels = c->bwd.lib_kernels;
 	}
-	if (scope & CG_FULL)
-		c->emb_f.kernels = c->emb_b.kernels = c->log_f.kernels = c->log_b.kernels = 0;
-	/* a library's loop launches only in the routed part, which no
-	 * per-layer graph captures; a whole-step graph takes it all */
-	struct cmp_cost *all[] = { &c->fwd, &c->bwd, &c->moe_fwd, &c->moe_bwd,
-				   &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		all[i]->lib_kernels = fmin(all[i]->lib_kernels, all[i]->kernels);
+	if (scope & CG_FULL) {
+		struct cmp_cost *outer[] = { &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
+		for (size_t i = 0; i < sizeof outer / sizeof outer[0]; i++)
+			outer[i]->kernels = outer[i]->lib_kernels = 0;
+	}
 }
 
 /* The kernel shape of the model's dense (moe: MoE) layers on one rank,

@@ -1,5 +1,6 @@
 /* cgraph-t.c -- CUDA graphs (models/cgraph.h): the kernels the host still
- * issues per layer pass under each scope, by hand, and on tiny.cfg's step
+ * issues per layer pass under each scope (and of them the library-loop
+ * launches), by hand, and on tiny.cfg's step
  * model made host-bound (5 ms a launch): a whole-step graph gives the
  * iteration of a host that launches for free, and per-layer scopes land
  * between. */
@@ -38,7 +39,7 @@ int main(void)
 	unsigned bits;
 	char bad[32];
 
-	tap_plan(14);
+	tap_plan(17);
 	tap_ok(cg_parse("", &bits, bad) == 0 && bits == 0, "\"\": no graphs");
 	tap_ok(cg_parse("attn,mlp", &bits, bad) == 0 && bits == (CG_ATTN | CG_MLP),
 	       "attn,mlp");
@@ -64,6 +65,15 @@ int main(void)
 		 15 + 1 + 20, 1e-12, "MoE, moe_router: attention's 15, a replay, the routed 20");
 	tap_near(cg_issued_kernels(CG_ATTN | CG_MLP, &moe, &moe_second, &routed),
 		 1 + 15 + 20, 1e-12, "MoE, attn,mlp: mlp captures no MoE part");
+	/* library-loop launches (e.g. a grouped GEMM's per-expert loop):
+	 * attention's 3, the router part's 4, the routed experts' 8 */
+	moe.lib_kernels = 15, moe_second.lib_kernels = 12, routed.lib_kernels = 8;
+	tap_near(cg_issued_lib_kernels(CG_ATTN, &moe, &moe_second, &routed), 12, 1e-12,
+		 "MoE lib, attn: the router's 4 and the routed 8 stay, no replay counted");
+	tap_near(cg_issued_lib_kernels(CG_ATTN | CG_MOE_ROUTER, &moe, &moe_second, &routed),
+		 8, 1e-12, "MoE lib, attn,moe_router: only the routed 8 stay");
+	tap_near(cg_issued_lib_kernels(CG_FULL, &moe, &moe_second, &routed), 0, 1e-12,
+		 "MoE lib, full_iteration: none");
 
 	double eager = iteration("", "training.host_us_per_kernel=5000");
 	double free_host = iteration("", "training.host_us_per_kernel=0");
