@@ -137,3 +137,13 @@ double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, doubl
 	impl = attn_impl_resolve(impl, law);
 	return fa2_ratio(impl, bwd, seq, d) / fa2_ratio(law, bwd, seq, d);
 }
+
+bool attn_impl_fa2_a100_point(int i, double *seq, double *d, double *tflops)
+{
+	if (i < 0 || i >= N_DIM * N_SEQ)
+		return false;
+	*d = dims[i / N_SEQ];
+	*seq = seqs[i % N_SEQ];
+	*tflops = fig4_fa2[i / N_SEQ][i % N_SEQ];
+	return true;
+}

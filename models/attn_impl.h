@@ -58,4 +58,12 @@ enum attn_impl attn_impl_resolve(enum attn_impl impl, enum attn_impl law);
 double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, double seq,
 			double d);
 
+/* FlashAttention-2's own speed on an A100 80GB, the data the A100's
+ * attention law is fitted to (tests/kernels-t): forward+backward, causal,
+ * as the FA2 paper's Figure 4 (c, d) labels its bars, 16k tokens a batch
+ * at hidden 2048 (heads = 2048 / d).  Point i of the twelve: sequence,
+ * head dim and TFLOP/s (the paper's count: 4 s^2 d a head forward, halved
+ * for causal, backward 2.5x); false past the last. */
+bool attn_impl_fa2_a100_point(int i, double *seq, double *d, double *tflops);
+
 #endif

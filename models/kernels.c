@@ -259,6 +259,27 @@ void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *r,
 	law->bwd_block_s = b > 0 ? b : 0;
 }
 
+void kern_fit_attn_total(const struct kern_gpu *k, const struct kern_attn_rows *r,
+			 struct kern_attn_law *law)
+{
+	double F[KERN_ATTN_MAX], G[KERN_ATTN_MAX], a, b;
+	double flops_ratio = law->fwd_flops / law->bwd_flops;
+	double block_ratio = law->fwd_block_s > 0 ? law->bwd_block_s / law->fwd_block_s : 0;
+
+	if (r->n < 2)
+		return;
+	for (int i = 0; i < r->n; i++) {
+		double f = kern_attn_fwd_flops(r->bh[i], r->seq[i], r->d[i], 0);
+		F[i] = f * (1 + 2.5 * flops_ratio);
+		G[i] = attn_blocks(k, r->bh[i], r->seq[i]) * (1 + block_ratio);
+	}
+	ls2(r->n, F, G, r->fwd_s, 2 * law->launch_s, &a, &b);
+	law->fwd_flops = 1 / a;
+	law->bwd_flops = law->fwd_flops / flops_ratio;
+	law->fwd_block_s = b > 0 ? b : 0;
+	law->bwd_block_s = law->fwd_block_s * block_ratio;
+}
+
 /* shape (may be NULL): the table whose residual the rows' times are
  * taken relative to, as FP8's are to BF16's (kernels.h). */
 static void gemm_residuals(const struct kern_gpu *k, const struct kern_gemm_law *law,

@@ -160,6 +160,12 @@ void kern_fp8_rows_on_bf16(const struct kern_gpu *k, const struct kern_gemm_rows
 /* Fit the attention law to the table (weighted linear least squares). */
 void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *rows,
 		   struct kern_attn_law *law);
+/* The same from forward+backward times alone (rows' fwd_s; published
+ * figures often give only the sum): two constants, the backward's rate and
+ * per-block cost held in law's ratios to the forward's (a shape donor's
+ * law on entry, as the A100 takes H200's). */
+void kern_fit_attn_total(const struct kern_gpu *k, const struct kern_attn_rows *rows,
+			 struct kern_attn_law *law);
 /* Fill the tables' residuals against the current laws. */
 void kern_residuals(struct kern_gpu *k);
 /* The best fraction of `peak` any GEMM or attention call reaches per model
