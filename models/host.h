@@ -24,8 +24,9 @@
  * launch: op_s is the stack's CPU time per op (stack.c, with its source:
  * 15.5 us for the eager stacks, 131 us for Megatron-Core, calibrated on
  * its CI), launch_s the H200's 15.5 us floor, both times the node's
- * host_op_scale (a Grace CPU issues an op 2.75x slower than the x86 host
- * the figures were measured on: nodes.cfg); training.host_us_per_kernel
+ * host_op_scale (a Grace CPU issues Megatron-Core's ops 1.70x slower than
+ * the x86 host the figures were measured on, from the same CI: nodes.cfg);
+ * training.host_us_per_kernel
  * sets op_s.  Parts replayed as CUDA graphs
  * (parallel.cuda_graph_scope, cgraph.h) count one launch each instead of
  * their kernels; no stack replays any by default.

@@ -242,31 +242,56 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
  * 0.1195 and 0.1958 s an iteration, 5 x 6 and 9 x 6 layer-steps of the
  * 1F1B pipeline): 3.18 ms more a layer-step.  The slope, not the times,
  * because the tests' logging each iteration (parameter norms, zero counts
- * of every gradient) is a per-iteration cost trainsim does not price. */
-static int host_slope_row(const struct cfg_schema *schema, const char *dir)
+ * of every gradient) is a per-iteration cost trainsim does not price.
+ * The same two tests on the CI's GB200 platform (recipe tests/test_utils/
+ * recipes/gb200/gpt.yaml: 2 trays of 4, the same 8 ranks; goldens of the
+ * same commit, 0.1679 and 0.3036 s) give Grace's slope, 5.65 ms, to which
+ * the GB200 tray's host_op_scale is fitted (nodes.cfg). */
+struct ci_platform {
+	const char *id, *gpu;
+	double pub_s[2];		/* the two tests' golden medians */
+	const char *ov[4];		/* the platform, as overrides */
+};
+
+static const struct ci_platform ci_platforms[] = {
+	{ "mcore-ci-host-slope", "h100_sxm", { 0.1195, 0.1958 }, { NULL } },
+	{ "mcore-ci-host-slope-gb200", "gb200", { 0.1679, 0.3036 },
+	  { "cluster.gpu=\"gb200\"", "cluster.gpus_per_node=4", "network.nics_per_node=4",
+	    "network.scale_up_domain_gpus=8" } },
+};
+
+static int host_slope_row(const struct cfg_schema *schema, const char *dir,
+			  const struct ci_platform *pf)
 {
-	static const double pub_s[2] = { 0.1195, 0.1958 };
 	static const char *const file[2] = { "megatron-ci-gpt-tp2pp2.cfg",
 					     "megatron-ci-gpt-tp4pp2.cfg" };
+	const char *ov[OVERRIDES_MAX + 4];
+	size_t n_ov = 0;
 	double pred_s[2];
 
+	for (size_t i = 0; i < 4 && pf->ov[i]; i++)
+		ov[n_ov++] = pf->ov[i];
+	for (size_t i = 0; i < n_overrides; i++)
+		ov[n_ov++] = overrides[i];
 	for (int i = 0; i < 2; i++) {
 		char path[4096];
-		struct step_result r;
+		struct step_job j;
 		struct err e = { 0 };
 
 		snprintf(path, sizeof path, "%s/%s", dir, file[i]);
-		if (row_simulate(schema, path, &r, NULL, NULL, NULL, &e) < 0) {
+		int rc = step_job_run(schema, path, ov, n_ov, &j, &e);
+		pred_s[i] = j.r.iteration_s;
+		step_job_free(&j);
+		if (rc < 0) {
 			fprintf(stderr, "%s: %s\n", path, e.msg);
 			return 1;
 		}
-		pred_s[i] = r.iteration_s;
 	}
-	struct line l = { .published = (pub_s[1] - pub_s[0]) / 24 * 1e3,
+	struct line l = { .published = (pf->pub_s[1] - pf->pub_s[0]) / 24 * 1e3,
 			  .predicted = (pred_s[1] - pred_s[0]) / 24 * 1e3 };
 	l.err_pct = (l.predicted - l.published) / l.published * 100;
-	snprintf(l.id, sizeof l.id, "mcore-ci-host-slope");
-	snprintf(l.gpu, sizeof l.gpu, "h100_sxm");
+	snprintf(l.id, sizeof l.id, "%s", pf->id);
+	snprintf(l.gpu, sizeof l.gpu, "%s", pf->gpu);
 	snprintf(l.layout, sizeof l.layout, "TP2-4 PP2, 12 layers");
 	snprintf(l.batch, sizeof l.batch, "32x4");
 	snprintf(l.stack, sizeof l.stack, "megatron-core");
@@ -822,7 +847,8 @@ int main(int argc, char **argv)
 	status |= busbw_row(schema, dir, 16, 192, "nccl#812 (IB eff. nccl-tests#267)",
 			    "nccl ring");
 	status |= patterson_rows(dir);
-	status |= host_slope_row(schema, dir);
+	for (size_t i = 0; i < sizeof ci_platforms / sizeof ci_platforms[0]; i++)
+		status |= host_slope_row(schema, dir, &ci_platforms[i]);
 
 	printf("\nVALIDATION: independent published results, nothing fitted to them "
 	       "(published = seconds per iteration implied by the source)\n");
