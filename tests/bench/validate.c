@@ -243,25 +243,35 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
  * 1F1B pipeline): 3.18 ms more a layer-step.  The slope, not the times,
  * because the tests' logging each iteration (parameter norms, zero counts
  * of every gradient) is a per-iteration cost trainsim does not price.
- * The same two tests on the CI's GB200 platform (recipe tests/test_utils/
- * recipes/gb200/gpt.yaml: 2 trays of 4, the same 8 ranks; goldens of the
- * same commit, 0.1679 and 0.3036 s) give Grace's slope, 5.65 ms, to which
- * the GB200 tray's host_op_scale is fitted (nodes.cfg). */
+ * The same two tests on the CI's other platforms give the other hosts'
+ * host_op_scale (nodes.cfg): GB200 (recipe tests/test_utils/recipes/
+ * gb200/gpt.yaml: 2 trays of 4, the same 8 ranks; goldens of the same
+ * commit, 0.1679 and 0.3036 s), Grace's slope, 5.65 ms; DGX A100 (CI
+ * cluster dgxa100_dracooci; goldens of commit adc69dba2d, 2025-10-21,
+ * 0.1742 and 0.2883 s, when the H100's were 0.1417 and 0.2291): its slope
+ * over the H100's of the same commit, 1.306x. */
 struct ci_platform {
 	const char *id, *gpu;
 	double pub_s[2];		/* the two tests' golden medians */
 	const char *ov[4];		/* the platform, as overrides */
+	double ref_pub_s[2];		/* > 0: a ratio row, over the H100's of
+					 * the same commit */
 };
 
 static const struct ci_platform ci_platforms[] = {
-	{ "mcore-ci-host-slope", "h100_sxm", { 0.1195, 0.1958 }, { NULL } },
+	{ "mcore-ci-host-slope", "h100_sxm", { 0.1195, 0.1958 }, { NULL }, { 0, 0 } },
 	{ "mcore-ci-host-slope-gb200", "gb200", { 0.1679, 0.3036 },
 	  { "cluster.gpu=\"gb200\"", "cluster.gpus_per_node=4", "network.nics_per_node=4",
-	    "network.scale_up_domain_gpus=8" } },
+	    "network.scale_up_domain_gpus=8" }, { 0, 0 } },
+	{ "mcore-ci-host-ratio-a100", "a100_80gb", { 0.1742, 0.2883 },
+	  { "cluster.gpu=\"a100_80gb\"", "network.scale_out_link=\"ib_hdr\"" },
+	  { 0.1417, 0.2291 } },
 };
 
-static int host_slope_row(const struct cfg_schema *schema, const char *dir,
-			  const struct ci_platform *pf)
+/* trainsim's host slope of the two CI tests on a platform, ms a
+ * layer-step (24 more from the first to the second); < 0 on error. */
+static double ci_slope_ms(const struct cfg_schema *schema, const char *dir,
+			  const char *const *pf_ov)
 {
 	static const char *const file[2] = { "megatron-ci-gpt-tp2pp2.cfg",
 					     "megatron-ci-gpt-tp4pp2.cfg" };
@@ -269,8 +279,8 @@ static int host_slope_row(const struct cfg_schema *schema, const char *dir,
 	size_t n_ov = 0;
 	double pred_s[2];
 
-	for (size_t i = 0; i < 4 && pf->ov[i]; i++)
-		ov[n_ov++] = pf->ov[i];
+	for (size_t i = 0; i < 4 && pf_ov && pf_ov[i]; i++)
+		ov[n_ov++] = pf_ov[i];
 	for (size_t i = 0; i < n_overrides; i++)
 		ov[n_ov++] = overrides[i];
 	for (int i = 0; i < 2; i++) {
@@ -284,18 +294,32 @@ static int host_slope_row(const struct cfg_schema *schema, const char *dir,
 		step_job_free(&j);
 		if (rc < 0) {
 			fprintf(stderr, "%s: %s\n", path, e.msg);
-			return 1;
+			return -1;
 		}
 	}
+	return (pred_s[1] - pred_s[0]) / 24 * 1e3;
+}
+
+static int host_slope_row(const struct cfg_schema *schema, const char *dir,
+			  const struct ci_platform *pf)
+{
+	bool ratio = pf->ref_pub_s[0] > 0;
+	double pred = ci_slope_ms(schema, dir, pf->ov);
+	double ref = ratio ? ci_slope_ms(schema, dir, NULL) : 1;
+
+	if (pred < 0 || ref < 0)
+		return 1;
 	struct line l = { .published = (pf->pub_s[1] - pf->pub_s[0]) / 24 * 1e3,
-			  .predicted = (pred_s[1] - pred_s[0]) / 24 * 1e3 };
+			  .predicted = pred / ref };
+	if (ratio)
+		l.published /= (pf->ref_pub_s[1] - pf->ref_pub_s[0]) / 24 * 1e3;
 	l.err_pct = (l.predicted - l.published) / l.published * 100;
 	snprintf(l.id, sizeof l.id, "%s", pf->id);
 	snprintf(l.gpu, sizeof l.gpu, "%s", pf->gpu);
 	snprintf(l.layout, sizeof l.layout, "TP2-4 PP2, 12 layers");
 	snprintf(l.batch, sizeof l.batch, "32x4");
 	snprintf(l.stack, sizeof l.stack, "megatron-core");
-	snprintf(l.unit, sizeof l.unit, "ms/lstep");
+	snprintf(l.unit, sizeof l.unit, ratio ? "ratio" : "ms/lstep");
 	snprintf(l.source, sizeof l.source, "Megatron-LM CI goldens (fitted)");
 	line_print(&l, 8);
 	return 0;
