@@ -25,7 +25,8 @@
  * 15.5 us for the eager stacks, 131 us for Megatron-Core, calibrated on
  * its CI), launch_s the H200's 15.5 us floor, both times the node's
  * host_op_scale (a Grace CPU issues Megatron-Core's ops 1.70x slower than
- * the x86 host the figures were measured on, from the same CI: nodes.cfg);
+ * the DGX H100 host the figures were measured on, a DGX A100's 1.33x,
+ * from the same CI: nodes.cfg);
  * training.host_us_per_kernel
  * sets op_s.  Parts replayed as CUDA graphs
  * (parallel.cuda_graph_scope, cgraph.h) count one launch each instead of

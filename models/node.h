@@ -41,7 +41,7 @@ struct node_spec {
 	int gpus;		/* GPUs of the system the figures describe */
 	double idle_w[HOST_PARTS], busy_w[HOST_PARTS];	/* whole system, DC */
 	double psu_efficiency;	/* DC out / AC in */
-	double host_op_scale;	/* CPU time per framework op over an x86 DGX's */
+	double host_op_scale;	/* CPU time per framework op over a DGX H100's */
 };
 
 extern const struct cfg_setting node_settings[];

@@ -571,7 +571,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->adam_bf16_moments = strcmp(sc_str(sc, "parallel.adam_moments"), "bf16") == 0;
-	/* the stacks' figures are an x86 host's; the node says how fast its
+	/* the stacks' figures are a DGX H100 host's; the node says how fast its
 	 * own issues an op.  A figure the scenario writes is its host's. */
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?
 				sc_float(sc, "training.host_us_per_kernel") :

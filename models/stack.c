@@ -72,8 +72,8 @@
  * at TP 1 PP 1 (one microbatch) +43% (+7% without it); the host-bound
  * rows of make validate moved with it (README, "Accuracy").  A model of what the
  * host does per op (TE's module calls, autograd, Megatron's wrappers) it
- * is not: one average per counted kernel, held to x86 DGX hosts, scaled
- * by the node's host_op_scale elsewhere.
+ * is not: one average per counted kernel, held to a DGX H100's host,
+ * scaled by the node's host_op_scale elsewhere.
  */
 #define STACK_HOST_US STACK_LAUNCH_US
 #define MCORE_HOST_OP_US 131.0
