@@ -138,6 +138,36 @@ double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, doubl
 	return fa2_ratio(impl, bwd, seq, d) / fa2_ratio(law, bwd, seq, d);
 }
 
+/* A figure's speed at (seq, d), interpolated as fig_factor's ratios. */
+static double fig_speed(bars fig, double seq, double d)
+{
+	int is, id;
+	double ws, wd, v[N_DIM];
+
+	bracket(seqs, N_SEQ, seq, &is, &ws);
+	bracket(dims, N_DIM, d, &id, &wd);
+	for (int k = 0; k < N_DIM; k++)
+		v[k] = fig[k][is] + ws * (fig[k][is + 1] - fig[k][is]);
+	return v[id] + wd * (v[id + 1] - v[id]);
+}
+
+double attn_impl_dim_ratio(enum attn_impl law, bool bwd, double seq, double d)
+{
+	const double(*fig)[N_SEQ];
+
+	switch (law) {
+	case ATTN_FLASH3:
+		fig = bwd ? fig6_fa3 : fig5_fa3;
+		break;
+	case ATTN_CUDNN:
+		fig = bwd ? fig6_cudnn : fig5_cudnn;
+		break;
+	default:
+		return 1;
+	}
+	return fig_speed(fig, seq, dims[N_DIM - 1]) / fig_speed(fig, seq, d);
+}
+
 bool attn_impl_fa2_a100_point(int i, double *seq, double *d, double *tflops)
 {
 	if (i < 0 || i >= N_DIM * N_SEQ)

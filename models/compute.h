@@ -3,7 +3,9 @@
  *
  * Every kernel is priced by the GPU's kernel laws (kernels.h), fitted to
  * that GPU's micro-benchmarks: GEMMs by shape (M, N, K), flash attention
- * by sequence, heads and head dimension, memory-bound kernels by kind at
+ * by sequence, heads and head dimension (below the measured 128, at least
+ * as much slower per FLOP as FlashAttention-3's published bars say: the
+ * softmax's work is per score, not per FLOP), memory-bound kernels by kind at
  * their measured fraction of HBM bandwidth.  A GEMM's bytes are its three
  * 2-byte matrices (its bandwidth roof).
  *

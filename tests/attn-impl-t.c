@@ -43,7 +43,7 @@ int main(void)
 {
 	struct gpu_spec g;
 
-	tap_plan(29);
+	tap_plan(37);
 	for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
 		const struct pin *p = &pins[i];
 		char name[160];
@@ -115,6 +115,40 @@ int main(void)
 	sh.attn = ATTN_FLASH3;
 	tap_near(cmp_attn_core_s(&g, &sh, true) / fa2_b, 291.0 / 501, 1e-12,
 		 "and its backward (FA3 Fig. 6, 2k, d 128: 291 / 501)");
+
+	/* Head dim below 128 (attn_impl_dim_ratio): FA3 paper Fig. 5b/5d,
+	 * forward, causal, 4k: FA3 420 at d 64, 579 at d 128; cuDNN 363 and
+	 * 518; Fig. 6, backward, 4k: FA3 453 and 542. */
+	tap_near(attn_impl_dim_ratio(ATTN_FLASH3, false, 4096, 64), 579.0 / 420, 1e-12,
+		 "flash3 law at head dim 64, forward: 579 / 420 (Fig. 5)");
+	tap_near(attn_impl_dim_ratio(ATTN_FLASH3, true, 4096, 64), 542.0 / 453, 1e-12,
+		 "and backward: 542 / 453 (Fig. 6)");
+	tap_near(attn_impl_dim_ratio(ATTN_CUDNN, false, 4096, 64), 518.0 / 363, 1e-12,
+		 "cudnn law at head dim 64, forward: 518 / 363 (Fig. 5)");
+	/* d 96 at 4k, forward flash3: 420 + 0.584963 (579 - 420) = 513.009 */
+	tap_near(attn_impl_dim_ratio(ATTN_FLASH3, false, 4096, 96), 579.0 / 513.009137, 1e-6,
+		 "head dim 96: the speed linear in ln d between 64 and 128");
+	tap_near(attn_impl_dim_ratio(ATTN_FLASH3, false, 4096, 192), 1, 1e-12,
+		 "head dim 128 and above: 1");
+	tap_near(attn_impl_dim_ratio(ATTN_FLASH2, false, 4096, 64), 1, 0,
+		 "an FA2 law (fitted at both head dims): 1");
+	/* Through compute.h on the figure's shape (16k tokens, hidden 2048:
+	 * 16 heads of 128 or 32 of 64, the same FLOPs): the toy law charges
+	 * d 64 only its extra query blocks, (F/r + 2n c) / (F/r + n c), less
+	 * than FA3's 579 / 420 forward, so the kernel takes the published
+	 * ratio; were the law's own ratio larger, it would stand. */
+	g.attn_law = ATTN_FLASH3;
+	struct cmp_shape f128 = { .b = 4, .s = 4096, .h = 2048, .a = 16, .V = 50304, .tp = 1,
+				  .flash = true, .fused = true, .attn = ATTN_FLASH3 };
+	struct cmp_shape f64 = f128;
+	f64.a = 32;
+	f64.dqk = f64.dv = 64;
+	tap_near(cmp_attn_core_s(&g, &f64, false) / cmp_attn_core_s(&g, &f128, false),
+		 579.0 / 420, 1e-9, "a flash3 law at head dim 64 forward: FA3's 579 / 420");
+	g.k.attn.fwd_block_s = 1e-3;	/* block cost dominates: the law's ratio ~2 */
+	tap_ok(cmp_attn_core_s(&g, &f64, false) / cmp_attn_core_s(&g, &f128, false) >
+	       579.0 / 420 + 0.2, "a law that charges more than the figure keeps its own");
+	toy(&g);
 	sh.flash = false;
 	double un = cmp_attn_core_s(&g, &sh, false);
 	sh.attn = ATTN_FLASH2;
