@@ -178,6 +178,16 @@ const struct cfg_setting par_settings[] = {
 	  "order and reading them back from it, so no permute before the experts "
 	  "or after them; HybridEP without the fusion permutes as DeepEP does: "
 	  "deepep)" },
+	{ "parallel.ep_dispatcher_sms", CFG_INT, "", 1, 1024, "20", NULL,
+	  "SMs the flex dispatcher's (deepep, hybridep) dispatch and combine "
+	  "kernels hold while they run; what they hold beside an MoE layer's "
+	  "compute (parallel.ep_overlap) that compute lacks (Megatron-Core "
+	  "moe_flex_dispatcher_num_sms, before it moe_deepep_num_sms and "
+	  "moe_hybridep_num_sms).  Default 20: DeepEP's Buffer.num_sms, Megatron-"
+	  "Core's, DeepSeek-V3's (arXiv:2412.19437 sec. 3.2.2); Megatron-Bridge's "
+	  "performance scripts run HybridEP on 32 (scripts/performance/utils/"
+	  "overrides.py, v0.4.0), its model recipes on 16.  Less than the GPU's "
+	  "SMs; needs ep_dispatcher deepep or hybridep" },
 	{ "parallel.ep_fp8_dispatch", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "the dispatch all-to-alls (forward, and the backward of the combine) "
 	  "carry FP8 with a scale per 128 elements, the combines bf16 "
@@ -283,6 +293,11 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 	    m->moe.experts == 0)
 		return sc_where_error(w, e, key, "an MoE setting without experts "
 				      "(expected model.moe.experts > 0)");
+	if (o->ep_sms_set && !o->ep_deepep)
+		return sc_where_error(w, e, "parallel.ep_dispatcher_sms", "the all-to-all "
+				      "dispatcher runs on NCCL's channels, not SMs of its "
+				      "own (expected parallel.ep_dispatcher = \"deepep\" or "
+				      "\"hybridep\")");
 	if (o->ep_fp8_dispatch && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.ep_fp8_dispatch", "FP8 dispatch "
 				      "quantizes the experts' FP8 GEMM inputs (expected "
@@ -595,6 +610,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->ep_hybridep = strcmp(sc_str(sc, "parallel.ep_dispatcher"), "hybridep") == 0;
 	o->ep_deepep = o->ep_hybridep ||
 		       strcmp(sc_str(sc, "parallel.ep_dispatcher"), "deepep") == 0;
+	o->ep_sms = (double)sc_int(sc, "parallel.ep_dispatcher_sms");
+	o->ep_sms_set = sc_has(sc, "parallel.ep_dispatcher_sms");
 	o->ep_fp8_dispatch = sc_bool(sc, "parallel.ep_fp8_dispatch");
 	o->moe_grouped_gemm = strcmp(sc_str(sc, "parallel.moe_gemm"), "grouped") == 0;
 	o->moe_act_set = sc_has(sc, "parallel.moe_act_fused");

@@ -90,6 +90,8 @@ struct par_opts {
 	double metric_ce;		/* training metrics' cross-entropies */
 	bool ep_deepep;			/* DeepEP's dispatch, else all-to-all (dispatch.h) */
 	bool ep_hybridep;		/* ... HybridEP's: DeepEP's, permute fused */
+	double ep_sms;			/* SMs the flex dispatcher's kernels hold */
+	bool ep_sms_set;		/* ... set by the scenario */
 	bool ep_fp8_dispatch;		/* dispatch in FP8, combine in bf16 */
 	bool moe_grouped_gemm;		/* experts' GEMMs in one kernel, not one
 					 * call per expert (compute.c) */

@@ -351,20 +351,19 @@ static int ep_a2a_s(const struct tfm *m, const struct layout *L, const struct pa
 /*
  * While an all-to-all runs beside the MoE layer's compute, its kernel holds
  * SMs the GEMMs then lack (as TP's overlap does, comm_sms_slow_s): DeepEP's
- * normal kernels take DEEPEP_SMS -- 20 of H800's 132 saturate IB and
- * NVLink, and giving them to communication limits the compute's
- * throughput (DeepSeek-V3 report, arXiv:2412.19437, sec. 3.2.2 and
- * 3.5.1; deepseek-ai/DeepEP's Buffer.num_sms and Megatron-Core's
- * moe_deepep_num_sms default to 20); NCCL's all-to-all one SM per channel,
- * the NCCL_TP_CHANNELS of the TP collectives (an assumption carried from
- * its ring logs).  Charged on the time hidden, forward and backward alike.
+ * flex dispatcher's kernels take parallel.ep_dispatcher_sms -- by default
+ * 20, of H800's 132 enough to saturate IB and NVLink, and giving them to
+ * communication limits the compute's throughput (DeepSeek-V3 report,
+ * arXiv:2412.19437, sec. 3.2.2 and 3.5.1; deepseek-ai/DeepEP's
+ * Buffer.num_sms and Megatron-Core's moe_deepep_num_sms default to 20);
+ * NCCL's all-to-all one SM per channel, the NCCL_TP_CHANNELS of the TP
+ * collectives (an assumption carried from its ring logs).  Charged on the
+ * time hidden, forward and backward alike.
  */
-#define DEEPEP_SMS 20.0
-
 static void ep_overlap_slow(const struct gpu_spec *g, const struct par_opts *o,
 			    double hidden_fwd_s, double hidden_bwd_s, struct layer_costs *c)
 {
-	double sms = o->ep_deepep ? DEEPEP_SMS : NCCL_TP_CHANNELS;
+	double sms = o->ep_deepep ? o->ep_sms : NCCL_TP_CHANNELS;
 	double f = comm_sms_slow_s(g, hidden_fwd_s, sms);
 	double b = comm_sms_slow_s(g, hidden_bwd_s, sms);
 
