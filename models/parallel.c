@@ -172,12 +172,16 @@ const struct cfg_setting par_settings[] = {
 	  "(Megatron-Core's default, one copy per token and expert), deepep "
 	  "(DeepEP: once per destination node over the scale-out fabric, then "
 	  "once per destination GPU over NVLink; Megatron-Core's flex dispatcher, "
-	  "DeepSeek-V3) or hybridep (NVIDIA's HybridEP in the flex dispatcher with "
-	  "its permute fused, Megatron-Core's moe_permute_fusion_into_hybridep: "
-	  "DeepEP's traffic, its kernels writing the tokens in their experts' "
-	  "order and reading them back from it, so no permute before the experts "
-	  "or after them; HybridEP without the fusion permutes as DeepEP does: "
-	  "deepep)" },
+	  "DeepSeek-V3) or hybridep (NVIDIA's HybridEP in the flex dispatcher: "
+	  "DeepEP's traffic, after an all-gather of every rank's routing map "
+	  "that each dispatch's metadata preprocessing needs; with "
+	  "parallel.ep_permute_fused its permute is fused into its kernels)" },
+	{ "parallel.ep_permute_fused", CFG_BOOL, "", 0, 0, "true", NULL,
+	  "hybridep: its kernels write the tokens in their experts' order and "
+	  "read them back from it, so no permute runs before the experts or "
+	  "after them (Megatron-Core's moe_permute_fusion_into_hybridep, "
+	  "Megatron-LM PR #4089 of 2026-04-28); false: HybridEP of before, which "
+	  "permutes as DeepEP does; needs ep_dispatcher hybridep" },
 	{ "parallel.ep_dispatcher_sms", CFG_INT, "", 1, 1024, "20", NULL,
 	  "SMs the flex dispatcher's (deepep, hybridep) dispatch and combine "
 	  "kernels hold while they run; what they hold beside an MoE layer's "
@@ -293,6 +297,10 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 	    m->moe.experts == 0)
 		return sc_where_error(w, e, key, "an MoE setting without experts "
 				      "(expected model.moe.experts > 0)");
+	if (o->ep_permute_set && !o->ep_hybridep)
+		return sc_where_error(w, e, "parallel.ep_permute_fused", "only HybridEP "
+				      "fuses the permute into its kernels (expected "
+				      "parallel.ep_dispatcher = \"hybridep\")");
 	if (o->ep_sms_set && !o->ep_deepep)
 		return sc_where_error(w, e, "parallel.ep_dispatcher_sms", "the all-to-all "
 				      "dispatcher runs on NCCL's channels, not SMs of its "
@@ -610,6 +618,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->ep_hybridep = strcmp(sc_str(sc, "parallel.ep_dispatcher"), "hybridep") == 0;
 	o->ep_deepep = o->ep_hybridep ||
 		       strcmp(sc_str(sc, "parallel.ep_dispatcher"), "deepep") == 0;
+	o->ep_permute_set = sc_has(sc, "parallel.ep_permute_fused");
+	o->ep_permute_fused = o->ep_hybridep && sc_bool(sc, "parallel.ep_permute_fused");
 	o->ep_sms = (double)sc_int(sc, "parallel.ep_dispatcher_sms");
 	o->ep_sms_set = sc_has(sc, "parallel.ep_dispatcher_sms");
 	o->ep_fp8_dispatch = sc_bool(sc, "parallel.ep_fp8_dispatch");

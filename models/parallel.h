@@ -89,7 +89,10 @@ struct par_opts {
 	bool xentropy;			/* eager loss: flash-attn's fused kernel */
 	double metric_ce;		/* training metrics' cross-entropies */
 	bool ep_deepep;			/* DeepEP's dispatch, else all-to-all (dispatch.h) */
-	bool ep_hybridep;		/* ... HybridEP's: DeepEP's, permute fused */
+	bool ep_hybridep;		/* ... HybridEP's: DeepEP's traffic, its routing
+					 * map all-gathered every dispatch */
+	bool ep_permute_fused;		/* ... its permute fused into its dispatch */
+	bool ep_permute_set;		/* ... set by the scenario */
 	double ep_sms;			/* SMs the flex dispatcher's kernels hold */
 	bool ep_sms_set;		/* ... set by the scenario */
 	bool ep_fp8_dispatch;		/* dispatch in FP8, combine in bf16 */

@@ -374,8 +374,8 @@ static void print_experts(const struct model *md, FILE *out)
 	fprintf(out, "experts               %d per GPU (ep %d, expert_tp %d); an EP "
 		"group's ranks %d apart; %d data-parallel replicas of each\n",
 		md->m.moe.experts / ep, ep, et, et, L->tp * L->dp / (et * ep));
-	fprintf(out, "dispatch              %s", o->ep_hybridep ? "hybridep (permute fused)" :
-		o->ep_deepep ? "deepep" : "alltoall");
+	fprintf(out, "dispatch              %s", o->ep_permute_fused ? "hybridep (permute fused)" :
+		o->ep_hybridep ? "hybridep" : o->ep_deepep ? "deepep" : "alltoall");
 	if (o->ep_deepep)
 		fprintf(out, ": a token to %.3g of %d nodes, %.3g of %d GPUs",
 			disp_distinct(&md->m.moe, nodes), nodes,

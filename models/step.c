@@ -795,34 +795,67 @@ static struct net *step_net(const struct step_cfg *c, struct err *e)
 	return net_build(c->net, e);
 }
 
+/* The checked options, the network and its rank-to-GPU map for a layer
+ * timed alone (step_moe_layer, step_ep_times): 0, or -1 with e set and
+ * nothing to free. */
+static int alone_setup(const struct step_cfg *c, const struct tfm *m,
+		       const struct layout *L, const struct gpu_spec *g,
+		       struct par_opts *o, struct net **net, int **rank_gpu, struct err *e)
+{
+	int ranks = L->tp * L->pp * L->dp;
+
+	*o = c->par;
+	*net = NULL;
+	*rank_gpu = NULL;
+	if (par_check(c->where, m, L, o, e) < 0 || step_check_gpu(c, g, e) < 0)
+		return -1;
+	*net = step_net(c, e);
+	if (!*net)
+		return -1;
+	if (ranks > net_gpu_count(*net)) {
+		err_set(e, ERR_USAGE, "step: %d ranks on a %d-GPU network", ranks,
+			net_gpu_count(*net));
+		net_free(*net);
+		return -1;
+	}
+	*rank_gpu = malloc(sizeof **rank_gpu * (size_t)ranks);
+	if (!*rank_gpu) {
+		net_free(*net);
+		return err_set(e, ERR_RUN, "step: out of memory");
+	}
+	for (int r = 0; r < ranks; r++)
+		(*rank_gpu)[r] = net_rank_gpu(*net, r);
+	return 0;
+}
+
 int step_moe_layer(const struct step_cfg *c, const struct tfm *m,
 		   const struct layout *L, const struct gpu_spec *g,
 		   double *fwd_s, double *bwd_s, struct err *e)
 {
-	struct par_opts o = c->par;
-	int ranks = L->tp * L->pp * L->dp, *rank_gpu = NULL, rc = -1;
-	struct net *net = NULL;
+	struct par_opts o;
+	struct net *net;
+	int *rank_gpu, rc;
 
-	if (par_check(c->where, m, L, &o, e) < 0 || step_check_gpu(c, g, e) < 0)
+	if (alone_setup(c, m, L, g, &o, &net, &rank_gpu, e) < 0)
 		return -1;
-	net = step_net(c, e);
-	if (!net)
-		return -1;
-	if (ranks > net_gpu_count(net)) {
-		err_set(e, ERR_USAGE, "step: %d ranks on a %d-GPU network", ranks,
-			net_gpu_count(net));
-		goto done;
-	}
-	rank_gpu = malloc(sizeof *rank_gpu * (size_t)ranks);
-	if (!rank_gpu) {
-		err_set(e, ERR_RUN, "step: out of memory");
-		goto done;
-	}
-	for (int r = 0; r < ranks; r++)
-		rank_gpu[r] = net_rank_gpu(net, r);
 	rc = step_layer_moe_block(m, L, &o, g, o.dtype == PAR_FP8 ? g->peak_fp8_flops :
 				  g->peak_bf16_flops, net, rank_gpu, fwd_s, bwd_s, e);
-done:
+	free(rank_gpu);
+	net_free(net);
+	return rc;
+}
+
+int step_ep_times(const struct step_cfg *c, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g, double *dispatch_s,
+		  double *combine_s, double *meta_s, struct err *e)
+{
+	struct par_opts o;
+	struct net *net;
+	int *rank_gpu, rc;
+
+	if (alone_setup(c, m, L, g, &o, &net, &rank_gpu, e) < 0)
+		return -1;
+	rc = step_layer_ep_s(m, L, &o, net, g, rank_gpu, dispatch_s, combine_s, meta_s, e);
 	free(rank_gpu);
 	net_free(net);
 	return rc;

@@ -204,6 +204,13 @@ int step_moe_layer(const struct step_cfg *c, const struct tfm *m,
 		   const struct layout *L, const struct gpu_spec *g,
 		   double *fwd_s, double *bwd_s, struct err *e);
 
+/* One MoE layer's forward dispatch, combine and HybridEP's metadata
+ * preprocessing, each alone on the scenario's network (c's, read), seconds
+ * (step_layer.h step_layer_ep_s). */
+int step_ep_times(const struct step_cfg *c, const struct tfm *m,
+		  const struct layout *L, const struct gpu_spec *g, double *dispatch_s,
+		  double *combine_s, double *meta_s, struct err *e);
+
 /* The kernel shape (compute.h) of the model's dense layers, or of its MoE
  * layers (moe), on one TP rank. */
 struct cmp_shape;

@@ -313,9 +313,31 @@ static int a2a_s(struct net *net, const int *gpus, int n, double bytes, double s
  *     group[0]'s local index) of one copy per destination node, the node's
  *     share of the imbalance on the hot node, beside an all-to-all among the
  *     node's GPUs of one copy per destination GPU, the imbalance on the hot
- *     GPU; pipelined, so the slower leg's time.  Each leg is timed alone on
- *     the fabric, as every collective here is.
+ *     GPU; pipelined, the slower leg's time and part of the other's
+ *     (HYBRIDEP_LEG_SERIAL, DEEPEP_LEG_SERIAL).  Each leg is timed alone on the fabric, as every
+ *     collective here is.
  */
+/*
+ * The flex dispatcher's two legs share its SMs (the warps that post RDMA
+ * writes and those that forward over NVLink), so they overlap only in
+ * part: a dispatch takes the slower leg's time and a share of the other's,
+ * fitted to each implementation's own published benchmark, its bandwidths
+ * turned into times by its own byte count (tests/step-dispatch-t):
+ *   HybridEP: deepseek-ai/DeepEP hybrid-ep branch, docs/README_Hybrid-EP.md
+ *     of 2026-05-13, H100, kernel-only times, 4096 tokens of 7168, top 8
+ *     of 128 experts drawn uniformly, 16 SMs, BF16 dispatch and combine at
+ *     16, 32 and 64 ranks: the six give 0.34-0.64, mean 0.47;
+ *   DeepEP: its README (main branch), H800 (NVLink 160 GB/s), its
+ *     best-tuned normal kernels at EP 16, 32 and 64, FP8 dispatch and BF16
+ *     combine, DeepSeek-V3's routing (256 experts, top 8, at most 4 nodes):
+ *     0.13-0.43, mean 0.24.
+ * Both are 0.41-0.43 at two nodes; beyond, DeepEP's pipeline hides more.
+ * On one node there is one leg (B200, 8 ranks: the law's 0.41 ms against
+ * HybridEP's kernel-only 0.42).
+ */
+#define HYBRIDEP_LEG_SERIAL 0.47
+#define DEEPEP_LEG_SERIAL 0.24
+
 static int ep_a2a_s(const struct tfm *m, const struct layout *L, const struct par_opts *o,
 		    struct net *net, const int *group, int ep, double elem_bytes,
 		    double *t, double *near_bytes, double *far_bytes, struct err *e)
@@ -342,7 +364,8 @@ static int ep_a2a_s(const struct tfm *m, const struct layout *L, const struct pa
 	if (a2a_s(net, rail, N, S_node, 1 + (F - 1) / g, &t_far, e) < 0 ||
 	    a2a_s(net, local, g, S_gpu, F, &t_near, e) < 0)
 		return -1;
-	*t = fmax(t_far, t_near);
+	double serial = o->ep_hybridep ? HYBRIDEP_LEG_SERIAL : DEEPEP_LEG_SERIAL;
+	*t = fmax(t_far, t_near) + serial * fmin(t_far, t_near);
 	*near_bytes = S_gpu * (g - 1) / g;
 	*far_bytes = S_node * (N - 1) / N;
 	return 0;
@@ -373,6 +396,51 @@ static void ep_overlap_slow(const struct gpu_spec *g, const struct par_opts *o,
 	c->moe_bwd.gemm_s += b;
 }
 
+/*
+ * HybridEP's metadata preprocessing, before each dispatch: every rank's
+ * routing map (a bool per token and expert) all-gathered over the EP
+ * group -- NCCL's all_gather_into_tensor when the group spans nodes, a
+ * 32-SM copy kernel over NVLink within one, timed here as NCCL's -- then
+ * scanned for where each token goes (deepseek-ai/DeepEP, hybrid-ep
+ * branch, csrc/hybrid_ep/executor/executor.cu: allgather_routing_map and
+ * metadata_preprocess_core; the scan priced as one read of the gathered
+ * map).  The combine and the backward reuse the handle it builds.
+ * DeepEP's normal kernels exchange per-rank counts only.
+ */
+static int hybridep_meta_s(const struct tfm *m, const struct layout *L,
+			   const struct gpu_spec *g, struct net *net, const int *group,
+			   int ep, double *t, struct err *e)
+{
+	double tokens = step_ep_bytes(m, L) / (m->moe.top_k * m->hidden * 2.0);
+	double all_maps = tokens * m->moe.experts * ep;
+	struct coll x = { COLL_ALL_GATHER, COLL_AUTO, group, ep, all_maps, 0 };
+	double ag_s = net_coll_time_s(net, &x, e);
+
+	if (ag_s < 0)
+		return -1;
+	*t = ag_s + kern_stream_s(&g->k, KS_COPY, all_maps);
+	return 0;
+}
+
+int step_layer_ep_s(const struct tfm *m, const struct layout *L,
+		    const struct par_opts *o, struct net *net, const struct gpu_spec *g,
+		    const int *rank_gpu, double *dispatch_s, double *combine_s,
+		    double *meta_s, struct err *e)
+{
+	int ep = layout_ep_group(L), group[GROUP_MAX];
+	double near, far;
+
+	*dispatch_s = *combine_s = *meta_s = 0;
+	if (m->moe.experts == 0 || ep <= 1)
+		return 0;
+	if (rank_subgroup(rank_gpu, ep, layout_etp(L), "parallel.ep", group, e) < 0 ||
+	    ep_a2a_s(m, L, o, net, group, ep, o->ep_fp8_dispatch ? DISP_FP8_BYTES : 2,
+		     dispatch_s, &near, &far, e) < 0 ||
+	    ep_a2a_s(m, L, o, net, group, ep, 2, combine_s, &near, &far, e) < 0)
+		return -1;
+	return o->ep_hybridep ? hybridep_meta_s(m, L, g, net, group, ep, meta_s, e) : 0;
+}
+
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g, struct net *net,
 		      const int *rank_gpu, double tp_bytes, struct layer_costs *c,
@@ -380,7 +448,7 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 {
 	int ep = layout_ep_group(L);
 	int group[GROUP_MAX], passes = par_moe_recomputed(o) ? 2 : 1;
-	double extra, t_disp, t_comb, near_d, far_d, near_c, far_c;
+	double extra, t_disp, t_comb, t_meta = 0, near_d, far_d, near_c, far_c;
 
 	c->ep_fwd_s = c->ep_bwd_s = c->ep_near_bytes = c->ep_far_bytes = 0;
 	c->moe_tp_fwd_s = c->tp_fwd_s;
@@ -403,11 +471,14 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	 * down-projection), the dispatch's comes back the combine's (bf16) */
 	if (ep_a2a_s(m, L, o, net, group, ep, o->ep_fp8_dispatch ? DISP_FP8_BYTES : 2,
 		     &t_disp, &near_d, &far_d, e) < 0 ||
-	    ep_a2a_s(m, L, o, net, group, ep, 2, &t_comb, &near_c, &far_c, e) < 0)
+	    ep_a2a_s(m, L, o, net, group, ep, 2, &t_comb, &near_c, &far_c, e) < 0 ||
+	    (o->ep_hybridep && hybridep_meta_s(m, L, g, net, group, ep, &t_meta, e) < 0))
 		return -1;
 	c->ep_near_bytes = near_d + near_c;
 	c->ep_far_bytes = far_d + far_c;
-	double all_fwd_s = t_disp + t_comb, all_bwd_s = passes * (t_disp + t_comb);
+	/* a recomputed layer dispatches afresh: its preprocessing again */
+	double all_fwd_s = t_disp + t_comb + t_meta;
+	double all_bwd_s = passes * (t_disp + t_comb) + (passes - 1) * t_meta;
 	c->ep_fwd_s = all_fwd_s;
 	c->ep_bwd_s = all_bwd_s;
 	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
@@ -728,7 +799,7 @@ static void layer_shape(const struct tfm *m, const struct layout *L,
 		return;
 	sh->per_expert_gemms = !o->moe_grouped_gemm;
 	sh->ep_sort = !o->ep_deepep;
-	sh->ep_fused_permute = o->ep_hybridep;
+	sh->ep_fused_permute = o->ep_permute_fused;
 	sh->moe_eager_act = o->fused_kernels && !o->moe_act_fused;
 }
 

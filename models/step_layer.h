@@ -51,6 +51,14 @@ int step_layer_moe_block(const struct tfm *m, const struct layout *L,
 			 const struct par_opts *o, const struct gpu_spec *g,
 			 double peak, struct net *net, const int *rank_gpu,
 			 double *fwd_s, double *bwd_s, struct err *e);
+/* One MoE layer's forward dispatch and combine, and HybridEP's metadata
+ * preprocessing before the dispatch (0 for the others), each alone on the
+ * fabric, seconds: what the dispatchers' own benchmarks time.  Models
+ * without experts or EP: 0 each. */
+int step_layer_ep_s(const struct tfm *m, const struct layout *L,
+		    const struct par_opts *o, struct net *net, const struct gpu_spec *g,
+		    const int *rank_gpu, double *dispatch_s, double *combine_s,
+		    double *meta_s, struct err *e);
 /* `layers` layers' parameters on one GPU: split over TP, routed experts
  * also over EP (an MoE layer's when moe). */
 double step_layer_rank_params(const struct tfm *m, const struct layout *L,

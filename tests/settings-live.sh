@@ -87,6 +87,7 @@ parallel.expert_tp|T|MOE -s parallel.sequence_parallel=true|1|
 model.moe.groups|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s model.moe.groups=2 -s model.moe.group_topk=2|4|
 model.moe.group_topk|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s model.moe.groups=4|2|
 parallel.ep_dispatcher|T|MOE -s parallel.pp=1 -s parallel.ep=8||
+parallel.ep_permute_fused|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="hybridep"'||
 parallel.ep_dispatcher_sms|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s 'parallel.ep_overlap="dualpipe"'|40|
 parallel.ep_fp8_dispatch|T|MOE -s parallel.pp=1 -s parallel.ep=8 H100||
 parallel.moe_gemm|T|MOE -s training.host_us_per_kernel=5000|"grouped"|

@@ -29,12 +29,18 @@
  * the all-to-all's bytes, 8 x (1 - 0.76667) x 1.2107 ms = 2.2600 ms less,
  * and 8 x 300 ns more: the fabric is rail-optimized, DeepEP's transfers
  * stay on their rail's leaf, the all-to-all's to other local indices pass
- * a spine, two more 150 ns hops (ib_ndr's latency_ns); the NVLink leg (7/8
- * of 2 copies at 345 GB/s, 0.30 ms) hides under the InfiniBand one.
+ * a spine, two more 150 ns hops (ib_ndr's latency_ns); and its NVLink leg
+ * (an all-to-all of 2 copies, 117,440,512 bytes, among the node's 8 GPUs:
+ * 310.13 us, `trainsim collective tests/bench/step-moe.cfg --op all_to_all
+ * --ranks 8` at that size) runs under the InfiniBand one but for 0.24 of
+ * it (DEEPEP_LEG_SERIAL): 8 x 0.24 x 310.13 us = 0.5954 ms more, so 1.6670
+ * ms less in all.
  * Two groups of 8 (one a node), one chosen: every token to one node, 8 x
  * (0.76667 - 0.5) x 1.2107 ms = 2.5829 ms less again.  FP8 dispatch
  * (1 + 4/128 bytes an element, the combine in bf16) on the 4 dispatch-way
- * all-to-alls: 4 x S_node/2 x (1 - 1.03125/2) / B = 1.7984 ms less.  The
+ * all-to-alls: 4 x S_node/2 x (1 - 1.03125/2) / B = 1.7984 ms less, and
+ * their NVLink legs' shares 4 x 0.24 x (310.13 - 165.92) us = 0.1384 ms
+ * (165.92 us at 60,555,264 bytes, the same command): 1.9369 ms.  The
  * latencies are the same on both sides of each difference (both cross
  * nodes); the DES keeps whole nanoseconds: the differences hold to 1e-5.
  * DualPipe's overlap (two microbatches, one's all-to-alls under the
@@ -44,7 +50,24 @@
  * 32 Megatron-Bridge's performance scripts give HybridEP, 32/100 of the
  * same time (the EP time hidden does not depend on them).  (The
  * gradients are reduced after the backward here, overlap_grad_reduce off,
- * so no DP collective takes SMs beside the passes.) */
+ * so no DP collective takes SMs beside the passes.)
+ *
+ * The dispatchers' own benchmarks, one dispatch or combine of 4096 tokens
+ * of 7168 (step_ep_times), their printed bandwidths turned into times by
+ * their own byte counts -- a token once per destination node, its own
+ * node included, 2 bytes an element (FP8: 1 + 4/128):
+ *   HybridEP (deepseek-ai/DeepEP hybrid-ep branch, docs/README_Hybrid-EP.md
+ *   of 2026-05-13; top 8 of 128 experts uniform, 16 SMs, kernel time):
+ *   on H100 at 16, 32, 64 ranks BF16 dispatch 71.71, 57.69, 49.97 GB/s and
+ *   combine 62.95, 57.46, 49.77 -- what HYBRIDEP_LEG_SERIAL was fitted to,
+ *   pinned within 10%; on B200, 8 ranks, one node, the bytes each GPU
+ *   receives (a token once per destination GPU) at 734.95 GB/s -- nothing
+ *   fitted there, within 10%.  DeepEP (its README: H800, best-tuned normal
+ *   kernels; 256 experts, top 8 within at most 4 of its nodes): FP8
+ *   dispatch 43, 58, 51 GB/s and BF16 combine 43, 57, 50 at EP 16, 32, 64
+ *   -- what DEEPEP_LEG_SERIAL was fitted to, within 10%. */
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tests/tap.h"
@@ -88,6 +111,104 @@ static int run_ov(struct cfg_schema *s, const char *disp, int groups, int topk,
 	return step_job_run(s, file, o, sizeof o / sizeof o[0], j, e);
 }
 
+/* One dispatch and combine of a benchmark's shape: 4096 tokens of 7168,
+ * E experts, top 8 (within min(4, nodes) node groups when grouped), on
+ * `gpus` GPUs of `gpu`, EP over all of them. */
+static int bench_ep(struct cfg_schema *s, const char *disp, const char *gpu, int gpus,
+		    int E, bool grouped, bool fp8, double *disp_s, double *comb_s)
+{
+	char gp[64], ep[64], gb[64], ex[64], gr[64], gt[64], dd[64], gg[64], f8[64], dt[64];
+	int nodes = gpus / 8;
+	const char *const o[] = {
+		"model.layers=1", "model.mtp_layers=0", "model.moe.dense_layers=0",
+		"model.moe.top_k=8", "model.moe.capacity_factor=1.0",
+		"model.moe.shared_experts=0", "model.seq_len=4096", "parallel.tp=1",
+		"parallel.pp=1", "parallel.last_stage_layers=0", "parallel.micro_batch=1",
+		"parallel.recompute=\"none\"", gp, ep, gb, ex, gr, gt, dd, gg, f8, dt,
+	};
+	struct step_job j;
+	struct err e;
+	double meta_s;
+	char file[4096];
+	int rc;
+
+	snprintf(file, sizeof file, "%s/tests/bench/step-moe.cfg", tap_srcdir());
+	snprintf(gp, sizeof gp, "cluster.gpus=%d", gpus);
+	snprintf(ep, sizeof ep, "parallel.ep=%d", gpus);
+	snprintf(gb, sizeof gb, "parallel.global_batch=%d", gpus);
+	snprintf(ex, sizeof ex, "model.moe.experts=%d", E);
+	snprintf(gr, sizeof gr, "model.moe.groups=%d", grouped ? nodes : 0);
+	snprintf(gt, sizeof gt, "model.moe.group_topk=%d", grouped ? (nodes < 4 ? nodes : 4) : 0);
+	snprintf(dd, sizeof dd, "parallel.ep_dispatcher=\"%s\"", disp);
+	snprintf(gg, sizeof gg, "cluster.gpu=\"%s\"", gpu);
+	snprintf(f8, sizeof f8, "parallel.ep_fp8_dispatch=%s", fp8 ? "true" : "false");
+	snprintf(dt, sizeof dt, "parallel.dtype=\"%s\"", fp8 ? "fp8" : "bf16");
+	rc = step_job_load(s, file, o, sizeof o / sizeof o[0], &j, &e);
+	if (rc == 0)
+		rc = step_cfg_read_net(j.sc, &j.cfg, &e);
+	if (rc == 0)
+		rc = step_ep_times(&j.cfg, &j.m, &j.L, &j.g, disp_s, comb_s, &meta_s, &e);
+	if (rc < 0)
+		tap_diag("%s %s %d: %s", disp, gpu, gpus, e.msg);
+	step_job_free(&j);
+	return rc;
+}
+
+/* tap_near with a formatted name. */
+static void near_f(double got, double want, double tol, const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	tap_near(got, want, tol, name);
+}
+
+/* The published figure's time: bytes / (GB/s). */
+static double bench_s(double tokens_copies, double elem_bytes, double gbyte_s)
+{
+	return 4096 * tokens_copies * 7168 * elem_bytes / (gbyte_s * 1e9);
+}
+
+static void test_benchmarks(struct cfg_schema *s)
+{
+	static const struct { int gpus; double disp, comb; } hy[] = {
+		{ 16, 71.71, 62.95 }, { 32, 57.69, 57.46 }, { 64, 49.97, 49.77 },
+	}, dp[] = { { 16, 43, 43 }, { 32, 58, 57 }, { 64, 51, 50 } };
+	double t_d, t_c;
+
+	for (int i = 0; i < 3; i++) {
+		int n = hy[i].gpus / 8;
+		double d_node = distinct(128, 8, 0, 0, n);
+		if (bench_ep(s, "hybridep", "h100_sxm", hy[i].gpus, 128, false, false, &t_d,
+			     &t_c) < 0)
+			continue;
+		near_f(t_d, bench_s(d_node, 2, hy[i].disp), 0.10, "HybridEP on %d H100: "
+			 "dispatch %.3f ms, its benchmark's %.3f (10%%)", hy[i].gpus, t_d * 1e3,
+			 bench_s(d_node, 2, hy[i].disp) * 1e3);
+		near_f(t_c, bench_s(d_node, 2, hy[i].comb), 0.10, "... combine %.3f ms, "
+			 "its %.3f", t_c * 1e3, bench_s(d_node, 2, hy[i].comb) * 1e3);
+	}
+	if (bench_ep(s, "hybridep", "b200", 8, 128, false, false, &t_d, &t_c) == 0)
+		near_f(t_d, bench_s(distinct(128, 8, 0, 0, 8), 2, 734.95), 0.10,
+			 "held out: HybridEP on 8 B200 (one node): dispatch %.3f ms, its "
+			 "benchmark's %.3f (10%%)", t_d * 1e3,
+			 bench_s(distinct(128, 8, 0, 0, 8), 2, 734.95) * 1e3);
+	for (int i = 0; i < 3; i++) {
+		int n = dp[i].gpus / 8;
+		double d_node = distinct(256, 8, n, n < 4 ? n : 4, n);
+		if (bench_ep(s, "deepep", "h800_sxm", dp[i].gpus, 256, true, true, &t_d, &t_c) < 0)
+			continue;
+		near_f(t_d, bench_s(d_node, 1.03125, dp[i].disp), 0.10, "DeepEP on %d H800: "
+			 "FP8 dispatch %.3f ms, its benchmark's %.3f (10%%)", dp[i].gpus,
+			 t_d * 1e3, bench_s(d_node, 1.03125, dp[i].disp) * 1e3);
+		near_f(t_c, bench_s(d_node, 2, dp[i].comb), 0.10, "... combine %.3f ms, its "
+			 "%.3f", t_c * 1e3, bench_s(d_node, 2, dp[i].comb) * 1e3);
+	}
+}
+
 static int run(struct cfg_schema *s, const char *disp, int groups, int topk,
 	       const char *dtype, int fp8_disp, struct step_job *j, struct err *e)
 {
@@ -101,7 +222,7 @@ int main(void)
 	struct err e = { 0 };
 	double half_s = 117440512.0 / 2 / 48.5e9, d = 2 * (1 - 8.0 / 16 * 7 / 15);
 
-	tap_plan(17);
+	tap_plan(30);
 	tap_near(distinct(8, 2, 0, 0, 8), 2, 1e-12, "top 2 of 8 on 8 GPUs: 2");
 	tap_near(distinct(8, 2, 0, 0, 4), 13.0 / 7, 1e-12, "top 2 of 8 on 4 GPUs: 13/7");
 	tap_near(distinct(256, 8, 8, 4, 8), 3.629011, 1e-6,
@@ -119,8 +240,9 @@ int main(void)
 		 run(s, "deepep", 2, 1, "bf16", 0, &grp, &e) == 0;
 	if (tap_ok(ok, "all-to-all, DeepEP, DeepEP with 2 groups (%s)", e.msg)) {
 		tap_near(a2a.r.tp_exposed_s - dep.r.tp_exposed_s,
-			 8 * (1 - d / 2) * half_s + 8 * 300e-9, 1e-5,
-			 "DeepEP: a copy per node, 2.2600 ms less, and on the rail, 2.4 us");
+			 8 * (1 - d / 2) * half_s + 8 * 300e-9 - 8 * 0.24 * 310.13e-6, 1e-5,
+			 "DeepEP: a copy per node, 2.2600 ms less, on the rail 2.4 us, "
+			 "0.24 of its NVLink leg 0.5954 ms more");
 		tap_near(dep.r.tp_exposed_s - grp.r.tp_exposed_s,
 			 8 * (d / 2 - 0.5) * half_s, 1e-5,
 			 "one group of two: one node a token, 2.5829 ms less");
@@ -129,8 +251,9 @@ int main(void)
 	     run(s, "deepep", 0, 0, "fp8", 1, &f8, &e) == 0;
 	if (tap_ok(ok, "DeepEP in FP8 with and without FP8 dispatch (%s)", e.msg))
 		tap_near(f16.r.tp_exposed_s - f8.r.tp_exposed_s,
-			 4 * d / 2 * half_s * (1 - 1.03125 / 2), 1e-5,
-			 "FP8 dispatch: 1.7984 ms less");
+			 4 * d / 2 * half_s * (1 - 1.03125 / 2) +
+				 4 * 0.24 * (310.13e-6 - 165.92e-6), 1e-5,
+			 "FP8 dispatch: 1.7984 + 0.1384 ms less");
 	struct step_job none = { 0 }, dual = { 0 }, dual32 = { 0 };
 	ok = run_ov(s, "deepep", 0, 0, "bf16", 0, "none", 32, &none, &e) == 0 &&
 	     run_ov(s, "deepep", 0, 0, "bf16", 0, "dualpipe", 32, &dual, &e) == 0;
@@ -147,6 +270,7 @@ int main(void)
 			 (none.r.tp_exposed_s - dual32.r.tp_exposed_s) * 32 / 100, 1e-6,
 			 "on 32 of them: 32/100 of the time hidden");
 	step_job_free(&dual32);
+	test_benchmarks(s);
 	step_job_free(&none);
 	step_job_free(&dual);
 	step_job_free(&f16);

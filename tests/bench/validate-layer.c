@@ -1,6 +1,7 @@
 /* validate-layer.c -- see validate-layer.h.  Error is as in the other
  * tables: published time over predicted - 1, positive = trainsim too fast. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +32,22 @@ static double layer_mean(const struct layer_stats *s)
 	return s->n ? s->sum_abs / s->n : 0;
 }
 
-/* The row's settings after the caller's: its dispatcher, and FP8 with
- * its recipe where the precision names one ("fp8-blockwise"). */
+/* The row's settings after the caller's: its dispatcher ("hybridep-
+ * unfused": HybridEP without its permute fused), and FP8 with its recipe
+ * where the precision names one ("fp8-blockwise"). */
 static size_t row_overrides(char *const *f, const char *const *ov, size_t n_ov,
 			    const char **out, char *disp, char *recipe, size_t len)
 {
+	bool unfused = strcmp(f[L_DISPATCHER], "hybridep-unfused") == 0;
 	size_t n = 0;
 
-	for (size_t i = 0; i < n_ov && n < LAYER_OV_MAX - 3; i++)
+	for (size_t i = 0; i < n_ov && n < LAYER_OV_MAX - 4; i++)
 		out[n++] = ov[i];
-	snprintf(disp, len, "parallel.ep_dispatcher=\"%s\"", f[L_DISPATCHER]);
+	snprintf(disp, len, "parallel.ep_dispatcher=\"%s\"",
+		 unfused ? "hybridep" : f[L_DISPATCHER]);
 	out[n++] = disp;
+	if (unfused)
+		out[n++] = "parallel.ep_permute_fused=false";
 	if (strncmp(f[L_PRECISION], "fp8-", 4) == 0) {
 		out[n++] = "parallel.dtype=\"fp8\"";
 		snprintf(recipe, len, "parallel.fp8_recipe=\"%s\"", f[L_PRECISION] + 4);
