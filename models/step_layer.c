@@ -332,8 +332,10 @@ static int a2a_s(struct net *net, const int *gpus, int n, double bytes, double s
  *     combine, DeepSeek-V3's routing (256 experts, top 8, at most 4 nodes):
  *     0.13-0.43, mean 0.24.
  * Both are 0.41-0.43 at two nodes; beyond, DeepEP's pipeline hides more.
- * On one node there is one leg (B200, 8 ranks: the law's 0.41 ms against
- * HybridEP's kernel-only 0.42).
+ * Within one NVLink domain there is one leg, and the law meets HybridEP's
+ * kernel times there with nothing fitted (B200, 8 ranks, and GB200, 8-32
+ * in an NVL72: within 4%).  Not modelled: what its Python API adds to its
+ * kernels, 0.1-0.5 ms a call in the same benchmark, more across nodes.
  */
 #define HYBRIDEP_LEG_SERIAL 0.47
 #define DEEPEP_LEG_SERIAL 0.24

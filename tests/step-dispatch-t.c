@@ -61,14 +61,16 @@
  *   on H100 at 16, 32, 64 ranks BF16 dispatch 71.71, 57.69, 49.97 GB/s and
  *   combine 62.95, 57.46, 49.77 -- what HYBRIDEP_LEG_SERIAL was fitted to,
  *   pinned within 10%; on B200, 8 ranks, one node, the bytes each GPU
- *   receives (a token once per destination GPU) at 734.95 GB/s -- nothing
- *   fitted there, within 10%.  DeepEP (its README: H800, best-tuned normal
+ *   receives (a token once per destination GPU) at 734.95 GB/s, and on
+ *   GB200 in one NVL72 domain at 8, 16, 32 ranks (32 SMs) 764.03, 706.95,
+ *   642.23 GB/s -- nothing fitted there, within 10%.  DeepEP (its README: H800, best-tuned normal
  *   kernels; 256 experts, top 8 within at most 4 of its nodes): FP8
  *   dispatch 43, 58, 51 GB/s and BF16 combine 43, 57, 50 at EP 16, 32, 64
  *   -- what DEEPEP_LEG_SERIAL was fitted to, within 10%. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tests/tap.h"
 #include "models/dispatch.h"
@@ -113,11 +115,14 @@ static int run_ov(struct cfg_schema *s, const char *disp, int groups, int topk,
 
 /* One dispatch and combine of a benchmark's shape: 4096 tokens of 7168,
  * E experts, top 8 (within min(4, nodes) node groups when grouped), on
- * `gpus` GPUs of `gpu`, EP over all of them. */
+ * `gpus` GPUs of `gpu`, EP over all of them; GB200s as trays of 4 in one
+ * NVLink domain (an NVL72's). */
 static int bench_ep(struct cfg_schema *s, const char *disp, const char *gpu, int gpus,
 		    int E, bool grouped, bool fp8, double *disp_s, double *comb_s)
 {
 	char gp[64], ep[64], gb[64], ex[64], gr[64], gt[64], dd[64], gg[64], f8[64], dt[64];
+	char dom[64];
+	bool nvl72 = strcmp(gpu, "gb200") == 0;
 	int nodes = gpus / 8;
 	const char *const o[] = {
 		"model.layers=1", "model.mtp_layers=0", "model.moe.dense_layers=0",
@@ -125,6 +130,8 @@ static int bench_ep(struct cfg_schema *s, const char *disp, const char *gpu, int
 		"model.moe.shared_experts=0", "model.seq_len=4096", "parallel.tp=1",
 		"parallel.pp=1", "parallel.last_stage_layers=0", "parallel.micro_batch=1",
 		"parallel.recompute=\"none\"", gp, ep, gb, ex, gr, gt, dd, gg, f8, dt,
+		nvl72 ? "cluster.gpus_per_node=4" : "parallel.tp=1",
+		nvl72 ? "network.nics_per_node=4" : "parallel.tp=1", dom,
 	};
 	struct step_job j;
 	struct err e;
@@ -143,6 +150,8 @@ static int bench_ep(struct cfg_schema *s, const char *disp, const char *gpu, int
 	snprintf(gg, sizeof gg, "cluster.gpu=\"%s\"", gpu);
 	snprintf(f8, sizeof f8, "parallel.ep_fp8_dispatch=%s", fp8 ? "true" : "false");
 	snprintf(dt, sizeof dt, "parallel.dtype=\"%s\"", fp8 ? "fp8" : "bf16");
+	snprintf(dom, sizeof dom, nvl72 ? "network.scale_up_domain_gpus=%d" : "parallel.pp=1",
+		 gpus);
 	rc = step_job_load(s, file, o, sizeof o / sizeof o[0], &j, &e);
 	if (rc == 0)
 		rc = step_cfg_read_net(j.sc, &j.cfg, &e);
@@ -196,6 +205,16 @@ static void test_benchmarks(struct cfg_schema *s)
 			 "held out: HybridEP on 8 B200 (one node): dispatch %.3f ms, its "
 			 "benchmark's %.3f (10%%)", t_d * 1e3,
 			 bench_s(distinct(128, 8, 0, 0, 8), 2, 734.95) * 1e3);
+	static const struct { int gpus; double disp; } nv[] = {
+		{ 8, 764.03 }, { 16, 706.95 }, { 32, 642.23 },
+	};
+	for (int i = 0; i < 3; i++) {
+		double want = bench_s(distinct(128, 8, 0, 0, nv[i].gpus), 2, nv[i].disp);
+		if (bench_ep(s, "hybridep", "gb200", nv[i].gpus, 128, false, false, &t_d, &t_c) == 0)
+			near_f(t_d, want, 0.10, "held out: HybridEP on %d GB200 (one NVLink "
+			       "domain): dispatch %.3f ms, its benchmark's %.3f (10%%)",
+			       nv[i].gpus, t_d * 1e3, want * 1e3);
+	}
 	for (int i = 0; i < 3; i++) {
 		int n = dp[i].gpus / 8;
 		double d_node = distinct(256, 8, n, n < 4 ? n : 4, n);
@@ -222,7 +241,7 @@ int main(void)
 	struct err e = { 0 };
 	double half_s = 117440512.0 / 2 / 48.5e9, d = 2 * (1 - 8.0 / 16 * 7 / 15);
 
-	tap_plan(30);
+	tap_plan(33);
 	tap_near(distinct(8, 2, 0, 0, 8), 2, 1e-12, "top 2 of 8 on 8 GPUs: 2");
 	tap_near(distinct(8, 2, 0, 0, 4), 13.0 / 7, 1e-12, "top 2 of 8 on 4 GPUs: 13/7");
 	tap_near(distinct(256, 8, 8, 4, 8), 3.629011, 1e-6,
