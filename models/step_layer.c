@@ -305,19 +305,6 @@ static int a2a_s(struct net *net, const int *gpus, int n, double bytes, double s
 }
 
 /*
- * One dispatch (or combine) of elem_bytes per element, its time and the
- * bytes one GPU sends to peers on its node (near) and beyond (far).
- *   alltoall: one all-to-all among the ep ranks of top_k copies of each
- *     token (step_ep_bytes), skewed by the imbalance;
- *   deepep (dispatch.h): an all-to-all among one GPU per node (the rail of
- *     group[0]'s local index) of one copy per destination node, the node's
- *     share of the imbalance on the hot node, beside an all-to-all among the
- *     node's GPUs of one copy per destination GPU, the imbalance on the hot
- *     GPU; pipelined, the slower leg's time and part of the other's
- *     (HYBRIDEP_LEG_SERIAL, DEEPEP_LEG_SERIAL).  Each leg is timed alone on the fabric, as every
- *     collective here is.
- */
-/*
  * The flex dispatcher's two legs share its SMs (the warps that post RDMA
  * writes and those that forward over NVLink), so they overlap only in
  * part: a dispatch takes the slower leg's time and a share of the other's,
@@ -340,6 +327,19 @@ static int a2a_s(struct net *net, const int *gpus, int n, double bytes, double s
 #define HYBRIDEP_LEG_SERIAL 0.47
 #define DEEPEP_LEG_SERIAL 0.24
 
+/*
+ * One dispatch (or combine) of elem_bytes per element, its time and the
+ * bytes one GPU sends to peers on its node (near) and beyond (far).
+ *   alltoall: one all-to-all among the ep ranks of top_k copies of each
+ *     token (step_ep_bytes), skewed by the imbalance;
+ *   deepep (dispatch.h): an all-to-all among one GPU per node (the rail of
+ *     group[0]'s local index) of one copy per destination node, the node's
+ *     share of the imbalance on the hot node, beside an all-to-all among the
+ *     node's GPUs of one copy per destination GPU, the imbalance on the hot
+ *     GPU; pipelined, the slower leg's time and part of the other's
+ *     (HYBRIDEP_LEG_SERIAL, DEEPEP_LEG_SERIAL).  Each leg is timed alone on
+ *     the fabric, as every collective here is.
+ */
 static int ep_a2a_s(const struct tfm *m, const struct layout *L, const struct par_opts *o,
 		    struct net *net, const int *group, int ep, double elem_bytes,
 		    double *t, double *near_bytes, double *far_bytes, struct err *e)
