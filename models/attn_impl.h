@@ -61,10 +61,9 @@ double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, doubl
 /* How much slower per FLOP the law's kind of kernel runs at head dim d
  * than at 128, the head dim of every measured attention table (the
  * catalog's kernels/GPU/attention.tsv): its published speed at 128 over
- * its speed at d, at
- * sequence seq, forward or backward, on its figure (FA3 paper Figures 5
- * and 6 for flash3 and cudnn laws; d held within 64..128, seq within
- * 512..16k).  1 for a flash2 law: the A100's is fitted to the FA2 paper's
+ * its speed at d, at sequence seq, forward or backward, on its figure
+ * (FA3 paper Figures 5 and 6 for flash3 and cudnn laws; d held within
+ * 64..128, seq within 512..16k).  1 for a flash2 law: the A100's is fitted to the FA2 paper's
  * bars at both head dims, so it carries their mean already. */
 double attn_impl_dim_ratio(enum attn_impl law, bool bwd, double seq, double d);
 

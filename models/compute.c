@@ -224,9 +224,9 @@ static double ffn(const struct cmp_shape *sh)
  * for both passes and every GPU. */
 #define FLASH_DROPOUT 1.034
 
-/* One flash-attention kernel over bh heads of seq tokens attending within `window`
- * tokens (0: all before): its time, forward or backward, and its forward
- * FLOPs. */
+/* One flash-attention kernel over bh heads of seq tokens, each attending
+ * within `window` tokens (0: all before): its time, forward or backward,
+ * and its forward FLOPs. */
 static void flash_kernel(const struct gpu_spec *g, bool bwd, double bh, double seq,
 			 double dh, double window, double *t, double *f)
 {

@@ -769,12 +769,12 @@ int step_check_gpu(const struct step_cfg *c, const struct gpu_spec *g, struct er
 {
 	if (gpu_check(g, c->where, e) < 0 || step_check_dtype(c, g, e) < 0)
 		return -1;
-	/* FlashAttention-3 is Hopper code (wgmma, TMA): it runs only where
-	 * the GPU's own attention is a Hopper-class kernel */
 	if (c->par.ep_deepep && g->k.sms > 0 && c->par.ep_sms >= g->k.sms)
 		return sc_where_error(c->where, e, "parallel.ep_dispatcher_sms", "%g SMs "
 				      "for the dispatcher leave none of %s's %d to compute "
 				      "(expected fewer)", c->par.ep_sms, g->name, g->k.sms);
+	/* FlashAttention-3 is Hopper code (wgmma, TMA): it runs only where
+	 * the GPU's own attention is a Hopper-class kernel */
 	if (c->par.flash_attention && c->par.attention_kernel == ATTN_FLASH3 &&
 	    g->attn_law == ATTN_FLASH2)
 		return sc_where_error(c->where, e, "parallel.attention_kernel", "flash3 "
