@@ -27,7 +27,7 @@ static const struct cfg_setting run_settings[] = {
 	{ "run.full_fidelity", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "one event per iteration instead of analytic progress (to check the fast path)" },
 	{ "output.sample_interval_s", CFG_FLOAT, "s", 1e-3, 1e9, "3600", NULL,
-	  "time between time-series samples" },
+	  "time between time-series samples (at most 1e8 over the run at full speed)" },
 	CFG_END
 };
 

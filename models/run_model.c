@@ -141,6 +141,27 @@ double run_work_s(const struct model *md, int64_t i0, int64_t i1, bool compute_o
 	return t;
 }
 
+/* The most samples a time series may take: a run that asks for more is a
+ * mistake in output.sample_interval_s, not a study.  A sample costs about
+ * 3.7 us of CPU and 9 bytes of HDF5, all series together (scenarios/1b.cfg
+ * at 0.1 s: 2.2M samples a series, 8.3 s, 19.8 MB, 2026-12-07), so at this
+ * many a run writes about 0.9 GB for six minutes before its first answer. */
+#define RUN_SAMPLES_MAX 1e8
+
+/* The run at full speed, or until run.max_days, over the sample interval:
+ * a lower bound on the samples each series will hold (stoppages only add). */
+static int check_samples(const struct scenario *sc, const struct model *md, struct err *e)
+{
+	double span_s = fmin(run_work_s(md, 0, md->total_iters, false), md->max_s);
+	double samples = span_s / md->sample_interval_s;
+
+	if (samples <= RUN_SAMPLES_MAX)
+		return 0;
+	return sc_error(sc, e, "output.sample_interval_s", "%g s over the run's %.3g days "
+			"would write %.2g samples a series, more than %.0g; raise the interval",
+			md->sample_interval_s, span_s / 86400.0, samples, RUN_SAMPLES_MAX);
+}
+
 int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 			    struct model *md, struct err *e)
 {
@@ -191,7 +212,7 @@ int run_model_from_scenario(const struct scenario *sc, struct pace_cache *cache,
 						   md->L.global_batch) * md->m.seq_len;
 	}
 	md->mtti_s = 1.0 / (1.0 / failure_mtti_s(&md->fl) + md->spot.rate_per_s);
-	if (check_elastic(md, e) < 0 ||
+	if (check_samples(sc, md, e) < 0 || check_elastic(md, e) < 0 ||
 	    step_cfg_read_net(sc, &md->step, e) < 0 ||
 	    ckpt_from_scenario(sc, md->params, md->L.nodes, md->L.gpus, md->iteration_s,
 			       md->mtti_s, net_cfg_node_out_Bps(md->step.net), &md->ck, e) < 0 ||

@@ -50,11 +50,12 @@ ok $? "a run beside stale temporary files"
 [ ! -e "$tmp/.out.h5.tmp.AbC123" ] && [ -e "$tmp/.other.h5.tmp.AbC123" ]
 ok $? "its own stale temporary file removed, another target's kept"
 
-# Signals: a long run (one sample a second for a long time) killed once its
-# temporary file exists.
+# Signals: a long run killed once its temporary file exists: one sample a
+# second over 3e13 tokens (485 days at tiny.cfg's pace, 4.2e7 samples a
+# series: minutes of writing, under the 1e8 samples a run may ask for).
 for sig in INT TERM; do
 	rm -f "$tmp"/.sig.h5.tmp.*
-	"$TRAINSIM" -q -o "$tmp/sig.h5" -s run.tokens=1e16 -s output.sample_interval_s=1 \
+	"$TRAINSIM" -q -o "$tmp/sig.h5" -s run.tokens=3e13 -s output.sample_interval_s=1 \
 		scenarios/tiny.cfg 2>/dev/null &
 	pid=$!
 	i=0
