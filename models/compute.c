@@ -516,6 +516,55 @@ static double expert_tokens(const struct cmp_shape *sh)
  * kernel writes the received tokens in expert order and whose combine
  * reads them so.  Unfused, HybridEP's dispatch_with_permute still runs the
  * permute as kernels of its own: the two copies, as DeepEP's. */
+/*
+ * Biased routed experts (GPT-OSS) under expert loops: the second GEMM
+ * leaves its bias out so that the router's weight p scales it with the
+ * output, out = y + b p, and that runs after the GEMM in eager PyTorch:
+ * Megatron-Core's TEGroupedMLP._apply_bias (NVIDIA/Megatron-LM experts.py,
+ * "Enable bias in expert mlp", a329dd6da5 of 2025-09-22) loops over the
+ * local experts, `t + b * p` on each one's rows, then torch.cat and
+ * .to(bf16), and autograd runs the loop's backward the same way (since
+ * 883533e049, 2026-08-14, a packed form runs the ops once on all rows,
+ * the bias repeated per token in the cat's place: the same bytes, 4
+ * kernels forward and 6 backward, not modelled apart).  The weights are
+ * fp32, so the product and the sum are written in fp32.  Bytes per output
+ * element:
+ *   forward   per expert b p (4 out) and y + b p (2 + 4 in, 4 out); the
+ *             cat 4 + 4; the cast 4 + 2: 28
+ *   backward  the cast's gradient to fp32 2 + 4 and y's cast back 4 + 2;
+ *             per expert b's row sum of g p (4 + 4, then 4) and p's sum
+ *             over h of g b (4 + 4, then 4): 36
+ * Plain PyTorch ops, not a Transformer Engine module's: their host time is
+ * the eager op's (lib_kernels, host.h), not the stack's op_s.
+ */
+static void expert_bias(const struct gpu_spec *g, struct cmp_cost *acc, bool backward,
+			double local, double elems)
+{
+	int n = local >= 1 ? (int)local : 1;
+	double per = elems / n, k_in = acc->kernels, lib_in = acc->lib_kernels;
+
+	if (backward) {
+		add_stream(g, acc, KS_COPY, elems * (ACT_BYTES + F32_BYTES));	/* d cast */
+		add_stream(g, acc, KS_COPY, elems * (F32_BYTES + ACT_BYTES));	/* dy */
+	}
+	for (int e = 0; e < n; e++) {
+		if (backward) {
+			add_stream(g, acc, KS_COPY, per * 2 * F32_BYTES);	/* g p */
+			add_stream(g, acc, KS_COPY, per * F32_BYTES);		/* db */
+			add_stream(g, acc, KS_COPY, per * 2 * F32_BYTES);	/* g b */
+			add_stream(g, acc, KS_COPY, per * F32_BYTES);		/* dp */
+		} else {
+			add_stream(g, acc, KS_COPY, per * F32_BYTES);		/* b p */
+			add_stream(g, acc, KS_ADD, per * (ACT_BYTES + 2 * F32_BYTES));
+		}
+	}
+	if (!backward) {
+		add_stream(g, acc, KS_COPY, elems * 2 * F32_BYTES);		/* cat */
+		add_stream(g, acc, KS_COPY, elems * (F32_BYTES + ACT_BYTES));	/* cast */
+	}
+	acc->lib_kernels = lib_in + (acc->kernels - k_in);
+}
+
 static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 		       struct cmp_cost *acc, bool backward)
 {
@@ -533,6 +582,8 @@ static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe, true);
 	else
 		mlp_fwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe, true);
+	if (sh->bias && sh->per_expert_gemms)
+		expert_bias(g, acc, backward, local, routed * h);
 	if (sh->ep_sort && local > 1)
 		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* unsort */
 	if (!sh->ep_fused_permute)

@@ -22,7 +22,7 @@ int main(void)
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(58);
+	tap_plan(63);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -197,6 +197,37 @@ int main(void)
 		cmp_te_gemm(&g, &moe, 4, 32, 64, 32, &fc2);
 		tap_near(c.gemm_s, 4 * (fc1.gemm_s + fc2.gemm_s), 1e-12,
 			 "16 experts' GEMMs: 4 rounds of 4 on TE's 4 streams");
+	}
+	/* biased experts (GPT-OSS) on TEGroupedMLP (compute.c expert_bias):
+	 * the second bias scaled by the router's fp32 weight after the GEMM,
+	 * per local expert b p and t + b p, then the cat and the cast to
+	 * bf16: 28 B an output in 16 x 2 + 2 = 34 eager launches forward,
+	 * 36 B in 16 x 4 + 2 = 66 backward; 512 rows x 64 = 32,768 outputs
+	 * at 0.5 TB/s, 5 us a launch; one grouped GEMM has no such loop */
+	{
+		struct cmp_cost plain, biased;
+		double n = 512 * 64;
+
+		cmp_moe_routed_fwd(&g, &moe, &plain);
+		moe.bias = true;
+		cmp_moe_routed_fwd(&g, &moe, &biased);
+		tap_near(biased.time_s - plain.time_s, n * 28 / 0.5e12 + 34 * 5 * US, 1e-15,
+			 "biased experts forward: 28 B an output, 34 launches");
+		tap_near(biased.lib_kernels - plain.lib_kernels, 34, 1e-12,
+			 "... each an eager op (the eager op's host time)");
+		cmp_moe_routed_bwd(&g, &moe, &biased);
+		moe.bias = false;
+		cmp_moe_routed_bwd(&g, &moe, &plain);
+		tap_near(biased.time_s - plain.time_s, n * 36 / 0.5e12 + 66 * 5 * US, 1e-12,
+			 "... backward: 36 B an output, 66 launches");
+		tap_near(biased.kernels - plain.kernels, 66, 1e-12, "... 66 of them");
+		moe.per_expert_gemms = false;
+		cmp_moe_routed_fwd(&g, &moe, &plain);
+		moe.bias = true;
+		cmp_moe_routed_fwd(&g, &moe, &biased);
+		moe.bias = false;
+		moe.per_expert_gemms = true;
+		tap_near(biased.time_s, plain.time_s, 1e-15, "one grouped GEMM: no bias loop");
 	}
 	/* FP8: delayed scaling casts all experts' inputs in one fused kernel
 	 * a GEMM (35 + 2); current scaling an amax and a cast per expert
