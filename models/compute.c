@@ -367,6 +367,20 @@ static void attn_core_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 /* The projections into queries, keys and values: one fused QKV GEMM, or
  * latent attention's down and up projections (times = 2 for backward). */
+/* QK-norm (Qwen3, OLMo 2): the rank's query and key heads normalised per
+ * head after the QKV GEMM, as two norm kernels (Megatron-Core's q_layernorm
+ * and k_layernorm, Transformer Engine norms; Hugging Face's q_norm and
+ * k_norm): forward x read and y written, backward x and dy read and dx
+ * written (the scales' gradients reduced in the same kernel). */
+static void qk_norms(const struct gpu_spec *g, const struct cmp_shape *sh,
+		     struct cmp_cost *acc, bool bwd)
+{
+	double T = sh->b * qlen(sh), d = head_qk(sh), passes = bwd ? 3 : 2;
+
+	add_stream(g, acc, KS_LAYERNORM, T * sh->a / sh->tp * d * passes * ACT_BYTES);
+	add_stream(g, acc, KS_LAYERNORM, T * kv_heads(sh) / sh->tp * d * passes * ACT_BYTES);
+}
+
 static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, bool bwd)
 {
@@ -375,6 +389,8 @@ static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	if (sh->kv_lora <= 0) {
 		add_te_gemm(g, sh, acc, CMP_TE_LN_COL, bwd, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
+		if (sh->qk_norm)
+			qk_norms(g, sh, acc, bwd);
 		return;
 	}
 	double dqk = head_qk(sh), nope = dqk - sh->rope;

@@ -74,6 +74,7 @@ struct cmp_shape {
 	bool fp4_no_rht;	/* NVFP4 without its Hadamard transforms (fp8.c) */
 	bool dropout;		/* attention dropout (inside the flash kernel) */
 	bool bias;		/* linear layers carry biases (GPT) */
+	bool qk_norm;		/* per-head norms of queries and keys (Qwen3) */
 	double peak_flops;	/* tensor peak of the datatype in use */
 	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
 	double kv;		/* key/value heads (0: a) */

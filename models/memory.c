@@ -43,7 +43,8 @@ static double unsharded_grad_bytes(const struct par_opts *o)
  *        inputs gin h each; latent attention's latents (norm input and
  *        up-projection input) and rotary key; an MoE layer's fp32 router
  *        logits 4E
- *   par: Q, K, V for the attention core 2(a d_qk + kv d_qk + kv d_v), the
+ *   par: Q, K, V for the attention core 2(a d_qk + kv d_qk + kv d_v) (and
+ *        with QK-norm its norms' inputs 2(a d_qk + kv d_qk)), the
  *        projection's input gin a d_v; the MLP's first GEMM output 2f (4f
  *        gated: up and gate) and the second's input gin f; an MoE layer's
  *        routed tokens top_k x load x (permuted input gin h + an expert's
@@ -74,7 +75,8 @@ static void act_parts(const struct tfm *m, bool is_moe, bool fp8, unsigned mods,
 	double rep = 4.0 * h + (m->dropout ? 2.0 * h : 0) +
 		     (mods & CMP_RC_LAYERNORM ? 0 : gin * h + gin * h);
 	double par = (mla && (mods & CMP_RC_MLA_UP_PROJ) ? 0 :
-		      2.0 * (a * dqk + kv * dqk + kv * dv)) + gin * a * dv;
+		      2.0 * (a * dqk + kv * dqk + kv * dv)) + gin * a * dv +
+		     (m->qk_norm ? 2.0 * (a * dqk + kv * dqk) : 0);
 
 	if (mla)
 		rep += (2.0 + gin) * (m->mla.q_lora_rank + m->mla.kv_lora_rank) +

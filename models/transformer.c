@@ -31,6 +31,10 @@ const struct cfg_setting tfm_settings[] = {
 	  "MLP: GeLU (two matrices) or a gated linear unit (up, gate, down)" },
 	{ "model.norm", CFG_ENUM, "", 0, 0, "layernorm", "layernorm|rmsnorm",
 	  "normalisation: LayerNorm (scale and bias) or RMSNorm (scale)" },
+	{ "model.qk_norm", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "the queries and keys normalised per head after the QKV projection "
+	  "(QK-norm: Qwen3, OLMo 2; model.norm's kind, a head_dim scale each): "
+	  "two norm kernels a layer forward and backward, their inputs stored" },
 	{ "model.bias", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "linear layers carry biases (GPT; Llama, Mixtral and DeepSeek have none)" },
 	{ "model.dropout", CFG_BOOL, "", 0, 0, "true", NULL,
@@ -124,6 +128,7 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	m->norm = strcmp(sc_str(sc, "model.norm"), "rmsnorm") == 0 ? TFM_RMSNORM :
 		  TFM_LAYERNORM;
 	m->bias = sc_bool(sc, "model.bias");
+	m->qk_norm = sc_bool(sc, "model.qk_norm");
 	m->dropout = sc_bool(sc, "model.dropout");
 	m->learned_positions = strcmp(sc_str(sc, "model.positions"), "learned") == 0;
 	m->tied_embeddings = sc_bool(sc, "model.tied_embeddings");
@@ -187,6 +192,10 @@ int tfm_check(const struct scenario *sc, const struct tfm *m, struct err *e)
 	if (m->mla.kv_lora_rank > 0 && m->head_dim > 0)
 		return sc_error(sc, e, "model.head_dim", "latent attention takes its "
 				"head dimensions from model.mla.* (expected 0 with "
+				"model.mla.kv_lora_rank > 0)");
+	if (m->mla.kv_lora_rank > 0 && m->qk_norm)
+		return sc_error(sc, e, "model.qk_norm", "latent attention normalises "
+				"its latents, not its heads (expected false with "
 				"model.mla.kv_lora_rank > 0)");
 	if (m->mla.kv_lora_rank == 0 && m->head_dim == 0 && m->hidden % m->heads != 0)
 		return sc_error(sc, e, "model.heads", "%d heads do not divide hidden "
@@ -255,9 +264,11 @@ static void attn_counts(const struct tfm *m, struct counts *c)
 	}
 	double d = tfm_qk_head_dim(m), kv = m->kv_heads;
 
-	/* W^Q h x a d, W^K and W^V h x kv d each, W^O a d x h */
+	/* W^Q h x a d, W^K and W^V h x kv d each, W^O a d x h; QK-norm's
+	 * query and key norms, a head_dim each (shared by the heads) */
 	c->mat = h * a * d + 2.0 * h * kv * d + a * d * h;
-	c->vec = m->bias ? a * d + 2.0 * kv * d + h : 0;
+	c->vec = (m->bias ? a * d + 2.0 * kv * d + h : 0) +
+		 (m->qk_norm ? 2.0 * d * (m->norm == TFM_LAYERNORM ? 2 : 1) : 0);
 }
 
 /* One MLP of width f: 2 h f (GeLU) or 3 h f (gated). */

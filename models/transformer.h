@@ -101,6 +101,7 @@ struct tfm {
 	enum tfm_mlp mlp;
 	enum tfm_norm norm;
 	bool bias;
+	bool qk_norm;		/* per-head norms of queries and keys (Qwen3) */
 	bool dropout;		/* dropout layers (their masks are stored) */
 	bool learned_positions;
 	bool tied_embeddings;

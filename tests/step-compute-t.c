@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(27);
+	tap_plan(30);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -73,6 +73,31 @@ int main(void)
 		 0.5 * kern_attn_fwd_s(&g.k, 12, 2048, 128, 256) +
 		 0.5 * kern_attn_fwd_s(&g.k, 12, 2048, 128, 0), 1e-12,
 		 "window on every other layer: the mean layer's core, half of each kernel");
+	/* QK-norm (Qwen3): after the QKV GEMM the rank's 12 query and 4 key
+	 * heads of 128 normalised per head, two norm kernels at the toy's
+	 * quarter of HBM: forward x read and y written (2 + 2 B), backward x
+	 * and dy read, dx written (2 + 2 + 2) */
+	{
+		struct cmp_cost plain, normed;
+		double q = 2048.0 * 12 * 128, k = 2048.0 * 4 * 128;
+
+		ws.window = 0;
+		ws.window_frac = 0;
+		ws.kv = 4;
+		cmp_layer_fwd(&g, &ws, &plain);
+		ws.qk_norm = true;
+		cmp_layer_fwd(&g, &ws, &normed);
+		tap_near(normed.time_s - plain.time_s,
+			 stream_s(q * 4, 0.25) + stream_s(k * 4, 0.25), 1e-12,
+			 "QK-norm forward: two norm kernels, 4 B an element");
+		tap_near(normed.kernels - plain.kernels, 2, 1e-12, "... two launches");
+		cmp_layer_bwd(&g, &ws, &normed);
+		ws.qk_norm = false;
+		cmp_layer_bwd(&g, &ws, &plain);
+		tap_near(normed.time_s - plain.time_s,
+			 stream_s(q * 6, 0.25) + stream_s(k * 6, 0.25), 1e-12,
+			 "QK-norm backward: 6 B an element");
+	}
 
 	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8, no flash */
 	struct cmp_shape sh = { .b = 1, .s = 2048, .h = 12288, .a = 96, .V = 51200,

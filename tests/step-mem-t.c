@@ -35,7 +35,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(41);
+	tap_plan(42);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -70,6 +70,12 @@ int main(void)
 		 sbh * (34 + 80), 1e-12, "no parallelism: sbh(34 + 5as/h)");
 	tap_near(mem_act_layer_bytes(&m, 4, 8, false, false, PAR_RECOMPUTE_SELECTIVE),
 		 4 * sbh * 13, 1e-12, "linear in the micro batch");
+	/* QK-norm keeps its norms' inputs, the queries and keys before them:
+	 * 2 bytes x (a + a) x 128 = 4h more per token, split over t: 4/t sbh */
+	m.qk_norm = true;
+	tap_near(mem_act_layer_bytes(&m, 1, 8, false, false, PAR_RECOMPUTE_SELECTIVE),
+		 sbh * (13 + 4.0 / 8), 1e-12, "QK-norm: its inputs, 4 sbh/t more");
+	m.qk_norm = false;
 
 	/* in flight: 1F1B holds p - k microbatches; interleaved stage 0 holds
 	 * l (1 + (p-1)/(p v)) layers' worth (Korthikanti sec. 4.2) */
