@@ -168,6 +168,34 @@ double attn_impl_dim_ratio(enum attn_impl law, bool bwd, double seq, double d)
 	return fig_speed(fig, seq, dims[N_DIM - 1]) / fig_speed(fig, seq, d);
 }
 
+/*
+ * Waves.  cuDNN's causal forward on an H200 (cuDNN 9.27, NVIDIA/cudnn-
+ * frontend benchmark/attention_inference/results/prefill_sweep/h200/
+ * prefill_sweep_20260923_175600.csv, batch 1, head dim 128, 8-64 heads,
+ * 2k-16k tokens) takes 1.5x the fluid law's time at 8 heads of 2-4k tokens
+ * and 0.94x at 64 heads of 16k; tiles going out longest first in waves of
+ * one an SM (kernels.c attn_work) put all sixteen rows within 8% (the law
+ * refitted to its own table under that rule; tests/kernels-t), where a
+ * greedy longest-first order stays within 4% of the fluid time wherever
+ * there is more than one wave.  The B200's file of the same benchmark
+ * shows the same head-count effect, larger (8 heads 1.25-3.1x the time a
+ * head of 64, the waves 1.11-1.62x; scenarios/validation/README).
+ * Hopper's and Blackwell's flash kernels hold one CTA an SM (their tiles
+ * fill shared memory), so a wave is the SM count.  FlashAttention-2 on
+ * Ampere fits two or more CTAs on an SM and the hardware starts the next
+ * as any ends: the A100's law stays fluid (its figure's shapes, 16k tokens
+ * a batch, are many waves anyway).  FlashAttention-3's own causal kernel
+ * takes its tiles from an atomic counter (hopper/flash_fwd_launch_
+ * template.h: DynamicPersistentTileScheduler, Dao-AILab/flash-attention),
+ * which would shorten the tail; the flash3 kind keeps the waves because the
+ * stacks priced against it run cuDNN (Transformer Engine) or its table's
+ * kernel, which show them.
+ */
+bool attn_impl_waves(enum attn_impl law)
+{
+	return law == ATTN_FLASH3 || law == ATTN_CUDNN;
+}
+
 bool attn_impl_fa2_a100_point(int i, double *seq, double *d, double *tflops)
 {
 	if (i < 0 || i >= N_DIM * N_SEQ)

@@ -67,6 +67,12 @@ double attn_impl_factor(enum attn_impl impl, enum attn_impl law, bool bwd, doubl
  * bars at both head dims, so it carries their mean already. */
 double attn_impl_dim_ratio(enum attn_impl law, bool bwd, double seq, double d);
 
+/* Whether a law of kind `law` runs its tiles in waves of one an SM
+ * (kernels.h kern_attn_law.waves): true for the Hopper and Blackwell
+ * kinds, whose kernels hold a whole SM each; false for flash2 (attn_impl.c
+ * says why). */
+bool attn_impl_waves(enum attn_impl law);
+
 /* FlashAttention-2's own speed on an A100 80GB, the data the A100's
  * attention law is fitted to (tests/kernels-t): forward+backward, causal,
  * as the FA2 paper's Figure 4 (c, d) labels its bars, 16k tokens a batch

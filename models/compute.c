@@ -257,12 +257,12 @@ static double law_dim_ratio(const struct gpu_spec *g, bool bwd, double seq, doub
  * exponentials and the softmax's rescaling are per score, and a smaller
  * head does fewer FLOPs a score.  The measured laws (all at 128) charge it
  * only through their per-block cost, which on H100/H200 gives the forward
- * 1.03x at head dim 64 where FA3's own bars say 1.38x (the backward 1.20x
+ * 1.03x at head dim 64 where FA3's own bars say 1.38x (the backward 1.21x
  * against 1.20x).  So the law's time is raised to the published slowdown
  * of its kind where it falls short, never lowered: the figure is an H100's,
  * and Blackwell, whose tensor cores per SM doubled while its exponential
  * units did not, can only lose more at a small head (the B200's law
- * already charges 1.50x forward).  1 at 128 and above, and for the A100's
+ * already charges 1.45x forward).  1 at 128 and above, and for the A100's
  * law fitted at both head dims. */
 static double flash_dim_factor(const struct gpu_spec *g, bool bwd, double seq, double d)
 {

@@ -170,6 +170,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	k->attn.bwd_block_s = sc_float(sc, "gpus.%s.attn_bwd_block_us", name) * 1e-6;
 	k->attn.launch_s = k->launch_s;
 	out->attn_law = attn_impl_find(sc_str(sc, "gpus.%s.attn_kernel", name));
+	k->attn.waves = attn_impl_waves(out->attn_law);
 	char dir[8192];
 	struct kern_tables t;
 	struct err e = { 0 };

@@ -122,16 +122,48 @@ double kern_attn_fwd_flops(double bh, double seq, double d, double window)
 	return bh * attn_pairs(seq, window) * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
 }
 
-/* Query blocks per SM: the per-block prologue and epilogue run in waves. */
-static double attn_blocks(const struct kern_gpu *k, double bh, double seq)
+/*
+ * The work the busiest SM does, as (FLOPs the whole GPU is held for, tiles
+ * on that SM).  Fluid: the causal work spread evenly, bh x nb / sms tiles
+ * an SM.  In waves (law->waves): the kernel's tiles (a query block of a
+ * head forward, a key block backward: the same lengths, 1..nb key blocks,
+ * or up to the window's) go out longest first, one an SM, SM j taking
+ * tiles j, j + sms, ...: the SM that takes the first tile of every wave
+ * takes its longest, and the kernel ends when that SM does.  So the time
+ * is the sum over waves of each wave's longest tile, as if every SM were
+ * busy that long.  With few heads a wave spans many lengths: 8 heads of
+ * 2k tokens are 128 tiles, one wave, lasting the longest tile (16 blocks)
+ * where the fluid count gives the mean (8.2 on 132 SMs).  Summed over the
+ * query blocks, not the waves: block i's bh tiles stand at positions
+ * [start, start + bh) of the longest-first order, and every wave that
+ * starts there lasts block i's length.
+ */
+static void attn_work(const struct kern_gpu *k, const struct kern_attn_law *a, double bh,
+		      double seq, double d, double window, double *flops, double *tiles)
 {
-	return bh * ceil(seq / KERN_BLOCK) / k->sms;
+	double nb = ceil(seq / KERN_BLOCK), sms = k->sms;
+
+	if (!a->waves || bh < 1) {
+		*flops = kern_attn_fwd_flops(bh, seq, d, window);
+		*tiles = bh * nb / sms;
+		return;
+	}
+	double wb = window > 0 ? ceil(window / KERN_BLOCK) : nb, pairs = 0;
+	for (double i = nb - 1; i >= 0; i--) {
+		double start = (nb - 1 - i) * bh;
+		double waves = ceil((start + bh) / sms) - ceil(start / sms);
+		pairs += waves * (fmin(i, wb) + 1);
+	}
+	*flops = pairs * sms * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
+	*tiles = ceil(bh * nb / sms);
 }
 
 static double attn_law_s(const struct kern_gpu *k, const struct kern_attn_law *a,
 			 bool bwd, double bh, double seq, double d, double window)
 {
-	double f = kern_attn_fwd_flops(bh, seq, d, window), blocks = attn_blocks(k, bh, seq);
+	double f, blocks;
+
+	attn_work(k, a, bh, seq, d, window, &f, &blocks);
 
 	if (bwd)
 		return 2.5 * f / a->bwd_flops + blocks * a->bwd_block_s + a->launch_s;
@@ -246,8 +278,7 @@ void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *r,
 	if (r->n < 2)
 		return;
 	for (int i = 0; i < r->n; i++) {
-		F[i] = kern_attn_fwd_flops(r->bh[i], r->seq[i], r->d[i], 0);
-		G[i] = attn_blocks(k, r->bh[i], r->seq[i]);
+		attn_work(k, law, r->bh[i], r->seq[i], r->d[i], 0, &F[i], &G[i]);
 	}
 	ls2(r->n, F, G, r->fwd_s, law->launch_s, &a, &b);
 	law->fwd_flops = 1 / a;
@@ -269,9 +300,10 @@ void kern_fit_attn_total(const struct kern_gpu *k, const struct kern_attn_rows *
 	if (r->n < 2)
 		return;
 	for (int i = 0; i < r->n; i++) {
-		double f = kern_attn_fwd_flops(r->bh[i], r->seq[i], r->d[i], 0);
+		double f, tiles;
+		attn_work(k, law, r->bh[i], r->seq[i], r->d[i], 0, &f, &tiles);
 		F[i] = f * (1 + 2.5 * flops_ratio);
-		G[i] = attn_blocks(k, r->bh[i], r->seq[i]) * (1 + block_ratio);
+		G[i] = tiles * (1 + block_ratio);
 	}
 	ls2(r->n, F, G, r->fwd_s, 2 * law->launch_s, &a, &b);
 	law->fwd_flops = 1 / a;

@@ -99,6 +99,7 @@ struct kern_attn_law {
 	double fwd_flops, fwd_block_s;	/* forward: rate, per query block */
 	double bwd_flops, bwd_block_s;	/* backward (2.5x the forward FLOPs) */
 	double launch_s;
+	bool waves;	/* tiles go out in waves, one an SM (kernels.c attn_work) */
 };
 
 struct kern_attn_rows {

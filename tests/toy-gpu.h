@@ -23,7 +23,7 @@ static void toy(struct gpu_spec *g)
 	g->k.launch_s = 5e-6;
 	g->k.bf16 = (struct kern_gemm_law){ 1e12, 1e-6, 2e-6 };
 	g->k.fp8 = g->k.bf16;
-	g->k.attn = (struct kern_attn_law){ 1e14, 1e-6, 5e13, 2e-6, 5e-6 };
+	g->k.attn = (struct kern_attn_law){ 1e14, 1e-6, 5e13, 2e-6, 5e-6, false };
 }
 
 #endif
