@@ -224,13 +224,21 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep, int 
  * most ep; 1 with a capacity factor (step_layer.c). */
 double step_ep_bytes(const struct tfm *m, const struct layout *L);
 double step_ep_skew(const struct tfm *m, int ep);
-/* An MoE layer's all-to-alls per pass (ep_fwd_s, ep_bwd_s) cut to what
- * parallel.ep_overlap leaves exposed: less the shared experts' compute of
- * the same pass (shared_expert), or the forward and backward together
- * less the MoE layer's forward and backward compute, shared in proportion
- * (dualpipe: another microbatch's pass runs beside) (step_layer.c). */
-void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
-		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+/* One MoE layer's parts, one microbatch, for what hides its all-to-alls. */
+struct ep_parts {
+	double shared_fwd_s, shared_bwd_s;	/* its shared experts' compute */
+	double attn_fwd_s, attn_bwd_s;	/* its compute before the dispatch */
+	double mlp_fwd_s, mlp_bwd_s;	/* its MLP half (backward: dgrad + wgrad) */
+	double dispatch_fwd_s, combine_fwd_s;	/* the forward's all-to-alls */
+	double combine_bwd_s, dispatch_bwd_s;	/* their gradients', in that order */
+};
+/* The all-to-alls' time per pass cut to what parallel.ep_overlap leaves
+ * exposed (ep_fwd_s, ep_bwd_s): all of it (none); less the shared
+ * experts' compute of the same pass (shared_expert); what a forward and a
+ * backward layer of two microbatches, run as one pair on a compute and a
+ * communication stream, take beyond their compute, shared in proportion
+ * (dualpipe) (step_layer.c). */
+void step_ep_overlap(enum layout_ep_overlap ov, const struct ep_parts *p,
 		     double *ep_fwd_s, double *ep_bwd_s);
 
 /* Ring attention's K/V block per GPU (bytes): b s/cp tokens of the TP

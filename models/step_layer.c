@@ -210,29 +210,69 @@ static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *
 #define NCCL_TP_CHANNELS 24.0
 
 /*
+ * Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm; the
+ * pairing DeepSeek-V3's DualPipe introduced, arXiv:2412.19437 sec. 3.2.1,
+ * Fig. 4): a forward layer of one microbatch runs beside a backward layer
+ * of another, each part on one of two CUDA streams in the order the
+ * schedule issues them (NVIDIA/Megatron-LM megatron/core/models/common/
+ * model_chunk_schedule_plan.py, TransformerLayerSchedulePlan.run):
+ *   communication: combine_bwd  dispatch_fwd  dispatch_bwd  combine_fwd
+ *   computation:   attn_fwd  mlp_bwd (dgrad, wgrad)  mlp_fwd  attn_bwd
+ * each waiting for what it consumes: mlp_bwd for combine_bwd, dispatch_fwd
+ * for attn_fwd, dispatch_bwd for the MLP's dgrad (taken as half its
+ * backward), mlp_fwd for dispatch_fwd, combine_fwd for mlp_fwd, attn_bwd
+ * for dispatch_bwd; the next pair's combine_bwd for this attn_bwd, its
+ * attn_fwd for this combine_fwd.  The steady period of a chain of pairs
+ * (max-plus: eight pairs, the last four averaged) less their compute is
+ * what the pair exposes.  A part's communication hides only behind the
+ * compute the schedule pairs it with: the layer's totals (the law until
+ * 2026-12-07) were a lower bound on the exposure.
+ */
+static double ep_pair_exposed_s(const struct ep_parts *p)
+{
+	double comm = 0, comp = 0, attn_bwd = 0, combine_fwd = 0, at4 = 0;
+
+	for (int l = 0; l < 8; l++) {
+		double cb = comm = fmax(comm, attn_bwd) + p->combine_bwd_s;
+		double af = comp = fmax(comp, combine_fwd) + p->attn_fwd_s;
+		double dgrad = comp = fmax(comp, cb) + p->mlp_bwd_s / 2;
+		comp += p->mlp_bwd_s / 2;
+		double df = comm = fmax(comm, af) + p->dispatch_fwd_s;
+		double db = comm = fmax(comm, dgrad) + p->dispatch_bwd_s;
+		double mf = comp = fmax(comp, df) + p->mlp_fwd_s;
+		combine_fwd = comm = fmax(comm, mf) + p->combine_fwd_s;
+		attn_bwd = comp = fmax(comp, db) + p->attn_bwd_s;
+		if (l == 3)
+			at4 = attn_bwd;
+	}
+	double compute = p->attn_fwd_s + p->mlp_fwd_s + p->attn_bwd_s + p->mlp_bwd_s;
+	return fmax(0, (attn_bwd - at4) / 4 - compute);
+}
+
+/*
  * What hides the all-to-alls (parallel.ep_overlap), an upper bound on the
  * overlap as TP's is (the transfers' waits are not counted; the SMs they
  * take are, by ep_overlap_slow):
  *   shared_expert (Megatron-Core --moe-shared-expert-overlap): the shared
  *     experts' GEMMs run beside the dispatch and combine of each pass;
- *   dualpipe (DeepSeek-V3, arXiv 2412.19437 sec. 3.2.1): a forward chunk
- *     of one microbatch runs beside a backward chunk of another, each one's
- *     all-to-alls under the other's compute: the pair exposes what its
- *     all-to-alls exceed its MoE layer's compute by, shared in proportion.
- *     The bidirectional schedule itself is parallel.schedule = "dualpipe"
+ *   dualpipe: the combined 1F1B's pairs (ep_pair_exposed_s), the exposure
+ *     shared between the passes in proportion to their all-to-alls.  The
+ *     bidirectional schedule itself is parallel.schedule = "dualpipe"
  *     (dualpipe.h); either may be chosen without the other.
  */
-void step_ep_overlap(enum layout_ep_overlap ov, double shared_fwd_s,
-		     double shared_bwd_s, double moe_fwd_s, double moe_bwd_s,
+void step_ep_overlap(enum layout_ep_overlap ov, const struct ep_parts *p,
 		     double *ep_fwd_s, double *ep_bwd_s)
 {
-	double f = *ep_fwd_s, b = *ep_bwd_s;
+	double f = p->dispatch_fwd_s + p->combine_fwd_s;
+	double b = p->combine_bwd_s + p->dispatch_bwd_s;
 
+	*ep_fwd_s = f;
+	*ep_bwd_s = b;
 	if (ov == LAYOUT_EP_OVERLAP_SHARED) {
-		*ep_fwd_s = fmax(0, f - shared_fwd_s);
-		*ep_bwd_s = fmax(0, b - shared_bwd_s);
+		*ep_fwd_s = fmax(0, f - p->shared_fwd_s);
+		*ep_bwd_s = fmax(0, b - p->shared_bwd_s);
 	} else if (ov == LAYOUT_EP_OVERLAP_DUALPIPE && f + b > 0) {
-		double left = fmax(0, f + b - moe_fwd_s - moe_bwd_s);
+		double left = ep_pair_exposed_s(p);
 		*ep_fwd_s = left * f / (f + b);
 		*ep_bwd_s = left * b / (f + b);
 	}
@@ -479,12 +519,19 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	c->ep_near_bytes = near_d + near_c;
 	c->ep_far_bytes = far_d + far_c;
 	/* a recomputed layer dispatches afresh: its preprocessing again */
-	double all_fwd_s = t_disp + t_comb + t_meta;
-	double all_bwd_s = passes * (t_disp + t_comb) + (passes - 1) * t_meta;
-	c->ep_fwd_s = all_fwd_s;
-	c->ep_bwd_s = all_bwd_s;
-	step_ep_overlap(L->ep_overlap, c->shared_fwd_s, c->shared_bwd_s,
-			c->moe_fwd.time_s, c->moe_bwd.time_s, &c->ep_fwd_s, &c->ep_bwd_s);
+	struct ep_parts p = {
+		.shared_fwd_s = c->shared_fwd_s, .shared_bwd_s = c->shared_bwd_s,
+		.mlp_fwd_s = fmin(c->mlp_fwd_s, c->moe_fwd.time_s),
+		.mlp_bwd_s = fmin(c->mlp_bwd_s, c->moe_bwd.time_s),
+		.dispatch_fwd_s = t_disp + t_meta, .combine_fwd_s = t_comb,
+		.combine_bwd_s = passes * t_disp + (passes - 1) * t_meta,
+		.dispatch_bwd_s = passes * t_comb,
+	};
+	p.attn_fwd_s = c->moe_fwd.time_s - p.mlp_fwd_s;
+	p.attn_bwd_s = c->moe_bwd.time_s - p.mlp_bwd_s;
+	double all_fwd_s = p.dispatch_fwd_s + p.combine_fwd_s;
+	double all_bwd_s = p.combine_bwd_s + p.dispatch_bwd_s;
+	step_ep_overlap(L->ep_overlap, &p, &c->ep_fwd_s, &c->ep_bwd_s);
 	ep_overlap_slow(g, o, all_fwd_s - c->ep_fwd_s, all_bwd_s - c->ep_bwd_s, c);
 	return 0;
 }
@@ -836,8 +883,11 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		layer_pass(g, &xs, o, &nf, &nb);
 		c->shared_fwd_s = c->moe_fwd.time_s - nf.time_s;
 		c->shared_bwd_s = c->moe_bwd.time_s - nb.time_s;
+		c->mlp_fwd_s = hv.moe_f.time_s;
+		c->mlp_bwd_s = hv.moe_b.time_s;
 	} else {
 		c->shared_fwd_s = c->shared_bwd_s = 0;
+		c->mlp_fwd_s = c->mlp_bwd_s = 0;
 		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}

@@ -19,7 +19,7 @@ int main(void)
 	struct gpu_spec g;
 	struct cmp_cost c;
 
-	tap_plan(45);
+	tap_plan(46);
 	/* One layer, h = 64, a = 4 (d = 16), s = 16, b = 1, t = 1, no stored
 	 * scores (selective recomputation).  GPT: s b h (10 + 24) = 34816. */
 	tfm_gpt(&m, 1, 64, 4, 16, 100);
@@ -249,20 +249,37 @@ int main(void)
 	tap_near(step_ep_skew(&m, 64), 1, 1e-12, "padded: balanced");
 	m.moe.capacity_factor = 0;
 
-	/* What hides the all-to-alls, by hand: forward 2 ms of them, backward
-	 * 4 ms; shared experts 1.5 ms forward, 5 ms backward; the MoE layer
-	 * 3 ms forward, 6 ms backward */
-	double af = 2e-3, ab = 4e-3;
-	step_ep_overlap(LAYOUT_EP_OVERLAP_NONE, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	/* What hides the all-to-alls, by hand: forward 2 ms of them (1 + 1),
+	 * backward 4 ms (2 + 2); shared experts 1.5 ms forward, 5 ms backward */
+	struct ep_parts ep = { .shared_fwd_s = 1.5e-3, .shared_bwd_s = 5e-3,
+			      .attn_fwd_s = 1e-3, .mlp_fwd_s = 2e-3,
+			      .attn_bwd_s = 2e-3, .mlp_bwd_s = 4e-3,
+			      .dispatch_fwd_s = 1e-3, .combine_fwd_s = 1e-3,
+			      .combine_bwd_s = 2e-3, .dispatch_bwd_s = 2e-3 };
+	double af, ab;
+	step_ep_overlap(LAYOUT_EP_OVERLAP_NONE, &ep, &af, &ab);
 	tap_ok(af == 2e-3 && ab == 4e-3, "ep_overlap none: all exposed");
-	step_ep_overlap(LAYOUT_EP_OVERLAP_SHARED, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	step_ep_overlap(LAYOUT_EP_OVERLAP_SHARED, &ep, &af, &ab);
 	tap_ok(fabs(af - 0.5e-3) < 1e-15 && ab == 0,
 	       "shared_expert: 2 - 1.5 = 0.5 ms forward, backward hidden (4 < 5)");
-	af = 8e-3;
-	ab = 4e-3;	/* 12 ms against 9 ms: 3 ms exposed, 2:1 */
-	step_ep_overlap(LAYOUT_EP_OVERLAP_DUALPIPE, 1.5e-3, 5e-3, 3e-3, 6e-3, &af, &ab);
+	/* The combined 1F1B's pair (step_layer.c), communication-bound: the
+	 * combine's gradient 0-2 ms beside attn_fwd 0-1; the MLP's dgrad
+	 * 2-4, wgrad 4-6; dispatch_fwd 2-6; dispatch_bwd 6-8; mlp_fwd 6-8;
+	 * combine_fwd 8-12; attn_bwd 8-10; the next pair's combine_bwd at 12:
+	 * a period of 12 ms, the all-to-alls end to end, 3 beyond the 9 of
+	 * compute (as the totals say), shared 8:4 */
+	ep.dispatch_fwd_s = ep.combine_fwd_s = 4e-3;
+	step_ep_overlap(LAYOUT_EP_OVERLAP_DUALPIPE, &ep, &af, &ab);
 	tap_ok(fabs(af - 2e-3) < 1e-15 && fabs(ab - 1e-3) < 1e-15,
-	       "dualpipe: (8 + 4) - (3 + 6) = 3 ms exposed, 2 forward, 1 backward");
+	       "dualpipe: a 12 ms pair against 9 ms of compute: 3 ms exposed, 2 forward, 1 backward");
+	/* Compute-bound in total (3 ms of all-to-alls, 12 of compute), but the
+	 * combine's gradient (3 ms) has only attn_fwd (1 ms) beside it, and
+	 * the MLP's backward waits for it: 2 ms exposed, all backward */
+	ep = (struct ep_parts){ .attn_fwd_s = 1e-3, .mlp_fwd_s = 3e-3, .attn_bwd_s = 2e-3,
+			       .mlp_bwd_s = 6e-3, .combine_bwd_s = 3e-3 };
+	step_ep_overlap(LAYOUT_EP_OVERLAP_DUALPIPE, &ep, &af, &ab);
+	tap_ok(af == 0 && fabs(ab - 2e-3) < 1e-15,
+	       "dualpipe: a part hides only behind its partner: 3 - 1 = 2 ms exposed backward");
 
 	/* Ring attention's K/V block: Llama 3 405B's 128K stage (the paper,
 	 * Table 4: TP 8, CP 16, 131,072 tokens): 8192 tokens per rank, 8 kv
