@@ -125,7 +125,7 @@ double kern_attn_fwd_flops(double bh, double seq, double d, double window)
 /*
  * The work the busiest SM does, as (FLOPs the whole GPU is held for, tiles
  * on that SM).  Fluid: the causal work spread evenly, bh x nb / sms tiles
- * an SM.  In waves (law->waves): the kernel's tiles (a query block of a
+ * an SM.  In waves (a->waves): the kernel's tiles (a query block of a
  * head forward, a key block backward: the same lengths, 1..nb key blocks,
  * or up to the window's) go out longest first, one an SM, SM j taking
  * tiles j, j + sms, ...: the SM that takes the first tile of every wave
