@@ -277,9 +277,8 @@ void kern_fit_attn(const struct kern_gpu *k, const struct kern_attn_rows *r,
 
 	if (r->n < 2)
 		return;
-	for (int i = 0; i < r->n; i++) {
+	for (int i = 0; i < r->n; i++)
 		attn_work(k, law, r->bh[i], r->seq[i], r->d[i], 0, &F[i], &G[i]);
-	}
 	ls2(r->n, F, G, r->fwd_s, law->launch_s, &a, &b);
 	law->fwd_flops = 1 / a;
 	law->fwd_block_s = b > 0 ? b : 0;

@@ -483,10 +483,17 @@ int step_layer_ep_s(const struct tfm *m, const struct layout *L,
 	return o->ep_hybridep ? hybridep_meta_s(m, L, g, net, group, ep, meta_s, e) : 0;
 }
 
+/* Each pass's second half (compute.h cmp_mlp_half), an MoE layer's
+ * routed part: what cgraph.h splits a pass's kernels by, and
+ * the combined 1F1B pairs an MoE layer's parts by (ep_layer_s). */
+struct halves {
+	struct cmp_cost f, b, moe_f, moe_b, routed_f, routed_b;
+};
+
 static int ep_layer_s(const struct tfm *m, const struct layout *L,
 		      const struct par_opts *o, const struct gpu_spec *g, struct net *net,
-		      const int *rank_gpu, double tp_bytes, struct layer_costs *c,
-		      struct err *e)
+		      const int *rank_gpu, double tp_bytes, const struct halves *hv,
+		      struct layer_costs *c, struct err *e)
 {
 	int ep = layout_ep_group(L);
 	int group[GROUP_MAX], passes = par_moe_recomputed(o) ? 2 : 1;
@@ -521,8 +528,8 @@ static int ep_layer_s(const struct tfm *m, const struct layout *L,
 	/* a recomputed layer dispatches afresh: its preprocessing again */
 	struct ep_parts p = {
 		.shared_fwd_s = c->shared_fwd_s, .shared_bwd_s = c->shared_bwd_s,
-		.mlp_fwd_s = fmin(c->mlp_fwd_s, c->moe_fwd.time_s),
-		.mlp_bwd_s = fmin(c->mlp_bwd_s, c->moe_bwd.time_s),
+		.mlp_fwd_s = fmin(hv->moe_f.time_s, c->moe_fwd.time_s),
+		.mlp_bwd_s = fmin(hv->moe_b.time_s, c->moe_bwd.time_s),
 		.dispatch_fwd_s = t_disp + t_meta, .combine_fwd_s = t_comb,
 		.combine_bwd_s = passes * t_disp + (passes - 1) * t_meta,
 		.dispatch_bwd_s = passes * t_comb,
@@ -781,12 +788,6 @@ static bool moe_host_sync(const struct tfm *m)
 	return m->moe.experts > 0 && m->moe.capacity_factor <= 0;
 }
 
-/* Each pass's second half (compute.h cmp_mlp_half), an MoE layer's
- * routed part: what cgraph.h splits a pass's kernels by. */
-struct halves {
-	struct cmp_cost f, b, moe_f, moe_b, routed_f, routed_b;
-};
-
 /* A pass's kernels, and its library-loop launches, as the host issues
  * them once the scope's graphs replay their parts (cgraph.h). */
 static void issue(unsigned scope, struct cmp_cost *pass, const struct cmp_cost *second,
@@ -883,11 +884,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		layer_pass(g, &xs, o, &nf, &nb);
 		c->shared_fwd_s = c->moe_fwd.time_s - nf.time_s;
 		c->shared_bwd_s = c->moe_bwd.time_s - nb.time_s;
-		c->mlp_fwd_s = hv.moe_f.time_s;
-		c->mlp_bwd_s = hv.moe_b.time_s;
 	} else {
 		c->shared_fwd_s = c->shared_bwd_s = 0;
-		c->mlp_fwd_s = c->mlp_bwd_s = 0;
 		c->moe_fwd = c->fwd;
 		c->moe_bwd = c->bwd;
 	}
@@ -1003,7 +1001,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 	    L->tp > 1 && tp_async(m, o, g, &sh, net, tp_gpus, x.bytes, c, e) < 0)
 		return -1;
 	/* MoE layers last: their TP time starts from the dense layer's */
-	if (ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, c, e) < 0)
+	if (ep_layer_s(m, L, o, g, net, tp_gpus, x.bytes, &hv, c, e) < 0)
 		return -1;
 	if (sync && !o->launch_blocking)
 		host_sync_bound(&c->moe_fwd, &hv.routed_f, c->ep_fwd_s, &hc);

@@ -19,7 +19,6 @@ struct layer_costs {
 	double ep_fwd_s, ep_bwd_s;	/* its dispatch and combine all-to-alls,
 					 * exposed */
 	double shared_fwd_s, shared_bwd_s;	/* its shared experts' compute */
-	double mlp_fwd_s, mlp_bwd_s;	/* its MLP half's (cmp_mlp_half) */
 	double ep_near_bytes;		/* a forward's dispatch and combine: what one
 					 * GPU sends to EP peers on its node, */
 	double ep_far_bytes;		/* and on other nodes */
