@@ -581,6 +581,48 @@ static void expert_bias(const struct gpu_spec *g, struct cmp_cost *acc, bool bac
 	acc->lib_kernels = lib_in + (acc->kernels - k_in);
 }
 
+/*
+ * FP8 (and FP4) experts' padding copies.  Quantized GEMMs need each
+ * expert's rows in a multiple of the alignment, 16 (MXFP8 32, NVFP4 128:
+ * Megatron-Core fp8_utils.py get_fp8_align_size, fp4_utils.py
+ * get_fp4_align_size).  Dropless routing gives counts that are not, so
+ * Megatron-Core's TEGroupedMLP pads them (experts.py since core_r0.10.0,
+ * "Enable FP8 for TEGroupedMLP", 2024-10-29): Transformer Engine's
+ * Fp8Padding copies the permuted tokens into a padded buffer
+ * (transformer_engine/pytorch/module/fp8_padding.py, fused_multi_row_
+ * padding) and pads the router's weights beside them, and Fp8Unpadding
+ * copies the output back without the pad rows (fp8_unpadding.py, a
+ * torch.cat of the slices); backward, their gradients make the same two
+ * copies the other way.  Both return their input untouched when every
+ * count is aligned: when the router padded the routing map
+ * (parallel.moe_router_padding), when HybridEP's dispatch did (its
+ * pad_multiple, set whenever FP8 or FP4 is on: token_dispatcher.py
+ * _HybridEPManager since 2025-11-18), or under drop and pad, whose fixed
+ * count per expert is aligned when it is a multiple of the alignment.
+ * Each copy reads and writes a routed row of h in bf16, 4 bytes an
+ * element, at the copy rate (an assumption: one streaming kernel), each
+ * module call a framework op.
+ * Held out: Megatron-LM's MoE-layer test (make validate, LAYER) routes by
+ * random logits, so its counts are unaligned; its FP8 passes cost 0.74 ms
+ * forward and 0.75 backward more over BF16 with the all-to-all
+ * dispatcher than with HybridEP on the DeepSeek proxy (0.10 and 0.10 on
+ * Mixtral's), where these copies give 0.663 (0.105) each way.
+ * SequentialMLP pads by a torch.cat of each expert's tokens and slices
+ * its output (one copy forward, its gradient's backward): not told
+ * apart, its scenarios are charged the grouped module's two.
+ */
+static void moe_pad_copies(const struct gpu_spec *g, const struct cmp_shape *sh,
+			   struct cmp_cost *acc, double routed, double per_expert)
+{
+	double align = sh->fp8_scaling == CMP_FP4_NV ? 128 : sh->fp8_scaling == CMP_FP8_MX ? 32 : 16;
+
+	if (!sh->moe_pad_copies || (sh->capacity && fmod(per_expert, align) == 0))
+		return;
+	add_stream(g, acc, KS_COPY, routed * sh->h * 2 * ACT_BYTES);	/* pad */
+	add_stream(g, acc, KS_COPY, routed * 2 * F32_BYTES);		/* weights' */
+	add_stream(g, acc, KS_COPY, routed * sh->h * 2 * ACT_BYTES);	/* unpad */
+}
+
 static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 		       struct cmp_cost *acc, bool backward)
 {
@@ -594,6 +636,7 @@ static void moe_routed(const struct gpu_spec *g, const struct cmp_shape *sh,
 		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* permute */
 	if (sh->ep_sort && local > 1)
 		add_stream(g, acc, KS_COPY, routed * h * 2 * ACT_BYTES);	/* sort */
+	moe_pad_copies(g, sh, acc, routed, M);
 	if (backward)
 		mlp_bwd(g, &xs, acc, CMP_TE_COL, local, M, sh->fe, true);
 	else

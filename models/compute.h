@@ -95,10 +95,14 @@ struct cmp_shape {
 	bool moe_eager_act;	/* the experts' activation on TEGroupedMLP's
 				 * eager path, the router's weights applied
 				 * in fp32 after it (compute.c) */
+	bool moe_pad_copies;	/* FP8 experts pad their unaligned tokens
+				 * and unpad the output by copies (compute.c) */
 	double ep;		/* expert-parallel degree (0: 1) */
 	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
 	double load;		/* busiest expert's tokens over the mean (0: 1) */
+	bool capacity;		/* drop and pad: each expert takes a fixed
+				 * count, load x the mean */
 	/* Sliding-window attention (flash kernels only: an unfused core
 	 * computes every score and masks): keys within window tokens, on
 	 * window_frac of the layers */

@@ -196,6 +196,15 @@ const struct cfg_setting par_settings[] = {
 	  "the dispatch all-to-alls (forward, and the backward of the combine) "
 	  "carry FP8 with a scale per 128 elements, the combines bf16 "
 	  "(DeepSeek-V3, arXiv:2412.19437 sec. 3.3.2); needs dtype fp8" },
+	{ "parallel.moe_router_padding", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "the router pads each expert's tokens to the alignment its FP8 or FP4 "
+	  "GEMMs need (16 rows; MXFP8 32, NVFP4 128) before the dispatch (Megatron-Core's "
+	  "moe_router_padding_for_quantization, before it moe_router_padding_for_"
+	  "fp8), so the experts' module copies nothing; false (Megatron-Core's "
+	  "default): the module pads its input and unpads its output, a copy of "
+	  "the routed tokens each way in both passes, unless drop and pad made "
+	  "the counts aligned (compute.c moe_pad_copies).  HybridEP pads in its "
+	  "dispatch either way; needs dtype fp8 and experts" },
 	{ "parallel.moe_gemm", CFG_ENUM, "", 0, 0, "per_expert", "per_expert|grouped",
 	  "how an MoE layer's experts run their GEMMs: per_expert (one GEMM "
 	  "call per local expert: Transformer Engine's GroupedLinear under "
@@ -306,6 +315,11 @@ static int check_dispatch(const struct sc_where *w, const struct tfm *m,
 				      "dispatcher runs on NCCL's channels, not SMs of its "
 				      "own (expected parallel.ep_dispatcher = \"deepep\" or "
 				      "\"hybridep\")");
+	if (o->moe_router_padding && (o->dtype != PAR_FP8 || m->moe.experts == 0))
+		return sc_where_error(w, e, "parallel.moe_router_padding", "pads experts' "
+				      "tokens for their FP8 GEMMs (expected model.moe.experts "
+				      "> 0 and parallel.dtype = \"fp8\", or moe_router_padding "
+				      "false)");
 	if (o->ep_fp8_dispatch && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.ep_fp8_dispatch", "FP8 dispatch "
 				      "quantizes the experts' FP8 GEMM inputs (expected "
@@ -623,6 +637,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->ep_sms = (double)sc_int(sc, "parallel.ep_dispatcher_sms");
 	o->ep_sms_set = sc_has(sc, "parallel.ep_dispatcher_sms");
 	o->ep_fp8_dispatch = sc_bool(sc, "parallel.ep_fp8_dispatch");
+	o->moe_router_padding = sc_bool(sc, "parallel.moe_router_padding");
 	o->moe_grouped_gemm = strcmp(sc_str(sc, "parallel.moe_gemm"), "grouped") == 0;
 	o->moe_act_set = sc_has(sc, "parallel.moe_act_fused");
 	o->moe_act_fused = o->moe_act_set ?

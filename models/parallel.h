@@ -96,6 +96,8 @@ struct par_opts {
 	double ep_sms;			/* SMs the flex dispatcher's kernels hold */
 	bool ep_sms_set;		/* ... set by the scenario */
 	bool ep_fp8_dispatch;		/* dispatch in FP8, combine in bf16 */
+	bool moe_router_padding;	/* each expert's tokens arrive aligned for
+					 * its FP8 GEMMs: no padding copies */
 	bool moe_grouped_gemm;		/* experts' GEMMs in one kernel, not one
 					 * call per expert (compute.c) */
 	bool moe_act_fused;		/* experts' activation one fused kernel

@@ -66,6 +66,7 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep, int 
 		x.fe = m->moe.ffn_hidden;
 		x.load = m->moe.capacity_factor > 0 ? m->moe.capacity_factor :
 			 m->moe.imbalance;
+		x.capacity = m->moe.capacity_factor > 0;
 		x.ep = ep;
 		x.etp = etp;
 	}
@@ -851,6 +852,7 @@ static void layer_shape(const struct tfm *m, const struct layout *L,
 	sh->ep_sort = !o->ep_deepep;
 	sh->ep_fused_permute = o->ep_permute_fused;
 	sh->moe_eager_act = o->fused_kernels && !o->moe_act_fused;
+	sh->moe_pad_copies = sh->fp8 && !o->moe_router_padding && !o->ep_hybridep;
 }
 
 int step_layer_costs(const struct tfm *m, const struct layout *L,

@@ -16,13 +16,29 @@
 
 #define US 1e-6
 
+/* What FP8 experts' padding copies add to a routed pass (compute.c
+ * moe_pad_copies): its time, and in *ops the framework ops. */
+static double pad_copies_s(const struct gpu_spec *g, struct cmp_shape *moe, bool bwd,
+			   double *ops)
+{
+	struct cmp_cost plain, padded;
+
+	moe->moe_pad_copies = false;
+	(bwd ? cmp_moe_routed_bwd : cmp_moe_routed_fwd)(g, moe, &plain);
+	moe->moe_pad_copies = true;
+	(bwd ? cmp_moe_routed_bwd : cmp_moe_routed_fwd)(g, moe, &padded);
+	moe->moe_pad_copies = false;
+	*ops = (padded.kernels - padded.lib_kernels) - (plain.kernels - plain.lib_kernels);
+	return padded.time_s - plain.time_s;
+}
+
 int main(void)
 {
 	struct gpu_spec g;
 	struct cmp_cost c;
 
 	toy(&g);
-	tap_plan(63);
+	tap_plan(68);
 
 	/* the stacks' host figure is the H200 GEMM table's floor: its
 	 * shortest rows (4.3 GFLOP in 15.5 us, twice that in 16.0, a quarter
@@ -246,6 +262,33 @@ int main(void)
 		tap_near(c.kernels, f8[i].kernels, 1e-12, f8[i].what);
 	}
 	g.mx_gemm_ratio = 0;
+	/* FP8 experts on unaligned tokens (compute.c moe_pad_copies): TE's
+	 * Fp8Padding copies the 512 routed rows x 64 into a padded buffer, a
+	 * second Fp8Padding pads the router's fp32 weights (8 B a row) and
+	 * Fp8Unpadding copies the output back: 2 x 4 B x 32,768 + 8 x 512 =
+	 * 266,240 B at 0.5 TB/s and three launches, each a framework op;
+	 * backward the same copies the other way */
+	{
+		double bytes = 2 * 4 * 512 * 64 + 8 * 512, ops;
+
+		moe.fp8_scaling = CMP_FP8_DELAYED;
+		tap_near(pad_copies_s(&g, &moe, false, &ops), bytes / 0.5e12 + 3 * 5 * US, 1e-15,
+			 "FP8 experts' padding copies forward: 266,240 B, 3 launches");
+		tap_near(ops, 3, 1e-12, "... each a framework op the host issues");
+		tap_near(pad_copies_s(&g, &moe, true, &ops), bytes / 0.5e12 + 3 * 5 * US, 1e-15,
+			 "... and backward, their gradients the same copies");
+		/* drop and pad: each expert takes a fixed 32 rows (256 x 2 /
+		 * 16), a multiple of 16 and of MXFP8's 32, so nothing is
+		 * copied; NVFP4 aligns to 128 and copies */
+		moe.capacity = true;
+		tap_near(pad_copies_s(&g, &moe, false, &ops), 0, 1e-15,
+			 "drop and pad, 32 rows an expert: aligned, no copies");
+		moe.fp8_scaling = CMP_FP4_NV;
+		tap_near(pad_copies_s(&g, &moe, false, &ops), bytes / 0.5e12 + 3 * 5 * US, 1e-15,
+			 "... NVFP4's 128-row alignment: the copies");
+		moe.capacity = false;
+	}
+	moe.fp8 = false;
 
 	/* the kernels compute.h launches for one eager GPT layer forward:
 	 * LN, QKV, flash, projection, dropout + add (two), LN, h->4h, GeLU,

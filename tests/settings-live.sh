@@ -90,6 +90,7 @@ parallel.ep_dispatcher|T|MOE -s parallel.pp=1 -s parallel.ep=8||
 parallel.ep_permute_fused|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="hybridep"'||
 parallel.ep_dispatcher_sms|T|MOE -s parallel.pp=1 -s parallel.ep=8 -s 'parallel.ep_dispatcher="deepep"' -s 'parallel.ep_overlap="dualpipe"'|40|
 parallel.ep_fp8_dispatch|T|MOE -s parallel.pp=1 -s parallel.ep=8 H100||
+parallel.moe_router_padding|T|MOE -s parallel.pp=1 -s parallel.ep=8 H100||
 parallel.moe_gemm|T|MOE -s training.host_us_per_kernel=5000|"grouped"|
 parallel.moe_act_fused|T|MOE|true|
 nodes.*.host_op_scale|T||100|nodes.dgx_a100.host_op_scale
