@@ -81,4 +81,14 @@ ok_eq "$(grep -v '^#' "$tmp/g")" "$(grep -v '^#' "$tmp/g2")" "and its rows are t
 "$TRAINSIM" collective scenarios/1b.cfg --algo tree -b 1G -e 1G >"$tmp/o"
 grep -q '^# --algo tree ran as ring for every size (tree and hier need' "$tmp/o"
 ok $? "--algo tree on one node: ran as ring, and why"
+# Jean Zay's A100 nodes, where BLOOM trained: a 4e9-byte fp32 all-reduce
+# over 32 GPUs on 4 nodes took 1.519-1.531 s, mostly 1.529 (bigscience-
+# workshop/bigscience experiments/bandwidth/all_reduce_bench-a100-n4.txt,
+# 2022-01-28; links.cfg opa_100 takes its per-NIC rate from it and the
+# scenario its two ring channels): within 3%.
+"$TRAINSIM" collective scenarios/validation/bloom-176b-384.cfg --ranks 32 \
+	-b 4000000000 -e 4000000000 >"$tmp/jz"
+us=$(grep -v '^#' "$tmp/jz" | awk '{ print $6 }')
+ok_near "$(calc "$us / 1e6")" 1.529 0.03 "Jean Zay 4e9-byte all-reduce on 32 GPUs: $(calc "$us / 1e6") s, measured 1.529"
+
 plan "$tap_n"
