@@ -8,7 +8,9 @@
  *                curve and elementwise bandwidth in gpus.cfg were fitted to
  *                it), the NVLink all-reduce busbw (nccl-tests#149: the
  *                catalog's NVLink efficiency is 230/300) with the two-node
- *                HDR busbw (nccl#812), and Patterson et al. 2021 (the run's
+ *                HDR busbw (nccl#812), the Omni-Path busbw on Jean Zay
+ *                (BigScience's all_reduce_bench: opa_100's efficiency),
+ *                and Patterson et al. 2021 (the run's
  *                efficiency was back-solved from their 24.6 TFLOP/s).
  *   VALIDATION   independent published results, nothing fitted to them:
  *                DIR/independent.tsv, one row per measurement, each with
@@ -195,16 +197,36 @@ static int table1(const struct cfg_schema *schema, const char *dir, struct stats
 
 /* ---- calibration: NCCL busbw and Patterson et al. ---- */
 
-static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, double measured,
-		     const char *source, const char *stack)
+/* One measured all-reduce (a ring over the scenario's first `ranks` GPUs)
+ * that a link's efficiency was taken from or is checked against. */
+struct busbw_meas {
+	const char *id, *scenario;	/* the scenario in DIR: the cluster */
+	int ranks;
+	double bytes, busbw_GBps;	/* nccl-tests' S and the measured busbw */
+	const char *size, *source;
+};
+
+static const struct busbw_meas busbw_meas[] = {
+	/* Table 1 row 1's cluster: DGX A100, 8 x HDR per node */
+	{ "allreduce-busbw-8", "megatron-table1-1.cfg", 8, 1 << 30, 230, "1 GiB",
+	  "nccl-tests#149 (fitted)" },
+	{ "allreduce-busbw-16", "megatron-table1-1.cfg", 16, 1 << 30, 192, "1 GiB",
+	  "nccl#812 (IB eff. nccl-tests#267)" },
+	/* Jean Zay's A100 nodes on Omni-Path (links.cfg opa_100): 4e9 bytes
+	 * of fp32 in 1.529 s, printed as 40.5532 Gb/s busbw */
+	{ "allreduce-busbw-32-opa", "bloom-176b-384.cfg", 32, 4e9, 40.5532 / 8, "4e9 B",
+	  "bigscience all_reduce_bench-a100-n4 (fitted)" },
+};
+
+static int busbw_row(const struct cfg_schema *schema, const char *dir,
+		     const struct busbw_meas *m)
 {
 	char path[4096];
-	int gpus[16];
+	int gpus[64];
 	struct err e = { 0 };
-	double S = 1 << 30;
+	int n = m->ranks;
 
-	/* Table 1 row 1's cluster: DGX A100, 8 x HDR per node, 32 GPUs. */
-	snprintf(path, sizeof path, "%s/megatron-table1-1.cfg", dir);
+	snprintf(path, sizeof path, "%s/%s", dir, m->scenario);
 	struct scenario *sc = sc_load(schema, path, NULL, 0, &e);
 	struct net_cfg *ncfg = sc ? net_cfg_from_scenario(sc, &e) : NULL;
 	struct net *net = ncfg ? net_build(ncfg, &e) : NULL;
@@ -212,26 +234,26 @@ static int busbw_row(const struct cfg_schema *schema, const char *dir, int n, do
 	if (net) {
 		for (int i = 0; i < n; i++)
 			gpus[i] = i;
-		struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, S, 0 };
+		struct coll c = { COLL_ALL_REDUCE, COLL_RING, gpus, n, m->bytes, 0 };
 		t = net_coll_time_s(net, &c, &e);
 	}
 	net_free(net);
 	net_cfg_free(ncfg);
 	sc_free(sc);
 	if (t <= 0) {
-		fprintf(stderr, "busbw on %d GPUs: %s\n", n, e.msg);
+		fprintf(stderr, "%s: %s\n", m->id, e.msg);
 		return 1;
 	}
-	struct line l = { .published = measured };
-	l.predicted = S / t * 2.0 * (n - 1) / n / 1e9;
-	l.err_pct = (l.predicted - measured) / measured * 100;
-	snprintf(l.id, sizeof l.id, "allreduce-busbw-%d", n);
+	struct line l = { .published = m->busbw_GBps };
+	l.predicted = m->bytes / t * 2.0 * (n - 1) / n / 1e9;
+	l.err_pct = (l.predicted - l.published) / l.published * 100;
+	snprintf(l.id, sizeof l.id, "%s", m->id);
 	snprintf(l.gpu, sizeof l.gpu, "a100_80gb");
 	snprintf(l.layout, sizeof l.layout, "%d node(s)", (n + 7) / 8);
-	snprintf(l.batch, sizeof l.batch, "1 GiB");
-	snprintf(l.stack, sizeof l.stack, "%s", stack);
+	snprintf(l.batch, sizeof l.batch, "%s", m->size);
+	snprintf(l.stack, sizeof l.stack, "nccl ring");
 	snprintf(l.unit, sizeof l.unit, "GB/s");
-	snprintf(l.source, sizeof l.source, "%s", source);
+	snprintf(l.source, sizeof l.source, "%s", m->source);
 	line_print(&l, n);
 	return 0;
 }
@@ -867,9 +889,8 @@ int main(int argc, char **argv)
 	status |= table1(schema, dir, &t1);
 	printf("%-24s mean |error| %.2f%%, max |error| %.2f%% (targets: mean <= 5%%, max <= 10%%)\n",
 	       "  Table 1:", stats_mean_abs(&t1), t1.max_abs);
-	status |= busbw_row(schema, dir, 8, 230, "nccl-tests#149 (fitted)", "nccl ring");
-	status |= busbw_row(schema, dir, 16, 192, "nccl#812 (IB eff. nccl-tests#267)",
-			    "nccl ring");
+	for (size_t i = 0; i < sizeof busbw_meas / sizeof busbw_meas[0]; i++)
+		status |= busbw_row(schema, dir, &busbw_meas[i]);
 	status |= patterson_rows(dir);
 	for (size_t i = 0; i < sizeof ci_platforms / sizeof ci_platforms[0]; i++)
 		status |= host_slope_row(schema, dir, &ci_platforms[i]);
