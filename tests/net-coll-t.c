@@ -139,6 +139,43 @@ static void multi_node_closed_form(void)
 	net_free(net);
 }
 
+/*
+ * A group with one GPU a host across multi-node NVLink domains (GB200
+ * NVL72's trays in racks; here two domains of four hosts of two GPUs, a
+ * NIC a GPU): the data-parallel group of TP 2, GPUs 0, 2, ..., 14.  NCCL
+ * takes each NVLink domain as one node (its MNNVL clique, coll.c
+ * group_gpus), so a ring goes round a domain's four over NVLink and
+ * leaves it by a different GPU's NIC on each of four channels: a
+ * reduce-scatter of S takes (n-1)/n (S/4)/B on the NICs (NVLink, 230
+ * GB/s a GPU, carries it faster).  Grouped by host, every channel left by
+ * the same NIC: (n-1)/n S/B, four times as long.
+ */
+static void mnnvl_strided_group(void)
+{
+	struct net_params p;
+	int gpus[8];
+	struct err e = { 0 };
+
+	net_params_default(&p);
+	p.gpus = 16;
+	p.gpus_per_node = p.nics_per_node = 2;
+	p.domain_gpus = 8;
+	p.scale_out.latency_ns = 0;
+	p.base_latency_ns = 0;
+	struct net *net = make(&p);
+	double B = 25e9 * 0.97, S = 4e9;
+	for (int i = 0; i < 8; i++)
+		gpus[i] = 2 * i;
+	struct coll c = { COLL_REDUCE_SCATTER, COLL_RING, gpus, 8, S, 0 };
+	double t = net_coll_time_s(net, &c, &e);
+	if (t < 0)
+		tap_diag("net_coll_time_s: %s", e.msg);
+	tap_near(t, 7.0 / 8 * S / 4 / B, 1e-2,
+		 "strided group over two NVLink domains of 4 hosts: a NIC per "
+		 "channel, (n-1)/n (S/4)/B");
+	net_free(net);
+}
+
 static void measured_busbw(void)
 {
 	double S = 1 << 30;
@@ -265,9 +302,10 @@ static void table(void)
 
 int main(void)
 {
-	tap_plan(25);
+	tap_plan(26);
 	one_node_closed_forms();
 	multi_node_closed_form();
+	mnnvl_strided_group();
 	measured_busbw();
 	hierarchical();
 	tree_ceiling();

@@ -2,7 +2,9 @@
  * coll.c -- collectives decomposed into phases of flows (see coll.h), the
  * runner, and the nccl-tests-style table.
  *
- * Participants are taken in GPU order and grouped by node.  Algorithms:
+ * Participants are taken in GPU order and grouped by node (a host, or a
+ * whole multi-node NVLink domain, as NCCL groups them: group_gpus).
+ * Algorithms:
  *   ring  C channels (network.collective.channels, default one per NIC):
  *         channel c visits each node's GPUs rotated by c, so the ring leaves
  *         every node through a different GPU (and NIC) per channel, as NCCL's
@@ -77,7 +79,39 @@ struct groups {
 	int n, n_groups;
 	int equal;		/* every group the same size */
 	int multi_domain;	/* some pair is in different scale-up domains */
+	int min_nics;		/* fewest NICs a group's GPUs have among them */
 };
+
+/*
+ * The "node" NCCL builds its rings and trees over: a host, or where one
+ * NVLink domain spans several hosts (multi-node NVLink: GB200 NVL72's
+ * trays of 4 in a rack) the whole domain.  NCCL fuses the topologies of
+ * an MNNVL clique's ranks into one system before its graph search
+ * (src/graph/topo.cc, ncclTopoGetSystem: "MNNVL clique support", the
+ * clique's ranks taken as the local ranks) and then counts nodes by the
+ * ring's first rank (init.cc), so the clique is one node: a ring goes
+ * round the clique's GPUs over NVLink and leaves it by a different GPU's
+ * NIC per channel, whichever host that GPU sits in.  Grouping by host
+ * there made a group with one GPU a tray (a data-parallel group at a
+ * stride of TP) cross every domain boundary by one NIC on every channel.
+ */
+static int group_gpus(const struct net *net)
+{
+	return net->p.domain_gpus > net->p.gpus_per_node ? net->p.domain_gpus :
+							   net->p.gpus_per_node;
+}
+
+/* Distinct NICs among gpu[a .. b) (sorted GPUs: a NIC's GPUs adjacent). */
+static int group_nics(const struct net *net, const int *gpu, int a, int b)
+{
+	int n = 0;
+
+	for (int i = a; i < b; i++)
+		if (i == a || net_endpoint_of_gpu(net, gpu[i]) !=
+			      net_endpoint_of_gpu(net, gpu[i - 1]))
+			n++;
+	return n;
+}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -115,7 +149,7 @@ static int groups_make(const struct net *net, const struct coll *c,
 	/* SENDRECV keeps its order: [src, dst]. */
 	if (c->op != COLL_SENDRECV)
 		qsort(g->gpu, (size_t)g->n, sizeof *g->gpu, cmp_int);
-	int gpn = net->p.gpus_per_node;
+	int gpn = group_gpus(net);
 	for (int i = 0; i < g->n; i++) {
 		if (i == 0 || g->gpu[i] / gpn != g->gpu[i - 1] / gpn)
 			g->start[g->n_groups++] = i;
@@ -129,17 +163,29 @@ static int groups_make(const struct net *net, const struct coll *c,
 	}
 	g->start[g->n_groups] = g->n;
 	g->equal = 1;
-	for (int k = 1; k < g->n_groups; k++)
+	g->min_nics = g->n;
+	for (int k = 0; k < g->n_groups; k++) {
+		int nics = group_nics(net, g->gpu, g->start[k], g->start[k + 1]);
+		if (nics < g->min_nics)
+			g->min_nics = nics;
 		if (g->start[k + 1] - g->start[k] != g->start[1] - g->start[0])
 			g->equal = 0;
+	}
 	return 0;
 }
 
+/* Channels across domains: network.collective.channels, else one per NIC
+ * of a node, or on a multi-node NVLink domain one per NIC its GPUs of the
+ * group have (each channel leaves by its own). */
 static int channels(const struct net *net, const struct groups *g)
 {
 	if (!g->multi_domain)
 		return 1;
-	return net->p.channels > 0 ? net->p.channels : net->p.nics_per_node;
+	if (net->p.channels > 0)
+		return net->p.channels;
+	if (group_gpus(net) > net->p.gpus_per_node)
+		return g->min_nics > 0 ? g->min_nics : 1;
+	return net->p.nics_per_node;
 }
 
 /* Ring channel c: each group's GPUs rotated by c, groups in order. */
@@ -180,8 +226,8 @@ static int ring_flows(const struct net *net, const struct groups *g, int C,
 		ring_order(g, c, order);
 		for (int i = 0; i < g->n - chain; i++) {
 			int src = order[i], dst = order[(i + 1) % g->n];
-			if (i > 0 && src / net->p.gpus_per_node !=
-				     order[i - 1] / net->p.gpus_per_node)
+			if (i > 0 && src / group_gpus(net) !=
+				     order[i - 1] / group_gpus(net))
 				entry = i;
 			if (add_xfer(ph, src, dst, (uint32_t)c, frac * S / C, e) < 0) {
 				free(order);
