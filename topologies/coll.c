@@ -79,7 +79,6 @@ struct groups {
 	int n, n_groups;
 	int equal;		/* every group the same size */
 	int multi_domain;	/* some pair is in different scale-up domains */
-	int min_nics;		/* fewest NICs a group's GPUs have among them */
 };
 
 /*
@@ -163,29 +162,31 @@ static int groups_make(const struct net *net, const struct coll *c,
 	}
 	g->start[g->n_groups] = g->n;
 	g->equal = 1;
-	g->min_nics = g->n;
-	for (int k = 0; k < g->n_groups; k++) {
-		int nics = group_nics(net, g->gpu, g->start[k], g->start[k + 1]);
-		if (nics < g->min_nics)
-			g->min_nics = nics;
+	for (int k = 1; k < g->n_groups; k++)
 		if (g->start[k + 1] - g->start[k] != g->start[1] - g->start[0])
 			g->equal = 0;
-	}
 	return 0;
 }
 
 /* Channels across domains: network.collective.channels, else one per NIC
- * of a node, or on a multi-node NVLink domain one per NIC its GPUs of the
- * group have (each channel leaves by its own). */
+ * of a node, or on a multi-node NVLink domain one per NIC the group's GPUs
+ * have in the domain where they have fewest (each channel leaves by its
+ * own). */
 static int channels(const struct net *net, const struct groups *g)
 {
 	if (!g->multi_domain)
 		return 1;
 	if (net->p.channels > 0)
 		return net->p.channels;
-	if (group_gpus(net) > net->p.gpus_per_node)
-		return g->min_nics > 0 ? g->min_nics : 1;
-	return net->p.nics_per_node;
+	if (group_gpus(net) == net->p.gpus_per_node)
+		return net->p.nics_per_node;
+	int fewest = g->n;
+	for (int k = 0; k < g->n_groups; k++) {
+		int nics = group_nics(net, g->gpu, g->start[k], g->start[k + 1]);
+		if (nics < fewest)
+			fewest = nics;
+	}
+	return fewest;
 }
 
 /* Ring channel c: each group's GPUs rotated by c, groups in order. */
@@ -218,6 +219,7 @@ static int ring_flows(const struct net *net, const struct groups *g, int C,
 		      struct err *e)
 {
 	int *order = malloc(sizeof *order * (size_t)g->n);
+	int unit = group_gpus(net);
 
 	if (order == NULL)
 		return err_set(e, ERR_RUN, "out of memory for a collective");
@@ -226,8 +228,7 @@ static int ring_flows(const struct net *net, const struct groups *g, int C,
 		ring_order(g, c, order);
 		for (int i = 0; i < g->n - chain; i++) {
 			int src = order[i], dst = order[(i + 1) % g->n];
-			if (i > 0 && src / group_gpus(net) !=
-				     order[i - 1] / group_gpus(net))
+			if (i > 0 && src / unit != order[i - 1] / unit)
 				entry = i;
 			if (add_xfer(ph, src, dst, (uint32_t)c, frac * S / C, e) < 0) {
 				free(order);
