@@ -706,6 +706,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (step_run(&p, out, e) < 0)
 		goto done;
 	out->peak_memory_bytes = mem.total_bytes;
+	out->host_issue_frac = c.host_frac;
 	out->flops_per_iter = iteration_flops(m, L, o->recompute, o->flash_attention);
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /

@@ -160,6 +160,11 @@ struct step_result {
 	const char *tier_names[STEP_TIERS_MAX];	/* static strings */
 	double tier_bytes[STEP_TIERS_MAX];	/* per iteration, once per link crossed */
 	double dp_comm_elems_per_rank;	/* elements through DP collectives (AR = 2) */
+	double host_issue_frac;		/* the host's time to issue a layer pass
+					 * over the GPU's to run it, the largest
+					 * pass (step_layer.h host_frac): >= 1 the
+					 * step is host-bound, near 1 it moves
+					 * with the host CPU's speed */
 	uint64_t events;		/* engine events handled */
 };
 

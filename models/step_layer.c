@@ -855,6 +855,22 @@ static void layer_shape(const struct tfm *m, const struct layout *L,
 	sh->moe_pad_copies = sh->fp8 && !o->moe_router_padding && !o->ep_hybridep;
 }
 
+/* How near the host's issue rate is to setting a pass's time: the largest
+ * of host issue time over GPU time among the first n passes (the layer's
+ * forward and backward, dense and MoE), taken before host_bound. */
+static double layer_host_frac(struct cmp_cost *const *passes, size_t n,
+			      const struct host_cost *hc)
+{
+	double frac = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (passes[i]->time_s > 0)
+			frac = fmax(frac, host_issue_s(passes[i]->kernels,
+						       passes[i]->lib_kernels, hc) /
+					  passes[i]->time_s);
+	return frac;
+}
+
 int step_layer_costs(const struct tfm *m, const struct layout *L,
 		       const struct par_opts *o, const struct gpu_spec *g,
 		       double peak, struct net *net, const int *tp_gpus,
@@ -932,6 +948,7 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
 	graph_launches(o, m, &hv, c);
 	struct host_cost hc = { o->host_s_per_kernel, o->host_s_per_launch };
+	c->host_frac = layer_host_frac(passes, 4, &hc);
 	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
 		if (passes[i] != &c->moe_fwd || !sync || o->launch_blocking)
 			host_bound(passes[i], &hc, o->launch_blocking);

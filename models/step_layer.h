@@ -29,6 +29,10 @@ struct layer_costs {
 						 * gather and scatter for the MLP's) */
 	struct cmp_cost emb_f, emb_b, log_f, log_b;
 	double tp_emb_s, tp_log_s;	/* one collective each */
+	double host_frac;		/* the host's time to issue a layer pass's
+					 * kernels over the GPU's time to run them,
+					 * the largest of the layer's passes (>= 1:
+					 * host-bound; host.h) */
 };
 
 /* Fill c for the model's layers on the layout, with the TP collectives

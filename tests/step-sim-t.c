@@ -33,6 +33,54 @@ static double parts(const struct step_result *r)
 	       r->dp_exposed_s + r->optimizer_s;
 }
 
+/* One run's iteration time with the node's host_op_scale set to scale
+ * (0: the catalog's); < 0 on error. */
+static double host_scaled_s(struct cfg_schema *s, const char *rel, const char *node,
+			    double scale, double *frac)
+{
+	char ov[128];
+	const char *ovs[1] = { ov };
+	struct step_job j;
+	struct err e = { 0 };
+
+	snprintf(ov, sizeof ov, "nodes.%s.host_op_scale=%g", node, scale);
+	int rc = run(s, rel, ovs, scale > 0 ? 1 : 0, &j, &e);
+	double t = rc == 0 ? j.r.iteration_s : -1;
+	if (frac)
+		*frac = rc == 0 ? j.r.host_issue_frac : -1;
+	if (rc < 0)
+		tap_diag("%s: %s", rel, e.msg);
+	step_job_free(&j);
+	return t;
+}
+
+/*
+ * /step host_issue_frac: the host's time to issue a layer pass's kernels
+ * over the GPU's time to run them (host.h).  What it promises: under 0.5 a
+ * host twice as slow leaves the step as it is; above 1 the step is the
+ * host's and moves with it.  Megatron-LM CI's 12-layer GPT of hidden 512
+ * (its golden times set Megatron-Core's host cost, stack.c), on a DGX
+ * H100 and a host twice as slow; GPT-3 175B on 1,024 A100 (the bench
+ * scenario), on a DGX A100 and a host twice as slow as its 1.33.
+ */
+static void host_frac_tests(struct cfg_schema *s)
+{
+	const char *ci = "scenarios/validation/megatron-ci-gpt-tp2pp2.cfg";
+	const char *big = "tests/bench/step-175b.cfg";
+	double f_ci, f_big;
+	double ci1 = host_scaled_s(s, ci, "dgx_h100", 0, &f_ci);
+	double ci2 = host_scaled_s(s, ci, "dgx_h100", 2, NULL);
+	double big1 = host_scaled_s(s, big, "dgx_a100", 0, &f_big);
+	double big2 = host_scaled_s(s, big, "dgx_a100", 2 * 1.33, NULL);
+
+	tap_ok(ci1 > 0 && f_ci > 1, "CI GPT: host-bound, host_issue_frac %.2f > 1", f_ci);
+	tap_ok(ci1 > 0 && ci2 > 1.5 * ci1, "CI GPT: a host twice as slow, %.4f -> %.4f s",
+	       ci1, ci2);
+	tap_ok(big1 > 0 && f_big < 0.5, "175B: host_issue_frac %.3f < 0.5", f_big);
+	tap_ok(big1 > 0 && big2 > 0 && big2 / big1 - 1 < 1e-9 && big1 / big2 - 1 < 1e-9,
+	       "175B: a host twice as slow leaves the step (%.6f -> %.6f s)", big1, big2);
+}
+
 int main(void)
 {
 	struct cfg_schema *s = step_schema_new();
@@ -40,7 +88,7 @@ int main(void)
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	tap_plan(46);
+	tap_plan(50);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -380,6 +428,7 @@ int main(void)
 		tap_ok(got[0] == 16 && got[1] == 8 && got[2] == 4 && got[3] == 2,
 		       "DP collectives' NCCL channels: 16, 8, 4, 2 at TP 1, 2, 4, 8");
 	}
+	host_frac_tests(s);
 	cfg_schema_free(s);
 	return tap_done();
 }
