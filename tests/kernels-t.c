@@ -208,6 +208,17 @@ static const double te_shapes[12][3] = {
 	{ 3 * TE_H, TE_H, TE_T }, { TE_H, TE_H, TE_T }, { TE_F, TE_H, TE_T }, { TE_H, TE_F, TE_T },
 };
 
+/* The loaded GPU's GEMM model over te_shapes: seconds a layer. */
+static double te_layer_s(bool fp8)
+{
+	double sum = 0;
+
+	for (int i = 0; i < 12; i++)
+		sum += kern_gemm_s(&g.k, fp8, 1, te_shapes[i][0], te_shapes[i][1],
+				   te_shapes[i][2]);
+	return sum;
+}
+
 /* FP8 against BF16 at layer shapes (kernels.h: FP8 takes the BF16
  * table's shape residual).  On the squares 4096^3 to 16384^3, where the
  * H200 measured BF16 too, FP8 runs 1.82-2.00x BF16 (the geometric mean of
@@ -220,14 +231,9 @@ static const double te_shapes[12][3] = {
  * asserted. */
 static void test_fp8_layer_ratio(void)
 {
-	double bf = 0, f8 = 0, sq_min = INFINITY, sq_max = 0;
+	double bf = te_layer_s(false), f8 = te_layer_s(true), sq_min = INFINITY, sq_max = 0;
 	const struct kern_gemm_rows *r = &g.k.gemm_fp8;
 
-	for (int i = 0; i < 12; i++) {
-		const double *x = te_shapes[i];
-		bf += kern_gemm_s(&g.k, false, 1, x[0], x[1], x[2]);
-		f8 += kern_gemm_s(&g.k, true, 1, x[0], x[1], x[2]);
-	}
 	for (int i = 0; i < r->n; i++) {
 		/* 2048^3 is launch- and wave-bound; no BF16 square above 16384 */
 		if (r->m[i] < 4096 || r->m[i] > 16384 || r->m[i] != r->nn[i] ||
@@ -894,23 +900,11 @@ static void test_blackwell_recipes(void)
  * B200 law within 10% of the B300's mean time, the H200's within 0-10%
  * above its scaled short run.
  */
-/* One GPU's BF16 law over te_shapes, seconds a layer; < 0 if it fails to load. */
-static double te_bf16_layer_s(const char *gpu)
-{
-	double s = 0;
-
-	if (load_gpu(gpu) < 0)
-		return -1;
-	for (int i = 0; i < 12; i++)
-		s += kern_gemm_s(&g.k, false, 1, te_shapes[i][0], te_shapes[i][1],
-				 te_shapes[i][2]);
-	return s;
-}
-
 static void test_te_bf16(void)
 {
 	double b300_ms = (13.102 + 12.758) / 2, h200_sxm_ms = 31.968 * 835.5 / 989.4;
-	double b200_s = te_bf16_layer_s("b200"), h200_s = te_bf16_layer_s("h200_sxm");
+	double b200_s = load_gpu("b200") < 0 ? -1 : te_layer_s(false);
+	double h200_s = load_gpu("h200_sxm") < 0 ? -1 : te_layer_s(false);
 
 	if (b200_s < 0 || h200_s < 0) {
 		tap_ok(0, "b200 and h200_sxm load");
