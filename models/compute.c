@@ -10,6 +10,10 @@
 /* Adam's bytes a parameter beside its moments': master 4 + gradient 4
  * read, master 4 + the 16-bit copy 2 written */
 #define ADAM_FIXED_BYTES 14.0
+/* With the master kept as a 16-bit remainder (Apex DistributedFusedAdam
+ * store_param_remainders): gradient 4, bf16 weight 2 and remainder 2
+ * read, the weight and remainder written */
+#define ADAM_REMAINDER_BYTES 12.0
 
 void cmp_zero(struct cmp_cost *c)
 {
@@ -988,9 +992,11 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_pa
 	cmp_stream(g, KS_COPY, params * bytes_per_param, out);
 }
 
-double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes)
+double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes,
+		  bool remainders)
 {
-	double bytes = ADAM_FIXED_BYTES + 2 * 2 * moment_bytes;	/* two moments, in and out */
+	double fixed = remainders ? ADAM_REMAINDER_BYTES : ADAM_FIXED_BYTES;
+	double bytes = fixed + 2 * 2 * moment_bytes;	/* two moments, in and out */
 
 	return kern_stream_s(&g->k, KS_ADAM, params * bytes);
 }

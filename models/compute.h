@@ -214,8 +214,11 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_pa
 /* Mixed-precision Adam over `params` local parameters: streams 14 + 4 x
  * moment_bytes per parameter (fp32 master and gradient and both moments
  * read; master and moments written and the 16-bit copy): 30 with fp32
- * moments, 22 with bf16. */
-double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes);
+ * moments, 22 with bf16.  With remainders (parallel.adam_master) the
+ * master is the bf16 weight and its 16-bit remainder, each read and
+ * written: 12 beside the moments. */
+double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes,
+		  bool remainders);
 /* Transformer Engine's FP8 around its GEMMs (fp8.c, TE v1.13 with the
  * delayed-scaling recipe, as Megatron-Core/NeMo 2024-25 run it): which
  * module a GEMM sits in says which casts run.  LN_COL: LayerNorm fused

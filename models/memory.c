@@ -281,9 +281,10 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 				      (o->zero_stage == 3 ? shard : 1);
 	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2;
 	/* zero.h counts Adam's state at 12 bytes a parameter: the fp32 master
-	 * and two fp32 moments; bf16 moments make it 4 + 2 x 2 */
-	out->optimizer_bytes = o->adam_bf16_moments ? z.optimizer_bytes * 8 / 12 :
-			       z.optimizer_bytes;
+	 * and two fp32 moments; bf16 moments make it 4 + 2 x 2, a master kept
+	 * as the 16-bit remainder of the bf16 weight 2 + 2 x moments */
+	double master = o->adam_remainders ? 2 : 4, moment = o->adam_bf16_moments ? 2 : 4;
+	out->optimizer_bytes = z.optimizer_bytes * (master + 2 * moment) / 12;
 
 	/* DualPipe keeps pp + 1 stage-microbatches of activations a rank (the
 	 * DualPipe README's table), of its two stages' mean layers */

@@ -58,6 +58,7 @@ parallel.micro_batch|T||2|
 parallel.virtual_stages|T|-s 'parallel.schedule="interleaved"'|4|
 parallel.zero_stage|T|-s parallel.pp=1|1|
 parallel.adam_moments|T|||
+parallel.adam_master|T|-s parallel.distributed_optimizer=true|"remainders"|
 parallel.dtype|T|-s 'cluster.gpu="h100_sxm"'|"fp8"|
 parallel.fp8_params|T|H100|true|
 parallel.fp8_recipe|T|H100|"current"|

@@ -2,6 +2,7 @@
  * the schedule's in-flight microbatches, parameters per stage.  Expected
  * numbers from Rajbhandari et al. SC'20 and Korthikanti et al. 2022
  * (doc/sources.md section 8; cited per test). */
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/tap.h"
@@ -35,7 +36,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(42);
+	tap_plan(45);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -205,13 +206,28 @@ int main(void)
 	tap_near(dual.params, 2 * one.params, 1e-12, "DualPipe: two middle stages' parameters");
 	tap_near(dual.activations_bytes / one.activations_bytes, 5.0 / 3, 1e-12,
 		 "DualPipe: pp + 1 = 5 microbatches of activations against 1F1B's 3");
-	/* bf16 Adam moments (parallel.adam_moments): 4 + 2 + 2 bytes of state
-	 * a parameter against 4 + 4 + 4 */
-	struct mem_breakdown m16;
+	/* Adam's state a parameter against the fp32 master and moments'
+	 * 4 + 4 + 4: bf16 moments (parallel.adam_moments) 4 + 2 + 2; the
+	 * master as the bf16 weight's 16-bit remainder (parallel.adam_master,
+	 * Apex's store_param_remainders) 2 + 4 + 4, with bf16 moments 2 + 2 + 2 */
+	static const struct { bool bf16, rem; double bytes; const char *what; } st[] = {
+		{ true, false, 8, "bf16 moments" },
+		{ false, true, 10, "remainders" },
+		{ true, true, 6, "remainders and bf16 moments" },
+	};
 	o.schedule = PAR_1F1B;
-	o.adam_bf16_moments = true;
-	mem_stage(&t2, &L, &o, 1, &m16);
-	tap_near(m16.optimizer_bytes / one.optimizer_bytes, 8.0 / 12, 1e-12,
-		 "bf16 moments: optimizer state 8 of 12 bytes a parameter");
+	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
+		struct mem_breakdown s;
+		o.adam_bf16_moments = st[i].bf16;
+		o.adam_remainders = st[i].rem;
+		mem_stage(&t2, &L, &o, 1, &s);
+		char name[96];
+		snprintf(name, sizeof name, "%s: optimizer state %.0f of 12 bytes a parameter",
+			 st[i].what, st[i].bytes);
+		tap_near(s.optimizer_bytes / one.optimizer_bytes, st[i].bytes / 12, 1e-12, name);
+		if (st[i].rem && !st[i].bf16)
+			tap_near(s.weights_bytes, one.weights_bytes, 1e-12,
+				 "remainders: the weights are the bf16 copy as before");
+	}
 	return tap_done();
 }
