@@ -17,7 +17,13 @@ const struct cfg_setting gpu_settings[] = {
 	{ "gpus.*.peak_fp8_tflops", CFG_FLOAT, "TFLOP/s", 0, 1e5, "0", NULL,
 	  "dense FP8 tensor-core peak (0: no FP8)" },
 	{ "gpus.*.hbm_gb", CFG_FLOAT, "GB", 1, 1e4, NULL, NULL,
-	  "HBM capacity (10^9 bytes)" },
+	  "HBM capacity as the datasheet names it (10^9 bytes); the memory "
+	  "check's limit where hbm_mib is 0" },
+	{ "gpus.*.hbm_mib", CFG_FLOAT, "MiB", 0, 1e8, "0", NULL,
+	  "device memory as the driver exposes it, in MiB (2^20 bytes): the "
+	  "total nvidia-smi or NVML prints, which a job's peak is held to (0: "
+	  "hbm_gb x 10^9, below it: the datasheets' \"80 GB\" is 80 GiB of "
+	  "stacks)" },
 	{ "gpus.*.hbm_bw_gbyte_s", CFG_FLOAT, "GB/s", 1, 1e6, NULL, NULL,
 	  "HBM bandwidth (10^9 bytes/s)" },
 	CFG_RENAMED_TO("gpus.*.hbm_bw_gbps", "gpus.*.hbm_bw_gbyte_s"),
@@ -126,6 +132,13 @@ static int kernel_dir(const struct scenario *sc, const char *name, char *dir, si
 	return 1;
 }
 
+double gpu_hbm_bytes(const struct scenario *sc, const char *name)
+{
+	double mib = sc_float(sc, "gpus.%s.hbm_mib", name);
+
+	return mib > 0 ? mib * 1048576.0 : sc_float(sc, "gpus.%s.hbm_gb", name) * 1e9;
+}
+
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out)
 {
@@ -135,7 +148,7 @@ void gpu_from_scenario(const struct scenario *sc, const char *name,
 	out->name = name;
 	out->peak_bf16_flops = sc_float(sc, "gpus.%s.peak_bf16_tflops", name) * 1e12;
 	out->peak_fp8_flops = sc_float(sc, "gpus.%s.peak_fp8_tflops", name) * 1e12;
-	out->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", name) * 1e9;
+	out->hbm_bytes = gpu_hbm_bytes(sc, name);
 	out->hbm_bw_Bps = sc_float(sc, "gpus.%s.hbm_bw_gbyte_s", name) * 1e9;
 	out->tdp_w = sc_float(sc, "gpus.%s.tdp_w", name);
 	out->idle_w = sc_float(sc, "gpus.%s.idle_w", name);

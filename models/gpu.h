@@ -26,7 +26,8 @@ struct gpu_spec {
 	const char *name;
 	double peak_bf16_flops;	/* dense FP16/BF16 tensor, FLOP/s */
 	double peak_fp8_flops;	/* 0 where the GPU has no FP8 */
-	double hbm_bytes;
+	double hbm_bytes;	/* what a job's peak may reach: the driver's
+				 * total (hbm_mib), else the datasheet's */
 	double hbm_bw_Bps;
 	double tdp_w;
 	double idle_w;
@@ -58,6 +59,8 @@ extern const struct cfg_setting gpu_settings[];
 
 /* Fill out from the catalog entry `name` (validated by the schema; a
  * malformed kernel table is gpu_check()'s error). */
+/* The device memory a job's peak is held to, bytes (hbm_mib, else hbm_gb). */
+double gpu_hbm_bytes(const struct scenario *sc, const char *name);
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out);
 /* The kernel folder loaded (else an error: at the entry's kernels key

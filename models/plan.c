@@ -136,7 +136,7 @@ static int plan_setup(struct plan *p, struct err *e)
 	p->gpus_per_node = (int)sc_int(sc, "cluster.gpus_per_node");
 	p->global_batch = (int)sc_int(sc, "parallel.global_batch");
 	gpu = sc_str(sc, "cluster.gpu");
-	p->hbm_bytes = sc_float(sc, "gpus.%s.hbm_gb", gpu) * 1e9;
+	p->hbm_bytes = gpu_hbm_bytes(sc, gpu);
 	if (strlen(gpu) >= sizeof p->gpu_name) {
 		sc_free(sc);
 		return err_set(e, ERR_USAGE, "plan: GPU name %s too long", gpu);

@@ -46,7 +46,7 @@ int step_check_memory(const struct step_cfg *c, const struct tfm *m,
 	if (b.total_bytes > g->hbm_bytes) {
 		breakdown_text(&b, text, sizeof text);
 		return sc_where_error(c->where, e, "cluster.gpu", "the job does not "
-				      "fit in %s's %.0f GB of HBM (%s; expected a smaller "
+				      "fit in %s's %.2f GB of HBM (%s; expected a smaller "
 				      "micro_batch, more recomputation, more tp/pp or a "
 				      "ZeRO stage)", g->name, g->hbm_bytes / GB, text);
 	}

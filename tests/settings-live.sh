@@ -117,7 +117,8 @@ gpus.*.gemm_mxfp8_ratio|T|B200MX|1.2|gpus.b200.gemm_mxfp8_ratio
 gpus.*.gemm_nvfp4_ratio|T|B200NV|0.7|gpus.b200.gemm_nvfp4_ratio
 gpus.*.gemm_fp8_block_ratio|T|H100BLK|1.5|gpus.h100_sxm.gemm_fp8_block_ratio
 gpus.*.calibration|T||"none"|
-gpus.*.hbm_gb|T||1|
+gpus.*.hbm_gb|T|-s gpus.a100_80gb.hbm_mib=0|1|
+gpus.*.hbm_mib|T||1|
 gpus.*.hbm_bw_gbyte_s|T||1000|
 gpus.*.tdp_w|T|FORMB|500|
 cluster.node|T||"generic"|
