@@ -7,13 +7,16 @@
 #define ACT_BYTES 2.0		/* fp16/bf16 activation element */
 #define MASK_BYTES 1.0		/* dropout mask element */
 #define F32_BYTES 4.0
-/* Adam's bytes a parameter beside its moments': master 4 + gradient 4
- * read, master 4 + the 16-bit copy 2 written */
-#define ADAM_FIXED_BYTES 14.0
-/* With the master kept as a 16-bit remainder (Apex DistributedFusedAdam
- * store_param_remainders): gradient 4, bf16 weight 2 and remainder 2
- * read, the weight and remainder written */
-#define ADAM_REMAINDER_BYTES 12.0
+/* Adam's bytes a parameter beside its moments', by where the master is
+ * (compute.h): the fp32 gradient 4 read, and master 4 read, master 4 and
+ * the 16-bit copy 2 written; bf16 weight 2 and remainder 2 read, both
+ * written (Apex DistributedFusedAdam store_param_remainders); the bf16
+ * weight 2 read and written (Apex with the optimizer's dtype bf16) */
+static const double adam_fixed_bytes[] = {
+	[CMP_MASTER_FP32] = 14.0,
+	[CMP_MASTER_REMAINDER] = 12.0,
+	[CMP_MASTER_WEIGHTS] = 8.0,
+};
 
 void cmp_zero(struct cmp_cost *c)
 {
@@ -993,10 +996,9 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_pa
 }
 
 double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes,
-		  bool remainders)
+		  enum cmp_adam_master master)
 {
-	double fixed = remainders ? ADAM_REMAINDER_BYTES : ADAM_FIXED_BYTES;
-	double bytes = fixed + 2 * 2 * moment_bytes;	/* two moments, in and out */
+	double bytes = adam_fixed_bytes[master] + 2 * 2 * moment_bytes;	/* two moments, in and out */
 
 	return kern_stream_s(&g->k, KS_ADAM, params * bytes);
 }

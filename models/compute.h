@@ -211,14 +211,22 @@ void cmp_logits_bwd(const struct gpu_spec *g, const struct cmp_shape *sh, struct
 					 * (DeepSpeed fp16): read 2 + 2, write 2 */
 void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_param,
 		    struct cmp_cost *out);
-/* Mixed-precision Adam over `params` local parameters: streams 14 + 4 x
- * moment_bytes per parameter (fp32 master and gradient and both moments
- * read; master and moments written and the 16-bit copy): 30 with fp32
- * moments, 22 with bf16.  With remainders (parallel.adam_master) the
- * master is the bf16 weight and its 16-bit remainder, each read and
- * written: 12 beside the moments. */
+/* Where Adam keeps its master weights (parallel.adam_master). */
+enum cmp_adam_master {
+	CMP_MASTER_FP32,	/* a whole fp32 copy beside the 16-bit weights */
+	CMP_MASTER_REMAINDER,	/* the low 16 bits the bf16 weight lacks (Apex's
+				 * store_param_remainders) */
+	CMP_MASTER_WEIGHTS,	/* none: the bf16 weights are updated in place
+				 * (Apex's optimizer dtype = the model's) */
+};
+/* Mixed-precision Adam over `params` local parameters: streams the fp32
+ * gradient (4) and both moments, in and out (4 x moment_bytes), and per
+ * the master: an fp32 master read and written and the 16-bit copy
+ * written (10), 30 in all with fp32 moments, 22 with bf16; the bf16
+ * weight and its remainder, each read and written (8); the bf16 weight
+ * alone read and written (4). */
 double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes,
-		  bool remainders);
+		  enum cmp_adam_master master);
 /* Transformer Engine's FP8 around its GEMMs (fp8.c, TE v1.13 with the
  * delayed-scaling recipe, as Megatron-Core/NeMo 2024-25 run it): which
  * module a GEMM sits in says which casts run.  LN_COL: LayerNorm fused

@@ -282,8 +282,12 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2;
 	/* zero.h counts Adam's state at 12 bytes a parameter: the fp32 master
 	 * and two fp32 moments; bf16 moments make it 4 + 2 x 2, a master kept
-	 * as the 16-bit remainder of the bf16 weight 2 + 2 x moments */
-	double master = o->adam_remainders ? 2 : 4, moment = o->adam_bf16_moments ? 2 : 4;
+	 * as the 16-bit remainder of the bf16 weight 2 + 2 x moments, none
+	 * (the bf16 weights are the master) 2 x moments */
+	static const double master_bytes[] = {
+		[CMP_MASTER_FP32] = 4, [CMP_MASTER_REMAINDER] = 2, [CMP_MASTER_WEIGHTS] = 0,
+	};
+	double master = master_bytes[o->adam_master], moment = o->adam_bf16_moments ? 2 : 4;
 	out->optimizer_bytes = z.optimizer_bytes * (master + 2 * moment) / 12;
 
 	/* DualPipe keeps pp + 1 stage-microbatches of activations a rank (the

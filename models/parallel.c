@@ -248,14 +248,17 @@ const struct cfg_setting par_settings[] = {
 	  "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 8 bytes of optimizer "
 	  "state a parameter instead of 12 (the fp32 master stays), and 22 bytes "
 	  "streamed by the step instead of 30" },
-	{ "parallel.adam_master", CFG_ENUM, "", 0, 0, "fp32", "fp32|remainders",
-	  "Adam's master weights: a whole fp32 copy (4 bytes a parameter), or "
-	  "only the low 16 bits that the bf16 weight lacks (2 bytes: Apex's "
+	{ "parallel.adam_master", CFG_ENUM, "", 0, 0, "fp32", "fp32|remainders|bf16",
+	  "Adam's master weights: a whole fp32 copy (4 bytes a parameter); only "
+	  "the low 16 bits that the bf16 weight lacks (2 bytes: Apex's "
 	  "DistributedFusedAdam store_param_remainders, which NeMo 1.x sets for "
-	  "an fp32 optimizer over bf16 weights, megatron_base_model.py); the "
-	  "step then reads and writes the bf16 weight and the remainder, 12 "
-	  "bytes beside the moments' instead of 14; needs a sharded optimizer "
-	  "(distributed_optimizer or zero_stage >= 1) and bf16 weights" },
+	  "an fp32 optimizer over bf16 weights, megatron_base_model.py; the step "
+	  "reads and writes the bf16 weight and the remainder, 12 bytes beside "
+	  "the moments' instead of 14; needs a sharded optimizer, "
+	  "distributed_optimizer or zero_stage >= 1); or none, the bf16 weights "
+	  "updated in place (0 bytes; NeMo 1.x with the optimizer's dtype bf16, "
+	  "store_params False; the step reads and writes the weight, 8 bytes "
+	  "beside the moments'); the last two need bf16 weights" },
 	{ "parallel.memory_reserve_gb", CFG_FLOAT, "GB", 0, 1e4, "3", NULL,
 	  "per-GPU memory the framework keeps: CUDA context (~0.5-1 GB), NCCL "
 	  "buffers, caching-allocator fragmentation" },
@@ -454,18 +457,21 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      attn_impl_names[o->attention_kernel],
 				      o->flash_attention ? "is" : "is not",
 				      o->flash_attention ? "false" : "true");
-	if (o->adam_remainders && !(o->distributed_optimizer || o->zero_stage >= 1))
+	if (o->adam_master == CMP_MASTER_REMAINDER &&
+	    !(o->distributed_optimizer || o->zero_stage >= 1))
 		return sc_where_error(w, e, "parallel.adam_master", "the remainders are "
 				      "a sharded optimizer's (expected parallel."
 				      "distributed_optimizer = true or zero_stage >= 1, or "
 				      "adam_master \"fp32\")");
-	if (o->adam_remainders && (o->dtype == PAR_FP16 || o->fp8_params ||
-				   o->amp_fp32_weights))
-		return sc_where_error(w, e, "parallel.adam_master", "the remainders "
-				      "complete bf16 weights to fp32 (expected bf16 weights: "
-				      "parallel.dtype \"bf16\", or \"fp8\" without "
+	if (o->adam_master != CMP_MASTER_FP32 && (o->dtype == PAR_FP16 || o->fp8_params ||
+						  o->amp_fp32_weights))
+		return sc_where_error(w, e, "parallel.adam_master", "%s (expected bf16 "
+				      "weights: parallel.dtype \"bf16\", or \"fp8\" without "
 				      "fp8_params, under a stack that keeps 16-bit weights; "
-				      "or adam_master \"fp32\")");
+				      "or adam_master \"fp32\")",
+				      o->adam_master == CMP_MASTER_REMAINDER ?
+				      "the remainders complete bf16 weights to fp32" :
+				      "a bf16 master is the bf16 weights");
 	if (o->fp8_params && o->dtype != PAR_FP8)
 		return sc_where_error(w, e, "parallel.fp8_params", "FP8 weights need "
 				      "FP8 GEMMs (expected parallel.dtype = \"fp8\", or "
@@ -628,7 +634,9 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->adam_bf16_moments = strcmp(sc_str(sc, "parallel.adam_moments"), "bf16") == 0;
-	o->adam_remainders = strcmp(sc_str(sc, "parallel.adam_master"), "remainders") == 0;
+	const char *master = sc_str(sc, "parallel.adam_master");
+	o->adam_master = strcmp(master, "remainders") == 0 ? CMP_MASTER_REMAINDER :
+			 strcmp(master, "bf16") == 0 ? CMP_MASTER_WEIGHTS : CMP_MASTER_FP32;
 	/* the stacks' figures are a DGX H100 host's; the node says how fast its
 	 * own issues an op.  A figure the scenario writes is its host's. */
 	o->host_s_per_kernel = (sc_has(sc, "training.host_us_per_kernel") ?

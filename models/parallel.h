@@ -75,7 +75,7 @@ struct par_opts {
 					 * compute (step.h) */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
 	bool adam_bf16_moments;		/* Adam's moments in bf16 (else fp32) */
-	bool adam_remainders;		/* master weights as 16-bit remainders */
+	enum cmp_adam_master adam_master;	/* where the master weights are */
 	/* the host and the eager loop (host.h, eager.h; the stack's facts) */
 	double host_s_per_kernel;	/* CPU time to issue one framework op (a
 					 * kernel launched from Python) */

@@ -635,7 +635,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	double opt_s = o->amp_fp32_weights ?
 		       eager_optimizer_s(g, &opt) :
 		       cmp_adam_s(g, mem.opt_params, o->adam_bf16_moments ? 2 : 4,
-				  o->adam_remainders) +
+				  o->adam_master) +
 		       cmp_grad_buffer_s(g, mem.params, mem.opt_params,
 					 L->dp, o->fused_kernels && o->zero_stage == 0);
 	/* FP8: the updated weights' casts into TE's FP8 copies, on the next

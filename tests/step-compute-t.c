@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(31);
+	tap_plan(32);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -199,14 +199,18 @@ int main(void)
 	 * gradient, moments in; master, moments and the bf16 copy out), 22
 	 * with bf16 moments (parallel.adam_moments), at the toy's Adam rate */
 	double adam_frac = g.k.stream_frac[KS_ADAM];
-	tap_near(cmp_adam_s(&g, 1e9, 4, false), stream_s(30e9, adam_frac), 1e-12,
+	tap_near(cmp_adam_s(&g, 1e9, 4, CMP_MASTER_FP32), stream_s(30e9, adam_frac), 1e-12,
 		 "Adam, fp32 moments: 30 bytes a parameter");
-	tap_near(cmp_adam_s(&g, 1e9, 2, false), stream_s(22e9, adam_frac), 1e-12,
+	tap_near(cmp_adam_s(&g, 1e9, 2, CMP_MASTER_FP32), stream_s(22e9, adam_frac), 1e-12,
 		 "Adam, bf16 moments: 22 bytes a parameter");
 	/* the master as a 16-bit remainder: gradient 4, weight 2 and
 	 * remainder 2 in, weight and remainder out (Apex's
 	 * store_param_remainders), 12 beside the fp32 moments' 16 */
-	tap_near(cmp_adam_s(&g, 1e9, 4, true), stream_s(28e9, adam_frac), 1e-12,
+	tap_near(cmp_adam_s(&g, 1e9, 4, CMP_MASTER_REMAINDER), stream_s(28e9, adam_frac), 1e-12,
 		 "Adam, master as remainders: 28 bytes a parameter");
+	/* no master (Apex with the optimizer's dtype bf16): gradient 4 and
+	 * weight 2 in, weight 2 out, beside bf16 moments' 8 */
+	tap_near(cmp_adam_s(&g, 1e9, 2, CMP_MASTER_WEIGHTS), stream_s(16e9, adam_frac), 1e-12,
+		 "Adam, bf16 weights as the master, bf16 moments: 16 bytes a parameter");
 	return tap_done();
 }

@@ -36,7 +36,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(45);
+	tap_plan(48);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -209,25 +209,31 @@ int main(void)
 	/* Adam's state a parameter against the fp32 master and moments'
 	 * 4 + 4 + 4: bf16 moments (parallel.adam_moments) 4 + 2 + 2; the
 	 * master as the bf16 weight's 16-bit remainder (parallel.adam_master,
-	 * Apex's store_param_remainders) 2 + 4 + 4, with bf16 moments 2 + 2 + 2 */
-	static const struct { bool bf16, rem; double bytes; const char *what; } st[] = {
-		{ true, false, 8, "bf16 moments" },
-		{ false, true, 10, "remainders" },
-		{ true, true, 6, "remainders and bf16 moments" },
+	 * Apex's store_param_remainders) 2 + 4 + 4, with bf16 moments 2 + 2 + 2;
+	 * no master (Apex with the optimizer's dtype bf16: the bf16 weights
+	 * are updated in place) with bf16 moments 0 + 2 + 2 */
+	static const struct {
+		bool bf16; enum cmp_adam_master master; double bytes; const char *what;
+	} st[] = {
+		{ true, CMP_MASTER_FP32, 8, "bf16 moments" },
+		{ false, CMP_MASTER_REMAINDER, 10, "remainders" },
+		{ true, CMP_MASTER_REMAINDER, 6, "remainders and bf16 moments" },
+		{ true, CMP_MASTER_WEIGHTS, 4, "no master and bf16 moments" },
 	};
 	o.schedule = PAR_1F1B;
 	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
 		struct mem_breakdown s;
 		o.adam_bf16_moments = st[i].bf16;
-		o.adam_remainders = st[i].rem;
+		o.adam_master = st[i].master;
 		mem_stage(&t2, &L, &o, 1, &s);
 		char name[96];
 		snprintf(name, sizeof name, "%s: optimizer state %.0f of 12 bytes a parameter",
 			 st[i].what, st[i].bytes);
 		tap_near(s.optimizer_bytes / one.optimizer_bytes, st[i].bytes / 12, 1e-12, name);
-		if (st[i].rem && !st[i].bf16)
-			tap_near(s.weights_bytes, one.weights_bytes, 1e-12,
-				 "remainders: the weights are the bf16 copy as before");
+		snprintf(name, sizeof name, "%s: the weights are the bf16 copy as before",
+			 st[i].what);
+		if (st[i].master != CMP_MASTER_FP32)
+			tap_near(s.weights_bytes, one.weights_bytes, 1e-12, name);
 	}
 	return tap_done();
 }
