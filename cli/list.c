@@ -66,6 +66,7 @@ static const struct kind kinds[] = {
 		{ "peak_bf16_tflops", "BF16_TFLOP/s", 'f' },
 		{ "peak_fp8_tflops", "FP8_TFLOP/s", 'f' },
 		{ "hbm_gb", "HBM_GB", 'f' },
+		{ "hbm_mib", "HBM_MiB", 'f' },
 		{ "hbm_bw_gbyte_s", "HBM_GB/s", 'f' },
 		{ "tdp_w", "TDP_W", 'f' },
 		{ "idle_w", "idle_W", 'f' },

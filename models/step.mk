@@ -15,7 +15,8 @@ EXTRA_DIST += tests/bench/step-175b.cfg tests/bench/step-moe.cfg
 # make check asserts Table 1's targets and that every runnable row runs.
 check_PROGRAMS += tests/bench/validate-b
 tests_bench_validate_b_SOURCES = tests/bench/validate.c tests/bench/validate-layer.c \
-	tests/bench/validate-layer.h
+	tests/bench/validate-layer.h tests/bench/validate-memory.c \
+	tests/bench/validate-memory.h tests/bench/vtsv.h
 SHELL_TESTS += tests/step-validate.sh
 validate: tests/bench/validate-b
 	./tests/bench/validate-b $(srcdir)/scenarios/validation

@@ -14,12 +14,12 @@ field() { row "$1" "$2" | cut -d'|' -f"$3"; }
 
 "$TRAINSIM" list gpus >"$tmp/gpus"; ok $? "list gpus runs"
 ok_eq "$(grep -c -v '^#' "$tmp/gpus")" 9 "8 GPUs and a header line (gpus.cfg has 8 entries)"
-ok_eq "$(row gpus h100_sxm | cut -d'|' -f1-8)" "h100_sxm|989.4|1978.9|80|3350|700|84|nvlink4" \
-	"h100_sxm: BF16, FP8, HBM GB, GB/s, TDP, idle, NVLink as in gpus.cfg"
-case $(field gpus h100_sxm 9) in *"H100 Tensor Core GPU datasheet"*) r=0 ;; *) r=1 ;; esac
+ok_eq "$(row gpus h100_sxm | cut -d'|' -f1-9)" "h100_sxm|989.4|1978.9|80|81559|3350|700|84|nvlink4" \
+	"h100_sxm: BF16, FP8, HBM GB and MiB, GB/s, TDP, idle, NVLink as in gpus.cfg"
+case $(field gpus h100_sxm 10) in *"H100 Tensor Core GPU datasheet"*) r=0 ;; *) r=1 ;; esac
 ok $r "h100_sxm names its source (the H100 datasheet)"
 ok_eq "$(field links nvlink3 2)" 2400 "nvlink3: 300e9 B/s = 2400 Gb/s each way"
-ok_eq "$(row gpus h800_sxm | cut -d'|' -f1-8)" "h800_sxm|989.4|1978.9|80|3350|700|84|nvlink4_h800" \
+ok_eq "$(row gpus h800_sxm | cut -d'|' -f1-9)" "h800_sxm|989.4|1978.9|80|81559|3350|700|84|nvlink4_h800" \
 	"h800_sxm: the H100's figures with its own NVLink (H800 SXM5 datasheet)"
 ok_eq "$(field links nvlink4_h800 2)" 1600 "nvlink4_h800: 200e9 B/s = 1600 Gb/s each way (400 GB/s both)"
 ok_eq "$(row links ib_hdr | cut -d'|' -f1-8)" "ib_hdr|200|0.97|130|40|253|15|1.58" \

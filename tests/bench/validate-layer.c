@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tests/bench/validate-layer.h"
+#include "tests/bench/vtsv.h"
 #include "tests/step-load.h"
 
 #define LAYER_FIELDS 9
@@ -93,7 +94,7 @@ int validate_layer(const struct cfg_schema *schema, const char *dir,
 {
 	char path[4096], buf[4096];
 	struct layer_stats bf16 = { 0 }, fp8 = { 0 };
-	int status = 0, rows = 0, header = 0;
+	int status = 0, rows = 0;
 	FILE *in;
 
 	snprintf(path, sizeof path, "%s/moe-layer.tsv", dir);
@@ -105,29 +106,9 @@ int validate_layer(const struct cfg_schema *schema, const char *dir,
 	printf("%-30s %-9s %-14s %8s %8s %7s %8s %8s %7s  %s\n", "row", "dispatch",
 	       "precision", "fwd pub", "fwd ms", "error", "bwd pub", "bwd ms", "error",
 	       "source");
-	while (fgets(buf, sizeof buf, in)) {
-		char *f[LAYER_FIELDS + 1], *p = buf;
-		int nf = 0;
-
-		if (buf[0] == '#' || buf[0] == '\n')
-			continue;
-		buf[strcspn(buf, "\r\n")] = '\0';
-		while (nf <= LAYER_FIELDS && p) {
-			f[nf++] = p;
-			p = strchr(p, '\t');
-			if (p)
-				*p++ = '\0';
-		}
-		if (!header++)	/* the column names, in the enum's order */
-			continue;
-		if (nf != LAYER_FIELDS) {
-			fprintf(stderr, "%s: %d fields in row %s (expected %d)\n", path, nf,
-				f[0], LAYER_FIELDS);
-			status = 1;
-			continue;
-		}
-		if (strcmp(f[L_STATUS], "runnable") != 0)
-			continue;
+	char *f[LAYER_FIELDS + 1];
+	struct vtsv t = { in, path, LAYER_FIELDS, 0 };	/* columns in the enum's order */
+	while (vtsv_runnable(&t, buf, sizeof buf, f, &status)) {
 		rows++;
 		status |= layer_row(schema, dir, f, ov, n_ov,
 				    strncmp(f[L_PRECISION], "fp8", 3) == 0 ? &fp8 : &bf16);

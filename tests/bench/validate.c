@@ -60,6 +60,8 @@
 #include "topologies/net.h"
 #include "tests/step-load.h"
 #include "tests/bench/validate-layer.h"
+#include "tests/bench/validate-memory.h"
+#include "tests/bench/vtsv.h"
 
 #define T1_ROWS 10
 #define VROWS_MAX 256
@@ -525,23 +527,6 @@ static double num(const struct vrow *r, enum vcol c)
 	return atof(r->f[c]);
 }
 
-/* Split one TSV line in place; returns the number of fields. */
-static int tsv_split(char *buf, char **field, int max)
-{
-	int n = 0;
-	char *p = buf;
-
-	buf[strcspn(buf, "\r\n")] = '\0';
-	while (n < max) {
-		field[n++] = p;
-		p = strchr(p, '\t');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
-
 /* Rows of DIR/independent.tsv, columns found by the header's names. */
 static int vrows_read(const char *dir, struct vrow *rows, int max)
 {
@@ -554,11 +539,9 @@ static int vrows_read(const char *dir, struct vrow *rows, int max)
 		perror(path);
 		return -1;
 	}
-	while (fgets(buf, sizeof buf, f)) {
-		char *field[64];
-		if (buf[0] == '#' || buf[0] == '\n')
-			continue;
-		int nf = tsv_split(buf, field, 64);
+	char *field[64];
+	int nf;
+	while ((nf = vtsv_next(f, buf, sizeof buf, field, 64)) >= 0) {
 		if (!have_header) {
 			for (int c = 0; c < C_N; c++) {
 				col[c] = -1;
@@ -868,6 +851,7 @@ int main(int argc, char **argv)
 	struct cfg_schema *schema = step_schema_new();
 	struct stats t1 = { 0 }, val = { 0 };
 	struct layer_summary layer = { 0 };
+	struct memory_summary mem = { 0 };
 	int status = 0, ran = 0, runnable = 0, pending = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -903,6 +887,11 @@ int main(int argc, char **argv)
 	       "measurements of it (independent; ms)\n");
 	status |= validate_layer(schema, dir, overrides, n_overrides, &layer);
 
+	printf("\nMEMORY: the peak per GPU against PyTorch's measured allocations (independent; "
+	       "GB, 10^9 bytes; error = ours / measured - 1; cov: ours with the reserve >= "
+	       "the measured peak)\n");
+	status |= validate_memory(schema, dir, &mem);
+
 	printf("\nENERGY: whole-run energy against independent published figures, scenarios "
 	       "at trainsim's defaults (kWh; 'same' = ours counted as the source counts, "
 	       "'all' = our facility energy_kwh)\n");
@@ -912,6 +901,8 @@ int main(int argc, char **argv)
 	printf("validation: ran %d of %d runnable rows, %d pending\n", ran, runnable, pending);
 	printf("layer: %d rows, bf16 mean %.1f max %.1f, fp8 mean %.1f max %.1f\n", layer.rows,
 	       layer.bf16_mean, layer.bf16_max, layer.fp8_mean, layer.fp8_max);
+	printf("memory: %d rows, peak mean %.1f max %.1f, covered %d\n", mem.rows,
+	       mem.peak_mean, mem.peak_max, mem.covered);
 	cfg_schema_free(schema);
 	if (stats_mean_abs(&t1) > 5.0 || t1.max_abs > 10.0)
 		status = 1;
