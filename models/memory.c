@@ -223,6 +223,24 @@ static double zero3_live_bytes(double params, int layers, double prefetch_bytes,
 	return layer_bytes * (1 + ahead);
 }
 
+/*
+ * Bytes a logit holds at the loss, the last stage's peak: the fp32 copy
+ * the cross-entropy works in (4) beside the bf16 logits it was cast from
+ * (2).  Megatron's vocab-parallel cross-entropy casts its input in
+ * calculate_logits_max (`vocab_parallel_logits.float()`, NVIDIA/Megatron-LM
+ * megatron/core/tensor_parallel/cross_entropy.py, 2022 to 2026) while the
+ * model's forward still holds the bf16 logits it passed, and saves the
+ * fp32 buffer (exp_logits) for the backward, whose gradient autograd casts
+ * back to bf16 beside it: 6 bytes at both moments.  Eager stacks cast
+ * (logits.float()) the same way, at least.  flash-attn's fused
+ * cross-entropy (training.loss_kernel "xentropy") makes no fp32 copy: its
+ * 4 stand for the bf16 logits and their gradient.
+ */
+static double logit_bytes(const struct par_opts *o)
+{
+	return o->xentropy ? 4.0 : 6.0;
+}
+
 void mem_stage(const struct tfm *m, const struct layout *L,
 	       const struct par_opts *o, int stage, struct mem_breakdown *out)
 {
@@ -300,8 +318,8 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	if (o->recompute == PAR_RECOMPUTE_FULL)	/* the layer being recomputed */
 		out->activations_bytes += mem_act_bytes(m, L->micro_batch,
 				L->tp, L->cp, sp, flash, PAR_RECOMPUTE_NONE, moe > 0, fp8);
-	if (stage == L->pp - 1 || (dual && stage == 0))	/* fp32 logits, and the MTP modules' */
-		out->activations_bytes += 4.0 * m->seq_len * L->micro_batch *
+	if (stage == L->pp - 1 || (dual && stage == 0))	/* the logits, and the MTP modules' */
+		out->activations_bytes += logit_bytes(o) * m->seq_len * L->micro_batch *
 					  (double)m->vocab / L->tp * (1 + m->mtp_layers) /
 					  (L->cp > 1 ? L->cp : 1);
 	out->reserve_bytes = o->reserve_bytes;

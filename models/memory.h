@@ -18,7 +18,8 @@
  *       interleaved: min(2(p-k-1) + (v-1)p + 1, v m) chunks of l/(p v)
  *       layers (Megatron's warm-up), which gives Korthikanti's
  *       l (1 + (p-1)/(p v)) layer-microbatches on the first stage;
- *   the last stage's fp32 logits of one microbatch, 4 s b V / t (and each
+ *   the last stage's logits of one microbatch at the loss, the fp32 copy
+ *       beside the bf16 logits, 6 s b V / t (4 with a fused loss; and each
  *       multi-token-prediction module's);
  *   a fixed framework reserve.
  * The 10 and 24 follow the shape (memory.c): grouped-query attention stores
