@@ -998,7 +998,8 @@ void cmp_grad_accum(const struct gpu_spec *g, double params, double bytes_per_pa
 double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes,
 		  enum cmp_adam_master master)
 {
-	double bytes = adam_fixed_bytes[master] + 2 * 2 * moment_bytes;	/* two moments, in and out */
+	/* two moments, in and out */
+	double bytes = adam_fixed_bytes[master] + 2 * 2 * moment_bytes;
 
 	return kern_stream_s(&g->k, KS_ADAM, params * bytes);
 }

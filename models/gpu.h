@@ -57,10 +57,10 @@ struct gpu_spec {
 
 extern const struct cfg_setting gpu_settings[];
 
-/* Fill out from the catalog entry `name` (validated by the schema; a
- * malformed kernel table is gpu_check()'s error). */
 /* The device memory a job's peak is held to, bytes (hbm_mib, else hbm_gb). */
 double gpu_hbm_bytes(const struct scenario *sc, const char *name);
+/* Fill out from the catalog entry `name` (validated by the schema; a
+ * malformed kernel table is gpu_check()'s error). */
 void gpu_from_scenario(const struct scenario *sc, const char *name,
 		       struct gpu_spec *out);
 /* The kernel folder loaded (else an error: at the entry's kernels key

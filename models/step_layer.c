@@ -948,9 +948,9 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 				      &c->emb_f, &c->emb_b, &c->log_f, &c->log_b };
 	graph_launches(o, m, &hv, c);
 	struct host_cost hc = { o->host_s_per_kernel, o->host_s_per_launch };
-	/* over the passes the model runs: an MoE model's dense layers only
-	 * where it has some (moe.dense_layers), its MoE ones only where it
-	 * has experts */
+	/* over the passes the model runs (passes[]: dense fwd, bwd, then MoE
+	 * fwd, bwd): an MoE model's dense pair only where it has dense layers
+	 * (moe.dense_layers); a dense model's MoE pair is a copy of its own */
 	bool has_dense = m->moe.experts <= 0 || m->moe.dense_layers > 0;
 	c->host_frac = layer_host_frac(passes + (has_dense ? 0 : 2),
 				       has_dense ? 4 : 2, &hc);
