@@ -224,6 +224,30 @@ static double zero3_live_bytes(double params, int layers, double prefetch_bytes,
 }
 
 /*
+ * DeepSpeed's contiguous gradient buffers (contiguous_gradients, on by
+ * default since v0.4.3, microsoft/DeepSpeed PR #1199 of 2021-07-01):
+ * ZeRO copies each gradient into a preallocated bucket of
+ * reduce_bucket_size elements in the training dtype (parallel.
+ * zero_bucket_mb, DeepSpeed's 5e8: 1 GB) before reducing it.  ZeRO-1/2
+ * allocate one at the start of every backward, a second with overlap_comm
+ * so one bucket fills while the other is reduced (runtime/zero/
+ * stage_1_and_2.py backward(), DeepSpeed 0.16.5 of 2025-02-21), and they live
+ * through the backward, when the activations peak; ZeRO-3 holds one from
+ * the start (stage3.py __ipg_bucket_flat_buffer).  DeepSpeed's pipeline
+ * engine (ZeRO-1 only) allocates its one after the pipeline's flush
+ * (reduce_gradients(pipeline_parallel=True)), past the peak: none.
+ */
+static double zero_contiguous_bytes(const struct par_opts *o, int pp)
+{
+	int buffers;
+
+	if (!o->zero_contiguous_grads || o->zero_stage < 1 || pp > 1)
+		return 0;
+	buffers = o->zero_stage == 3 ? 1 : 1 + (o->overlap_grad_reduce ? 1 : 0);
+	return buffers * o->zero_bucket_bytes;
+}
+
+/*
  * Bytes a logit holds at the loss, the last stage's peak: the fp32 copy
  * the cross-entropy works in (4) beside the bf16 logits it was cast from
  * (2).  Megatron's vocab-parallel cross-entropy casts its input in
@@ -297,7 +321,8 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	if (fp8 && !o->fp8_params)
 		out->weights_bytes += FP8_WEIGHT_CACHE_BYTES * out->params /
 				      (o->zero_stage == 3 ? shard : 1);
-	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2;
+	out->grads_bytes = z.grads_bytes * unsharded_grad_bytes(o) / 2 +
+			   zero_contiguous_bytes(o, L->pp);
 	/* zero.h counts Adam's state at 12 bytes a parameter: the fp32 master
 	 * and two fp32 moments; bf16 moments make it 4 + 2 x 2, a master kept
 	 * as the 16-bit remainder of the bf16 weight 2 + 2 x moments, none

@@ -242,6 +242,16 @@ const struct cfg_setting par_settings[] = {
 	  "all_gather or reduce_scatter per parameter tensor, each after a device "
 	  "synchronize, so none runs under the compute, and each copying every "
 	  "rank's slice apart; step.h); needs zero_stage 3" },
+	{ "parallel.zero_contiguous_grads", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "DeepSpeed's contiguous_gradients: ZeRO copies each gradient into a "
+	  "preallocated buffer of zero_bucket_mb before reducing it, one for "
+	  "ZeRO-3 (held throughout), one for ZeRO-1/2 or two with "
+	  "overlap_grad_reduce (DeepSpeed's overlap_comm double buffer), "
+	  "allocated at each backward; counted in the peak memory without a "
+	  "pipeline (DeepSpeed's pipeline engine allocates its one after the "
+	  "flush).  Default: the stack's (true for deepspeed_zero: DeepSpeed's "
+	  "default since v0.4.3, 2021-07; false elsewhere: PyTorch FSDP, "
+	  "Megatron's buffers, Megatron-DeepSpeed's ZeRO-1)" },
 	{ "parallel.adam_moments", CFG_ENUM, "", 0, 0, "fp32", "fp32|bf16",
 	  "Adam's first and second moments: fp32, or bf16 (DeepSeek-V3 report "
 	  "sec. 3.3.3; Megatron-Core --use-precision-aware-optimizer "
@@ -507,6 +517,11 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      "says how ZeRO-3 gathers weights, but zero_stage is %d "
 				      "(expected zero_stage = 3, or zero3_fetch \"prefetch\")",
 				      o->zero_stage);
+	if (o->zero_contiguous_written && o->zero_stage < 1)
+		return sc_where_error(w, e, "parallel.zero_contiguous_grads", "DeepSpeed's "
+				      "contiguous gradient buffers are ZeRO's, but zero_stage "
+				      "is 0 (expected zero_stage 1-3, or "
+				      "zero_contiguous_grads false)");
 	if (o->zero_stage >= 1 && o->distributed_optimizer)
 		return sc_where_error(w, e, "parallel.distributed_optimizer", "the "
 				      "distributed optimizer and ZeRO both shard the "
@@ -631,6 +646,10 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->zero_bucket_bytes = sc_float(sc, "parallel.zero_bucket_mb") * MB;
 	o->zero_prefetch_bytes = sc_float(sc, "parallel.zero_prefetch_mb") * MB;
 	o->zero3_sync = strcmp(sc_str(sc, "parallel.zero3_fetch"), "sync_per_tensor") == 0;
+	o->zero_contiguous_grads = pick(sc, "parallel.zero_contiguous_grads",
+					st->zero_contiguous_grads);
+	o->zero_contiguous_written = sc_has(sc, "parallel.zero_contiguous_grads") &&
+				     o->zero_contiguous_grads;
 	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->adam_bf16_moments = strcmp(sc_str(sc, "parallel.adam_moments"), "bf16") == 0;

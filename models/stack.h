@@ -58,6 +58,8 @@ struct stack_spec {
 	bool ds_engine;			/* DeepSpeed's engine holds the gradients:
 					 * its accumulation, reduction and tied
 					 * embedding (step.c) */
+	bool zero_contiguous_grads;	/* its ZeRO keeps DeepSpeed's contiguous
+					 * gradient buffers (memory.c) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */

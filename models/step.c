@@ -510,17 +510,24 @@ static void tr_close(void *ctx, struct step_result *out)
 /* The GEMM weights Transformer Engine casts to FP8 on a GPU of the memory
  * model's stage: its parameters less the embedding (first stage) and the
  * output layer (last), which stay bf16 (compute.c), and less the norms
- * and biases, taken as the stage's share of the layers' matrices. */
+ * and biases, taken as the model's share of matrices over the layers it
+ * has (an MoE model's dense layers only where moe.dense_layers says). */
 static double te_params(const struct tfm *m, const struct layout *L,
 			const struct mem_breakdown *mem)
 {
 	double p = mem->params;
+	int dense = m->moe.experts > 0 ? m->moe.dense_layers : m->layers;
+	int moe = m->layers - (dense < m->layers ? dense : m->layers);
+	double mat = (m->layers - moe) * tfm_layer_matrix_params(m, false) +
+		     moe * tfm_layer_matrix_params(m, true);
+	double all = (m->layers - moe) * tfm_layer_params(m, false) +
+		     moe * tfm_layer_params(m, true);
 
 	if (mem->stage == 0)
 		p -= tfm_embed_params(m) / L->tp;
 	if (mem->stage == L->pp - 1)
 		p -= tfm_head_params(m) / L->tp;
-	return fmax(p * tfm_layer_matrix_params(m, false) / tfm_layer_params(m, false), 0);
+	return all > 0 ? fmax(p * mat / all, 0) : 0;
 }
 
 int step_simulate_net(const struct tfm *m, const struct layout *L,

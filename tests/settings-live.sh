@@ -72,6 +72,7 @@ pools.*.term_days|F||365|
 gpus.*.stream.add|T|-s model.dropout=false -s 'training.stack="pytorch_eager"'||
 parallel.zero_prefetch_mb|T|-s parallel.pp=1 -s parallel.zero_stage=3||
 parallel.zero3_fetch|T|-s parallel.pp=1 -s parallel.zero_stage=3|"sync_per_tensor"|
+parallel.zero_contiguous_grads|T|-s parallel.pp=1 -s parallel.zero_stage=2||
 parallel.zero_shard_ranks|T|-s parallel.pp=1 -s parallel.zero_stage=3|2|
 cost.commitments|F|-s pools.base.term_days=365||
 model.mla.kv_lora_rank|T|MLA|256|

@@ -36,7 +36,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(48);
+	tap_plan(53);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -194,6 +194,38 @@ int main(void)
 	tap_near(b.weights_bytes, 2 * P1 / 8 + 2 * layer_b, 1e-12,
 		 "hybrid ZeRO-3 (8 of 32): weights 2 Psi / 8 plus two layers");
 	tap_near(b.optimizer_bytes, 12 * P1 / 8, 1e-12, "hybrid ZeRO-3: optimizer 12 Psi / 8");
+	o.zero_shard_ranks = 0;
+
+	/* DeepSpeed's contiguous gradient buffers (memory.c), each
+	 * reduce_bucket_size = 5e8 bf16 elements, 1e9 bytes: ZeRO-3 holds one,
+	 * ZeRO-1/2 one, two with overlap_comm; a pipeline's comes after its
+	 * flush, past the peak */
+	static const struct {
+		int stage, pp; bool overlap; double buffers; const char *what;
+	} cg[] = {
+		{ 3, 1, true, 1, "ZeRO-3: one bucket, 1 GB" },
+		{ 2, 1, true, 2, "ZeRO-2 with overlap_comm: two buckets, 2 GB" },
+		{ 2, 1, false, 1, "ZeRO-2 without overlap: one bucket, 1 GB" },
+		{ 1, 1, false, 1, "ZeRO-1: one bucket, 1 GB" },
+		{ 1, 2, false, 0, "ZeRO-1 in a pipeline: none at the peak" },
+	};
+	o.zero_bucket_bytes = 1e9;
+	for (size_t i = 0; i < sizeof cg / sizeof cg[0]; i++) {
+		struct mem_breakdown off, on;
+		L.pp = cg[i].pp;
+		o.zero_stage = cg[i].stage;
+		o.overlap_grad_reduce = cg[i].overlap;
+		o.zero_contiguous_grads = false;
+		mem_stage(&t1, &L, &o, 0, &off);
+		o.zero_contiguous_grads = true;
+		mem_stage(&t1, &L, &o, 0, &on);
+		tap_near(on.grads_bytes - off.grads_bytes, cg[i].buffers * 1e9, 1e-12,
+			 cg[i].what);
+	}
+	o.zero_contiguous_grads = false;
+	o.overlap_grad_reduce = false;
+	L.pp = 1;
+	o.zero_stage = 3;
 
 	/* DualPipe (dualpipe.h): rank 1 of 4 also holds stage 2, 6 layers
 	 * each, so twice the parameters; it keeps pp + 1 = 5 stage-microbatches

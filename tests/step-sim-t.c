@@ -54,6 +54,47 @@ static double host_scaled_s(struct cfg_schema *s, const char *rel, const char *n
 	return t;
 }
 
+/* One iteration of rel with model.ffn_hidden = f: its time and
+ * host_issue_frac (< 0 on error). */
+static double dense_width_s(struct cfg_schema *s, const char *rel, int f, double *frac)
+{
+	char ov[64];
+	const char *ovs[1] = { ov };
+	struct step_job j;
+	struct err e = { 0 };
+
+	snprintf(ov, sizeof ov, "model.ffn_hidden=%d", f);
+	int rc = run(s, rel, ovs, 1, &j, &e);
+	double t = rc == 0 ? j.r.iteration_s : -1;
+	*frac = rc == 0 ? j.r.host_issue_frac : -1;
+	if (rc < 0)
+		tap_diag("%s: %s", rel, e.msg);
+	step_job_free(&j);
+	return t;
+}
+
+/*
+ * An MoE model with no dense layer (Qwen3-30B-A3B: every layer routed,
+ * moe.dense_layers 0) has no dense MLP, so model.ffn_hidden, the dense
+ * MLP's width, can change nothing it reports.  A 64-wide dense MLP makes
+ * the dense pass, were it counted, the most host-bound one (its ratio
+ * 2.52 against the routed passes' 2.05 before step_layer.c took only the
+ * passes the model runs), and its matrix share, were it taken, changes
+ * the FP8 weights cast each step (step.c te_params).
+ */
+static void moe_dense_width_tests(struct cfg_schema *s)
+{
+	const char *moe = "scenarios/validation/mbridge-h100-qwen3-30b-16-fp8cs.cfg";
+	double f_wide, f_thin;
+	double wide = dense_width_s(s, moe, 6144, &f_wide);
+	double thin = dense_width_s(s, moe, 64, &f_thin);
+
+	tap_ok(wide > 0 && f_thin == f_wide, "all-MoE model: host_issue_frac %.4f with a "
+	       "64-wide dense MLP it does not have, %.4f with 6144", f_thin, f_wide);
+	tap_ok(wide > 0 && thin == wide, "all-MoE model: iteration %.9f s either way "
+	       "(%.9f)", thin, wide);
+}
+
 /*
  * /step host_issue_frac: the host's time to issue a layer pass's kernels
  * over the GPU's time to run them (host.h).  What it promises: under 0.5 a
@@ -79,6 +120,7 @@ static void host_frac_tests(struct cfg_schema *s)
 	tap_ok(big1 > 0 && f_big < 0.5, "175B: host_issue_frac %.3f < 0.5", f_big);
 	tap_ok(big1 > 0 && big2 > 0 && big2 / big1 - 1 < 1e-9 && big1 / big2 - 1 < 1e-9,
 	       "175B: a host twice as slow leaves the step (%.6f -> %.6f s)", big1, big2);
+	moe_dense_width_tests(s);
 }
 
 int main(void)
@@ -88,7 +130,7 @@ int main(void)
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	tap_plan(50);
+	tap_plan(52);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
