@@ -1009,7 +1009,11 @@ double cmp_adam_s(const struct gpu_spec *g, double params, double moment_bytes,
  * (TE v1.8 comm_gemm_overlap.h: num_max_streams = 3), so up to three run
  * at once when their data are there (taken as always: a lower bound on the
  * cost).  The extra time: the law's chunked over whole time, applied to the
- * whole GEMM's (its measured residual kept). */
+ * whole GEMM's (its measured residual kept).  The extra chunks are launched
+ * by TE's C++ loop, not from Python (common/comm_gemm_overlap/
+ * comm_gemm_overlap.cpp: split_overlap_ag and split_overlap_rs call
+ * nvte_cublas_gemm once a chunk in a for loop, TE v1.8 to 2026): library
+ * launches for the host (host.h), as the Python call counts once. */
 #define UB_STREAMS 3.0
 
 static void add_ub_split(const struct gpu_spec *g, const struct cmp_shape *sh,
@@ -1029,7 +1033,7 @@ static void add_ub_split(const struct gpu_spec *g, const struct cmp_shape *sh,
 	c.flops = 0;
 	c.dyn_j = 0;	/* the same work, slower: no more energy */
 	c.kernels = chunks - 1;
-	c.lib_kernels = 0;
+	c.lib_kernels = chunks - 1;
 	cmp_add(acc, &c, 1);
 }
 
