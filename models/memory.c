@@ -1,4 +1,6 @@
 /* memory.c -- see memory.h. */
+#include <math.h>
+
 #include "models/memory.h"
 #include "models/zero.h"
 
@@ -248,6 +250,39 @@ static double zero_contiguous_bytes(const struct par_opts *o, int pp)
 }
 
 /*
+ * What the optimizer's step allocates beside the states, per parameter it
+ * steps (opt_params), once the backward has freed the activations:
+ *   PyTorch's foreach Adam/AdamW (torch.optim's default on CUDA, the eager
+ *   stacks' training.adam_foreach) takes sqrt of the second moments into a
+ *   new tensor list (_multi_tensor_adam: exp_avg_sq_sqrt =
+ *   torch._foreach_sqrt(device_exp_avg_sqs), PyTorch 2.x), a temporary of
+ *   the moments' dtype for every parameter at once; the per-tensor loops
+ *   (training.adam_impl "loop", "composer") hold one tensor's, nothing to
+ *   count, and fused kernels none;
+ *   DeepSpeed's ZeRO optimizer casts the rank's gradient shard to an fp32
+ *   copy for Adam (stage_1_and_2.py step(): single_grad_partition =
+ *   flatten(averaged_gradients[i]).to(fp32), then frees the 16-bit ones;
+ *   stage3.py _prepare_fp32_grad_for_sub_group, sub-groups of
+ *   sub_group_size = 1e9 elements; DeepSpeed 0.16.5), 4 bytes; not its
+ *   BF16_Optimizer (Megatron-DeepSpeed in bf16), whose fp32 gradients are
+ *   held throughout (unsharded_grad_bytes).
+ */
+#define DS_SUB_GROUP_ELEMS 1e9
+
+static double step_transient_bytes(const struct par_opts *o, double opt_params)
+{
+	double moment = o->adam_bf16_moments ? 2 : 4, b = 0;
+
+	if (o->amp_fp32_weights && o->adam_foreach && !o->adam_loop)
+		b += moment * opt_params;
+	if (o->ds_zero_optimizer && o->zero_stage >= 1 &&
+	    !(o->ds_engine && o->dtype != PAR_FP16))
+		b += 4 * (o->zero_stage == 3 ? fmin(opt_params, DS_SUB_GROUP_ELEMS) :
+			  opt_params);
+	return b;
+}
+
+/*
  * Bytes a logit holds at the loss, the last stage's peak: the fp32 copy
  * the cross-entropy works in (4) beside the bf16 logits it was cast from
  * (2).  Megatron's vocab-parallel cross-entropy casts its input in
@@ -347,9 +382,11 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 		out->activations_bytes += logit_bytes(o) * m->seq_len * L->micro_batch *
 					  (double)m->vocab / L->tp * (1 + m->mtp_layers) /
 					  (L->cp > 1 ? L->cp : 1);
+	out->step_temp_bytes = step_transient_bytes(o, out->opt_params);
 	out->reserve_bytes = o->reserve_bytes;
 	out->total_bytes = out->weights_bytes + out->grads_bytes +
-			   out->optimizer_bytes + out->activations_bytes +
+			   out->optimizer_bytes +
+			   fmax(out->activations_bytes, out->step_temp_bytes) +
 			   out->reserve_bytes;
 }
 

@@ -22,6 +22,10 @@
  *       beside the bf16 logits, 6 s b V / t (4 with a fused loss; and each
  *       multi-token-prediction module's);
  *   a fixed framework reserve.
+ * The optimizer's step comes after the backward has freed the activations;
+ * what it allocates for the step (memory.c step_transient_bytes: PyTorch's
+ * foreach Adam's temporary, DeepSpeed's fp32 gradient shard) takes their
+ * place at that moment: the peak counts the larger of the two.
  * The 10 and 24 follow the shape (memory.c): grouped-query attention stores
  * kv/a of K and V, a gated MLP 6f instead of 4f (16h for GPT's f = 4h), an
  * MoE layer its routed tokens' expert activations (top_k x the busiest
@@ -48,6 +52,8 @@ struct mem_breakdown {
 					 * experts' over their own replicas */
 	double weights_bytes, grads_bytes, optimizer_bytes;
 	double activations_bytes;
+	double step_temp_bytes;		/* the optimizer step's transients, held
+					 * once the activations are freed */
 	double reserve_bytes;
 	double total_bytes;
 };

@@ -650,6 +650,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 					st->zero_contiguous_grads);
 	o->zero_contiguous_written = sc_has(sc, "parallel.zero_contiguous_grads") &&
 				     o->zero_contiguous_grads;
+	o->ds_zero_optimizer = st->ds_zero_optimizer;
 	o->zero_shard_ranks = (int)sc_int(sc, "parallel.zero_shard_ranks");
 	o->reserve_bytes = sc_float(sc, "parallel.memory_reserve_gb") * GB;
 	o->adam_bf16_moments = strcmp(sc_str(sc, "parallel.adam_moments"), "bf16") == 0;

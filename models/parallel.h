@@ -76,6 +76,7 @@ struct par_opts {
 	bool zero_contiguous_grads;	/* DeepSpeed's contiguous gradient
 					 * buffers of zero_bucket_bytes (memory.c) */
 	bool zero_contiguous_written;	/* ... set true by the scenario itself */
+	bool ds_zero_optimizer;		/* DeepSpeed's ZeRO optimizer (stack.h) */
 	double reserve_bytes;		/* CUDA context, NCCL buffers, allocator slack */
 	bool adam_bf16_moments;		/* Adam's moments in bf16 (else fp32) */
 	enum cmp_adam_master adam_master;	/* where the master weights are */

@@ -245,11 +245,13 @@ int run_write_step(struct run *r, struct err *e)
 	rep_step_scalar(rep, "checkpoint_load_s", md->ck.load_s, "s");
 	rep_step_scalar(rep, "checkpoint_bytes", md->ck.size_bytes, "bytes");
 	/* Memory per GPU of the fullest pipeline stage, part by part, and what
-	 * the GPU holds: the plot stacks the parts under the HBM line. */
+	 * the GPU holds: the parts stack under the HBM line, the optimizer
+	 * step's transients in the activations' place (the larger counts). */
 	rep_step_scalar(rep, "memory_weights_bytes", md->mem.weights_bytes, "bytes");
 	rep_step_scalar(rep, "memory_grads_bytes", md->mem.grads_bytes, "bytes");
 	rep_step_scalar(rep, "memory_optimizer_bytes", md->mem.optimizer_bytes, "bytes");
 	rep_step_scalar(rep, "memory_activations_bytes", md->mem.activations_bytes, "bytes");
+	rep_step_scalar(rep, "memory_step_temp_bytes", md->mem.step_temp_bytes, "bytes");
 	rep_step_scalar(rep, "memory_reserve_bytes", md->mem.reserve_bytes, "bytes");
 	rep_step_scalar(rep, "hbm_bytes", md->g.hbm_bytes, "bytes");
 	return 0;

@@ -60,6 +60,9 @@ struct stack_spec {
 					 * embedding (step.c) */
 	bool zero_contiguous_grads;	/* its ZeRO keeps DeepSpeed's contiguous
 					 * gradient buffers (memory.c) */
+	bool ds_zero_optimizer;		/* its ZeRO is DeepSpeed's optimizer, which
+					 * casts the gradient shard to fp32 at the
+					 * step (memory.c) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */

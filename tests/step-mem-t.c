@@ -36,7 +36,7 @@ int main(void)
 		"ZeRO-2 2 Psi + 14 Psi/64 = 16.6 GB", "ZeRO-3 16 Psi/64 = 1.9 GB",
 	};
 
-	tap_plan(53);
+	tap_plan(62);
 	/* Rajbhandari et al.: 7.5B parameters on N_d = 64 */
 	for (int s = 0; s < 4; s++) {
 		zero_model_memory(psi, 64, s, false, &z);
@@ -225,6 +225,56 @@ int main(void)
 	o.zero_contiguous_grads = false;
 	o.overlap_grad_reduce = false;
 	L.pp = 1;
+
+	/* The optimizer step's transients (memory.c), held once the backward
+	 * has freed the activations, so the peak takes the larger: PyTorch's
+	 * foreach Adam allocates sqrt of the second moments for every stepped
+	 * parameter (4 bytes, 2 with bf16 moments), DeepSpeed's ZeRO
+	 * optimizer an fp32 copy of its gradient shard (4 bytes; ZeRO-3 by
+	 * sub-groups of 1e9 elements), its BF16_Optimizer none.  ZeRO-2 on 32
+	 * ranks: P1/32 stepped parameters a rank. */
+	struct mem_breakdown st0;
+	double shard = P1 / 32;
+	o.zero_stage = 2;
+	mem_stage(&t1, &L, &o, 0, &st0);
+	tap_near(st0.step_temp_bytes, 0, 0, "Megatron's fused Adam: no step transients");
+	o.amp_fp32_weights = true;
+	o.adam_foreach = true;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 4 * shard, 1e-12,
+		 "foreach Adam: sqrt of the fp32 second moments, 4 bytes a stepped parameter");
+	o.adam_bf16_moments = true;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 2 * shard, 1e-12, "... 2 with bf16 moments");
+	o.adam_loop = true;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 0, 0, "a per-tensor loop: one tensor's, not counted");
+	o.adam_loop = false;
+	o.adam_bf16_moments = false;
+	o.adam_foreach = false;
+	o.amp_fp32_weights = false;
+	o.ds_zero_optimizer = true;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 4 * shard, 1e-12,
+		 "DeepSpeed ZeRO-2: the gradient shard cast to fp32, 4 bytes a parameter");
+	tap_near(b.total_bytes - b.reserve_bytes - b.weights_bytes - b.grads_bytes -
+		 b.optimizer_bytes, b.activations_bytes > 4 * shard ? b.activations_bytes :
+		 4 * shard, 1e-12, "the peak counts the larger of activations and transients");
+	o.zero_stage = 3;
+	L.dp = 1;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 4e9, 1e-12, "DeepSpeed ZeRO-3: a sub-group of 1e9 at most");
+	L.dp = 32;
+	o.zero_stage = 1;
+	o.ds_engine = true;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 0, 0, "Megatron-DeepSpeed in bf16 (BF16_Optimizer): none");
+	o.dtype = PAR_FP16;
+	mem_stage(&t1, &L, &o, 0, &b);
+	tap_near(b.step_temp_bytes, 4 * shard, 1e-12, "... in fp16 (its ZeRO-1): the fp32 copy");
+	o.dtype = PAR_BF16;
+	o.ds_engine = false;
+	o.ds_zero_optimizer = false;
 	o.zero_stage = 3;
 
 	/* DualPipe (dualpipe.h): rank 1 of 4 also holds stage 2, 6 layers
