@@ -918,6 +918,23 @@ void cmp_embed_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
  * logit in two kernels. */
 #define XENT_FWD_BYTES 2.0
 #define XENT_BWD_BYTES 4.0
+/* Transformer Engine's fused cross-entropy (transformer_engine/pytorch/
+ * triton/cross_entropy.py, 2026; Megatron-Core's cross_entropy_loss_fusion
+ * with cross_entropy_fusion_impl "te"): forward, online_softmax_kernel
+ * reads the bf16 logits for each row's max and sum (2 bytes), then
+ * cross_entropy_kernel reads them again and writes the loss and an fp32
+ * gradient ("so it is not quantized before backward": 2 + 4); backward,
+ * element_mul_kernel scales that gradient in place by the per-token loss
+ * gradient (4 + 4; skipped only when it is the scalar 1.0, which Megatron's
+ * per-token losses are not), and autograd casts it to the bf16 logits'
+ * type for the output layer (4 + 2).  Row-wise passes over the vocabulary
+ * priced as the row softmax, the in-place multiply and the cast as copies.
+ * Earlier TE releases wrote the gradient in place in bf16 (fewer bytes):
+ * not modelled. */
+#define TE_XENT_SCAN_BYTES 2.0
+#define TE_XENT_GRAD_BYTES (ACT_BYTES + F32_BYTES)
+#define TE_XENT_SCALE_BYTES (2 * F32_BYTES)
+#define TE_XENT_CAST_BYTES (F32_BYTES + ACT_BYTES)
 #define METRIC_CE_BYTES_CAST (ACT_BYTES + F32_BYTES)
 #define METRIC_CE_BYTES_LSM (2 * F32_BYTES)
 
@@ -930,6 +947,11 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 	for (int i = 0; i < (int)sh->metric_ce; i++) {
 		add_stream(g, out, KS_COPY, logits * METRIC_CE_BYTES_CAST);
 		add_stream(g, out, KS_SOFTMAX, logits * METRIC_CE_BYTES_LSM);
+	}
+	if (sh->te_xent) {
+		add_stream(g, out, KS_SOFTMAX, logits * TE_XENT_SCAN_BYTES);
+		add_stream(g, out, KS_SOFTMAX, logits * TE_XENT_GRAD_BYTES);
+		return;
 	}
 	if (!sh->fused && sh->xentropy) {
 		add_stream(g, out, KS_SOFTMAX, logits * XENT_FWD_BYTES);
@@ -949,6 +971,11 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
+	if (sh->te_xent) {
+		add_stream(g, out, KS_COPY, logits * TE_XENT_SCALE_BYTES);
+		add_stream(g, out, KS_COPY, logits * TE_XENT_CAST_BYTES);
+		return;
+	}
 	if (!sh->fused && sh->xentropy) {
 		add_stream(g, out, KS_SOFTMAX, logits * XENT_BWD_BYTES);
 		return;

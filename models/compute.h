@@ -68,6 +68,7 @@ struct cmp_shape {
 	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
 	bool xentropy;		/* eager stacks: flash-attn's fused loss kernel */
+	bool te_xent;		/* Transformer Engine's fused loss (any stack) */
 	double metric_ce;	/* no-grad fp32 cross-entropies per microbatch */
 	bool fp8;		/* GEMMs in FP8 */
 	enum cmp_fp8_scaling fp8_scaling;	/* ... scaled how (fp8.c) */

@@ -293,7 +293,9 @@ static double step_transient_bytes(const struct par_opts *o, double opt_params)
  * back to bf16 beside it: 6 bytes at both moments.  Eager stacks cast
  * (logits.float()) the same way, at least.  flash-attn's fused
  * cross-entropy (training.loss_kernel "xentropy") makes no fp32 copy: its
- * 4 stand for the bf16 logits and their gradient.
+ * 4 stand for the bf16 logits and their gradient.  Transformer Engine's
+ * ("te") keeps the bf16 logits and writes their fp32 gradient in the
+ * forward: 6 as well.
  */
 static double logit_bytes(const struct par_opts *o)
 {

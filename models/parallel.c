@@ -41,12 +41,17 @@ const struct cfg_setting par_settings[] = {
 	  "foreach=False), composer: that loop reading each tensor's step count "
 	  "back from the GPU (Composer's DecoupledAdamW, llm-foundry's optimizer); "
 	  "overrides training.adam_foreach; default: that setting" },
-	{ "training.loss_kernel", CFG_ENUM, "", 0, 0, "torch", "torch|xentropy",
-	  "eager stacks (pytorch_eager, deepspeed_zero): torch, F.cross_entropy on "
-	  "logits upcast to fp32 (cast, log_softmax, nll; models/compute.c), or "
-	  "xentropy, flash-attn's fused CrossEntropyLoss (llm-foundry's loss_fn: "
-	  "fused_crossentropy): one kernel each way over the bf16 logits; "
-	  "Megatron's stacks run their own" },
+	{ "training.loss_kernel", CFG_ENUM, "", 0, 0, "torch", "torch|xentropy|te",
+	  "the loss over the logits (models/compute.c).  torch: the stack's own -- "
+	  "eager stacks F.cross_entropy on logits upcast to fp32 (cast, "
+	  "log_softmax, nll), Megatron's its vocab-parallel cross-entropy in six "
+	  "eager kernels over an fp32 copy; xentropy (eager stacks): flash-attn's "
+	  "fused CrossEntropyLoss (llm-foundry's loss_fn: fused_crossentropy), one "
+	  "kernel each way over the bf16 logits; te: Transformer Engine's fused "
+	  "cross-entropy (Megatron-Core cross_entropy_loss_fusion with "
+	  "cross_entropy_fusion_impl \"te\", as Megatron-Bridge's performance "
+	  "recipes set it), two kernels forward writing an fp32 gradient, that "
+	  "gradient scaled and cast back to bf16 backward" },
 	{ "training.metric_cross_entropies", CFG_INT, "", 0, 16, "0", NULL,
 	  "no-grad fp32 cross-entropy forwards over the logits after each "
 	  "microbatch for training metrics (Composer's train metrics; llm-foundry's "
@@ -693,5 +698,6 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 			   sc_bool(sc, "parallel.moe_act_fused") :
 			   strcmp(sc_str(sc, "model.mlp"), "swiglu") == 0;
 	o->xentropy = strcmp(sc_str(sc, "training.loss_kernel"), "xentropy") == 0;
+	o->te_xent = strcmp(sc_str(sc, "training.loss_kernel"), "te") == 0;
 	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
 }
