@@ -948,12 +948,12 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 		add_stream(g, out, KS_COPY, logits * METRIC_CE_BYTES_CAST);
 		add_stream(g, out, KS_SOFTMAX, logits * METRIC_CE_BYTES_LSM);
 	}
-	if (sh->te_xent) {
+	if (sh->loss == CMP_LOSS_TE) {
 		add_stream(g, out, KS_SOFTMAX, logits * TE_XENT_SCAN_BYTES);
 		add_stream(g, out, KS_SOFTMAX, logits * TE_XENT_GRAD_BYTES);
 		return;
 	}
-	if (!sh->fused && sh->xentropy) {
+	if (!sh->fused && sh->loss == CMP_LOSS_XENTROPY) {
 		add_stream(g, out, KS_SOFTMAX, logits * XENT_FWD_BYTES);
 		return;
 	}
@@ -971,12 +971,12 @@ static void add_loss_fwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 static void add_loss_bwd(const struct gpu_spec *g, const struct cmp_shape *sh,
 			 double logits, struct cmp_cost *out)
 {
-	if (sh->te_xent) {
+	if (sh->loss == CMP_LOSS_TE) {
 		add_stream(g, out, KS_COPY, logits * TE_XENT_SCALE_BYTES);
 		add_stream(g, out, KS_COPY, logits * TE_XENT_CAST_BYTES);
 		return;
 	}
-	if (!sh->fused && sh->xentropy) {
+	if (!sh->fused && sh->loss == CMP_LOSS_XENTROPY) {
 		add_stream(g, out, KS_SOFTMAX, logits * XENT_BWD_BYTES);
 		return;
 	}

@@ -59,6 +59,14 @@ enum cmp_fp8_scaling {
 				 * Float8BlockScaling, DeepSeek-V3's; Hopper) */
 };
 
+/* The loss kernel over the logits (training.loss_kernel, compute.c). */
+enum cmp_loss {
+	CMP_LOSS_STACK,		/* the stack's own: Megatron's vocab-parallel
+				 * cross-entropy or eager F.cross_entropy */
+	CMP_LOSS_XENTROPY,	/* flash-attn's fused CrossEntropyLoss (eager) */
+	CMP_LOSS_TE,		/* Transformer Engine's fused cross-entropy */
+};
+
 struct cmp_shape {
 	double b, s, h, a, V;	/* micro batch, sequence, hidden, heads, vocab */
 	int tp;
@@ -67,8 +75,7 @@ struct cmp_shape {
 	enum attn_impl attn;	/* which flash kernel (attn_impl.h; 0: FlashAttention-2) */
 	bool fused;		/* fused bias-GeLU, bias-dropout-add, softmax */
 	bool fp32_logits;	/* the loss reads logits upcast to fp32 */
-	bool xentropy;		/* eager stacks: flash-attn's fused loss kernel */
-	bool te_xent;		/* Transformer Engine's fused loss (any stack) */
+	enum cmp_loss loss;	/* the loss kernel */
 	double metric_ce;	/* no-grad fp32 cross-entropies per microbatch */
 	bool fp8;		/* GEMMs in FP8 */
 	enum cmp_fp8_scaling fp8_scaling;	/* ... scaled how (fp8.c) */

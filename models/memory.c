@@ -141,16 +141,6 @@ double mem_act_layer_bytes(const struct tfm *m, double micro_batch, int tp,
 	return mem_act_bytes(m, micro_batch, tp, 1, sp, flash, rc, false, false);
 }
 
-/* Dense and MoE layers among `n` layers from index `first`. */
-static int moe_layers_in(const struct tfm *m, int first, int n)
-{
-	int k = 0;
-
-	for (int i = first; i < first + n; i++)
-		k += tfm_layer_is_moe(m, i);
-	return k;
-}
-
 /* Parameters on one GPU of `stage`, and of those the routed experts'
  * (split over expert TP and EP; their data parallelism is tp dp / (etp ep)
  * wide). */
@@ -161,7 +151,7 @@ static double stage_params(const struct tfm *m, const struct layout *L, int stag
 	double et = layout_etp(L);
 	int n = layout_stage_layers(L, m->layers, stage);
 	int first = layout_chunk_first_layer(L, m->layers, 1, stage);
-	int moe = moe_layers_in(m, first, n);
+	int moe = tfm_moe_layers(m, first, n);
 	double p = (double)(n - moe) * (tfm_layer_params(m, false) / t);
 	double xp = tfm_layer_expert_params(m, true);
 
@@ -299,7 +289,7 @@ static double step_transient_bytes(const struct par_opts *o, double opt_params)
  */
 static double logit_bytes(const struct par_opts *o)
 {
-	return o->xentropy ? 4.0 : 6.0;
+	return o->loss == CMP_LOSS_XENTROPY ? 4.0 : 6.0;
 }
 
 void mem_stage(const struct tfm *m, const struct layout *L,
@@ -308,7 +298,7 @@ void mem_stage(const struct tfm *m, const struct layout *L,
 	int v = o->schedule == PAR_INTERLEAVED ? o->virtual_stages : 1;
 	bool dual = o->schedule == PAR_DUALPIPE;
 	int n = layout_stage_layers(L, m->layers, stage);
-	int moe = moe_layers_in(m, layout_chunk_first_layer(L, m->layers, 1, stage), n);
+	int moe = tfm_moe_layers(m, layout_chunk_first_layer(L, m->layers, 1, stage), n);
 	double layers_per_chunk = (double)n / v;
 	bool flash = o->flash_attention, sp = o->sequence_parallel;
 	bool fp8 = o->dtype == PAR_FP8;

@@ -19,7 +19,7 @@
  *       layers (Megatron's warm-up), which gives Korthikanti's
  *       l (1 + (p-1)/(p v)) layer-microbatches on the first stage;
  *   the last stage's logits of one microbatch at the loss, the fp32 copy
- *       beside the bf16 logits, 6 s b V / t (4 with a fused loss; and each
+ *       beside the bf16 logits, 6 s b V / t (4 with flash-attn's fused loss; and each
  *       multi-token-prediction module's);
  *   a fixed framework reserve.
  * The optimizer's step comes after the backward has freed the activations;

@@ -697,7 +697,8 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->moe_act_fused = o->moe_act_set ?
 			   sc_bool(sc, "parallel.moe_act_fused") :
 			   strcmp(sc_str(sc, "model.mlp"), "swiglu") == 0;
-	o->xentropy = strcmp(sc_str(sc, "training.loss_kernel"), "xentropy") == 0;
-	o->te_xent = strcmp(sc_str(sc, "training.loss_kernel"), "te") == 0;
+	const char *loss = sc_str(sc, "training.loss_kernel");
+	o->loss = strcmp(loss, "xentropy") == 0 ? CMP_LOSS_XENTROPY :
+		  strcmp(loss, "te") == 0 ? CMP_LOSS_TE : CMP_LOSS_STACK;
 	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
 }

@@ -91,8 +91,7 @@ struct par_opts {
 	bool adam_loop;			/* a per-tensor loop (beats adam_foreach) */
 	bool adam_sync;			/* ... reading a GPU step count per tensor */
 	bool zero_reduce_fp32;		/* ZeRO/FSDP reduce-scatter in fp32 */
-	bool xentropy;			/* eager loss: flash-attn's fused kernel */
-	bool te_xent;			/* Transformer Engine's fused loss */
+	enum cmp_loss loss;		/* the loss kernel (compute.h) */
 	double metric_ce;		/* training metrics' cross-entropies */
 	bool ep_deepep;			/* DeepEP's dispatch, else all-to-all (dispatch.h) */
 	bool ep_hybridep;		/* ... HybridEP's: DeepEP's traffic, its routing

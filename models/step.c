@@ -510,17 +510,17 @@ static void tr_close(void *ctx, struct step_result *out)
 /* The GEMM weights Transformer Engine casts to FP8 on a GPU of the memory
  * model's stage: its parameters less the embedding (first stage) and the
  * output layer (last), which stay bf16 (compute.c), and less the norms
- * and biases, taken as the model's share of matrices over the layers it
- * has (an MoE model's dense layers only where moe.dense_layers says). */
+ * and biases, taken as the share of matrices over the stage's own layers,
+ * dense and MoE as memory.c counts them. */
 static double te_params(const struct tfm *m, const struct layout *L,
 			const struct mem_breakdown *mem)
 {
 	double p = mem->params;
-	int dense = m->moe.experts > 0 ? m->moe.dense_layers : m->layers;
-	int moe = m->layers - (dense < m->layers ? dense : m->layers);
-	double mat = (m->layers - moe) * tfm_layer_matrix_params(m, false) +
+	int n = layout_stage_layers(L, m->layers, mem->stage);
+	int moe = tfm_moe_layers(m, layout_chunk_first_layer(L, m->layers, 1, mem->stage), n);
+	double mat = (n - moe) * tfm_layer_matrix_params(m, false) +
 		     moe * tfm_layer_matrix_params(m, true);
-	double all = (m->layers - moe) * tfm_layer_params(m, false) +
+	double all = (n - moe) * tfm_layer_params(m, false) +
 		     moe * tfm_layer_params(m, true);
 
 	if (mem->stage == 0)

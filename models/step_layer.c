@@ -840,8 +840,7 @@ static void layer_shape(const struct tfm *m, const struct layout *L,
 	sh->attn = o->attention_kernel;
 	sh->fused = o->fused_kernels;
 	sh->fp32_logits = o->fp32_logits;
-	sh->xentropy = o->xentropy;
-	sh->te_xent = o->te_xent;
+	sh->loss = o->loss;
 	sh->metric_ce = o->metric_ce;
 	sh->fp8 = o->dtype == PAR_FP8;
 	sh->fp8_scaling = o->fp8_recipe;

@@ -286,6 +286,15 @@ bool tfm_layer_is_moe(const struct tfm *m, int layer)
 	return m->moe.experts > 0 && layer >= m->moe.dense_layers;
 }
 
+int tfm_moe_layers(const struct tfm *m, int first, int n)
+{
+	int k = 0;
+
+	for (int i = first; i < first + n; i++)
+		k += tfm_layer_is_moe(m, i);
+	return k;
+}
+
 /* One layer with `routed` of its routed experts counted. */
 static void layer_counts(const struct tfm *m, bool is_moe, double routed,
 			 struct counts *c)

@@ -133,6 +133,8 @@ double tfm_main_params(const struct tfm *m);
  * vectors; is_moe: an MoE layer's with all its experts), the word embedding
  * (and positions), the output layer when untied, the final norm. */
 bool tfm_layer_is_moe(const struct tfm *m, int layer);
+/* How many of the n layers from index first are MoE layers. */
+int tfm_moe_layers(const struct tfm *m, int first, int n);
 double tfm_layer_params(const struct tfm *m, bool is_moe);
 /* Of which weight matrices (no biases or norms): 12 h^2 for GPT. */
 double tfm_layer_matrix_params(const struct tfm *m, bool is_moe);

@@ -415,13 +415,13 @@ int main(void)
 	double logits = 128 * 256;
 	sh.flash = true;
 	cmp_logits_fwd(&g, &sh, &c);
-	sh.xentropy = true;
+	sh.loss = CMP_LOSS_XENTROPY;
 	cmp_logits_fwd(&g, &sh, &xe);
 	tap_near(c.time_s - xe.time_s, logits * 12 / 0.5e12 + 5 * US, 1e-15,
 		 "fused loss forward: 12 bytes per logit and a kernel less");
 	/* backward: 4 bytes in one kernel against 22 in three */
 	cmp_logits_bwd(&g, &sh, &xe);
-	sh.xentropy = false;
+	sh.loss = CMP_LOSS_STACK;
 	cmp_logits_bwd(&g, &sh, &c);
 	tap_near(c.time_s - xe.time_s, logits * 18 / 0.5e12 + 2 * 5 * US, 1e-15,
 		 "fused loss backward: 18 bytes per logit and two kernels less");

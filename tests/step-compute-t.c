@@ -159,14 +159,14 @@ int main(void)
 	 * (4 + 2), Megatron's 14 in two again */
 	struct cmp_cost te, mg_f;
 	cmp_logits_fwd(&g, &sh, &mg_f);
-	sh.te_xent = true;
+	sh.loss = CMP_LOSS_TE;
 	cmp_logits_fwd(&g, &sh, &te);
 	tap_near(mg_f.time_s - te.time_s, logits * 30 / (1e12 * 0.5) + 4 * 5e-6, 1e-12,
 		 "TE's fused cross-entropy forward: 8 bytes per logit in two kernels");
 	cmp_logits_bwd(&g, &sh, &te);
 	tap_near(te.time_s, mg.time_s, 1e-12,
 		 "TE's fused cross-entropy backward: 14 bytes in two, as Megatron's");
-	sh.te_xent = false;
+	sh.loss = CMP_LOSS_STACK;
 	/* the per-iteration gradient kernels on 1e9 local parameters, 1e8 of
 	 * them stepped (the distributed optimizer's shard): the norm reads their 4-byte
 	 * gradients: 0.4 GB; Megatron's buffer is zeroed (4 GB written) and

@@ -33,18 +33,15 @@ static double parts(const struct step_result *r)
 	       r->dp_exposed_s + r->optimizer_s;
 }
 
-/* One run's iteration time with the node's host_op_scale set to scale
- * (0: the catalog's); < 0 on error. */
-static double host_scaled_s(struct cfg_schema *s, const char *rel, const char *node,
-			    double scale, double *frac)
+/* One iteration of rel with the one override ov (NULL: none): its time
+ * and host_issue_frac (frac may be NULL); < 0 on error. */
+static double run_s(struct cfg_schema *s, const char *rel, const char *ov, double *frac)
 {
-	char ov[128];
 	const char *ovs[1] = { ov };
 	struct step_job j;
 	struct err e = { 0 };
 
-	snprintf(ov, sizeof ov, "nodes.%s.host_op_scale=%g", node, scale);
-	int rc = run(s, rel, ovs, scale > 0 ? 1 : 0, &j, &e);
+	int rc = run(s, rel, ovs, ov ? 1 : 0, &j, &e);
 	double t = rc == 0 ? j.r.iteration_s : -1;
 	if (frac)
 		*frac = rc == 0 ? j.r.host_issue_frac : -1;
@@ -54,23 +51,14 @@ static double host_scaled_s(struct cfg_schema *s, const char *rel, const char *n
 	return t;
 }
 
-/* One iteration of rel with model.ffn_hidden = f: its time and
- * host_issue_frac (< 0 on error). */
-static double dense_width_s(struct cfg_schema *s, const char *rel, int f, double *frac)
+/* The same with the node's host_op_scale set to scale (0: the catalog's). */
+static double host_scaled_s(struct cfg_schema *s, const char *rel, const char *node,
+			    double scale, double *frac)
 {
-	char ov[64];
-	const char *ovs[1] = { ov };
-	struct step_job j;
-	struct err e = { 0 };
+	char ov[128];
 
-	snprintf(ov, sizeof ov, "model.ffn_hidden=%d", f);
-	int rc = run(s, rel, ovs, 1, &j, &e);
-	double t = rc == 0 ? j.r.iteration_s : -1;
-	*frac = rc == 0 ? j.r.host_issue_frac : -1;
-	if (rc < 0)
-		tap_diag("%s: %s", rel, e.msg);
-	step_job_free(&j);
-	return t;
+	snprintf(ov, sizeof ov, "nodes.%s.host_op_scale=%g", node, scale);
+	return run_s(s, rel, scale > 0 ? ov : NULL, frac);
 }
 
 /*
@@ -86,8 +74,8 @@ static void moe_dense_width_tests(struct cfg_schema *s)
 {
 	const char *moe = "scenarios/validation/mbridge-h100-qwen3-30b-16-fp8cs.cfg";
 	double f_wide, f_thin;
-	double wide = dense_width_s(s, moe, 6144, &f_wide);
-	double thin = dense_width_s(s, moe, 64, &f_thin);
+	double wide = run_s(s, moe, "model.ffn_hidden=6144", &f_wide);
+	double thin = run_s(s, moe, "model.ffn_hidden=64", &f_thin);
 
 	tap_ok(wide > 0 && f_thin == f_wide, "all-MoE model: host_issue_frac %.4f with a "
 	       "64-wide dense MLP it does not have, %.4f with 6144", f_thin, f_wide);
