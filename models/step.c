@@ -288,6 +288,27 @@ static void slowest_gpu(struct plan_arrays *a, int V, double f)
 	}
 }
 
+/* One layer's passes as fill_stages() and slowest_gpu() charge them (an
+ * MoE layer where the model has any: most of its layers are), and the
+ * output layer's (step.h). */
+static void layer_breakdown(const struct tfm *m, const struct layer_costs *c,
+			    double slow, struct step_result *out)
+{
+	bool moe = tfm_moe_layers(m, 0, m->layers) > 0;
+	const struct cmp_cost *f = moe ? &c->moe_fwd : &c->fwd;
+	const struct cmp_cost *b = moe ? &c->moe_bwd : &c->bwd;
+	double cp_f = c->cp_bytes > 0 ? c->cp_fwd_s : 0, cp_b = c->cp_bytes > 0 ? c->cp_bwd_s : 0;
+
+	out->layer_fwd_s = slow * f->time_s;
+	out->layer_bwd_s = slow * b->time_s;
+	out->layer_fwd_tensor_s = slow * f->gemm_s;
+	out->layer_bwd_tensor_s = slow * b->gemm_s;
+	out->layer_fwd_comm_s = cp_f + (moe ? c->moe_tp_fwd_s + c->ep_fwd_s : c->tp_fwd_s);
+	out->layer_bwd_comm_s = cp_b + (moe ? c->moe_tp_bwd_s + c->ep_bwd_s : c->tp_bwd_s);
+	out->logits_fwd_s = slow * c->log_f.time_s;
+	out->logits_bwd_s = slow * c->log_b.time_s + c->tp_log_s;
+}
+
 /* Megatron's FLOPs of the iteration including recomputation: 72 (no
  * recomputation) or 96 (full) B s l h^2 (...); selective adds the attention
  * core's forward again, 4 B s^2 h per layer for GPT (transformer.h),
@@ -715,6 +736,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		goto done;
 	out->peak_memory_bytes = mem.total_bytes;
 	out->host_issue_frac = c.host_frac;
+	layer_breakdown(m, &c, slow, out);
 	out->flops_per_iter = iteration_flops(m, L, o->recompute, o->flash_attention);
 	out->tflops_per_gpu = out->flops_per_iter / ((double)ranks * out->iteration_s) / 1e12;
 	out->mfu = tfm_model_flops_per_token(m) * (double)L->global_batch * m->seq_len /

@@ -160,6 +160,17 @@ struct step_result {
 	const char *tier_names[STEP_TIERS_MAX];	/* static strings */
 	double tier_bytes[STEP_TIERS_MAX];	/* per iteration, once per link crossed */
 	double dp_comm_elems_per_rank;	/* elements through DP collectives (AR = 2) */
+	/* One layer as its stage runs it, one microbatch, seconds: the
+	 * model's MoE layer where it has one, else its dense layer.  Forward
+	 * and backward compute (a host-bound pass at the host's pace, the
+	 * backward with its recomputation, both at the slowest GPU's speed),
+	 * the tensor-core kernels among them, and the communication the
+	 * layer waits for (TP, CP and EP exposed); and the output layer with
+	 * the loss.  What a profile of one layer would show; /step writes
+	 * each under its name. */
+	double layer_fwd_s, layer_fwd_tensor_s, layer_fwd_comm_s;
+	double layer_bwd_s, layer_bwd_tensor_s, layer_bwd_comm_s;
+	double logits_fwd_s, logits_bwd_s;
 	double host_issue_frac;		/* the host's time to issue a layer pass
 					 * over the GPU's to run it, the largest
 					 * pass (step_layer.h host_frac): >= 1 the

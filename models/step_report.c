@@ -62,6 +62,14 @@ int step_report(struct report *r, const struct step_result *s, struct err *e)
 	rep_step_scalar(r, "tensor_active_frac", s->tensor_active_frac, "");
 	rep_step_scalar(r, "kernel_dyn_w", s->kernel_dyn_w, "W");
 	rep_step_scalar(r, "host_issue_frac", s->host_issue_frac, "");
+	rep_step_scalar(r, "layer_fwd_s", s->layer_fwd_s, "s");
+	rep_step_scalar(r, "layer_fwd_tensor_s", s->layer_fwd_tensor_s, "s");
+	rep_step_scalar(r, "layer_fwd_comm_s", s->layer_fwd_comm_s, "s");
+	rep_step_scalar(r, "layer_bwd_s", s->layer_bwd_s, "s");
+	rep_step_scalar(r, "layer_bwd_tensor_s", s->layer_bwd_tensor_s, "s");
+	rep_step_scalar(r, "layer_bwd_comm_s", s->layer_bwd_comm_s, "s");
+	rep_step_scalar(r, "logits_fwd_s", s->logits_fwd_s, "s");
+	rep_step_scalar(r, "logits_bwd_s", s->logits_bwd_s, "s");
 	rep_step_scalar(r, "peak_memory_bytes", s->peak_memory_bytes, "bytes");
 	rep_step_scalar(r, "flops_per_iter", s->flops_per_iter, "FLOP");
 	rep_step_scalar(r, "tflops_per_gpu", s->tflops_per_gpu, "TFLOP/s");

@@ -111,6 +111,66 @@ static void host_frac_tests(struct cfg_schema *s)
 	moe_dense_width_tests(s);
 }
 
+/*
+ * One layer's passes in /step (step.h): the figures a profile of one
+ * layer would show, each checked by hand against what the model is.
+ */
+static void layer_pass_tests(struct cfg_schema *s)
+{
+	struct step_job j;
+	struct err e = { 0 };
+
+	/* GPT-3 175B with full recomputation (Narayanan et al. SC'21: 96 B s
+	 * l h^2 = 4 x 24, the forward's GEMMs once more and the backward's
+	 * twice their FLOPs): the backward's tensor time is 3x the forward's,
+	 * the GEMMs' shapes transposed.  Megatron's TP: the forward waits
+	 * for two all-reduces, the backward for four (the recomputed
+	 * forward's two and its own; Korthikanti et al. 2022, Table 2). */
+	int rc = run(s, "tests/bench/step-175b.cfg", NULL, 0, &j, &e);
+	tap_ok(rc == 0 && j.r.layer_fwd_tensor_s > 0 &&
+	       j.r.layer_fwd_tensor_s <= j.r.layer_fwd_s,
+	       "175B layer forward %.3f ms, %.3f ms of it tensor kernels (%s)",
+	       j.r.layer_fwd_s * 1e3, j.r.layer_fwd_tensor_s * 1e3, rc ? e.msg : "");
+	tap_near(j.r.layer_bwd_tensor_s, 3 * j.r.layer_fwd_tensor_s, 0.02,
+		 "full recomputation: backward tensor time 3x the forward's within 2%");
+	tap_near(j.r.layer_bwd_comm_s, 2 * j.r.layer_fwd_comm_s, 1e-9,
+		 "TP: the backward waits for twice the forward's all-reduces");
+	step_job_free(&j);
+
+	/* Table 1's 1.7B on one DGX H200 under Megatron-Core, data-parallel
+	 * only (a layer waits for no communication; the host is ahead of the
+	 * GPU): a GPU's compute is its four microbatches' 24 layers and
+	 * output layer; what is left is the embedding's lookup and gradient,
+	 * under 1% */
+	const char *one[] = { "cluster.gpu=\"h200_sxm\"", "cluster.gpus=8",
+			      "parallel.global_batch=512", "parallel.micro_batch=16",
+			      "training.stack=\"megatron_core\"" };
+	rc = run(s, "scenarios/validation/megatron-table1-1.cfg", one, 5, &j, &e);
+	double sum = 4 * (24 * (j.r.layer_fwd_s + j.r.layer_bwd_s) + j.r.logits_fwd_s +
+			  j.r.logits_bwd_s);
+	tap_ok(rc == 0 && j.r.compute_s >= sum && j.r.compute_s < 1.01 * sum,
+	       "1.7B on 8 H200: compute %.4f s = 4 x (24 layers + logits) %.4f s "
+	       "and the embedding (%s)", j.r.compute_s, sum, rc ? e.msg : "");
+	tap_ok(rc == 0 && j.r.layer_fwd_comm_s == 0 && j.r.layer_bwd_comm_s == 0,
+	       "data parallelism only: a layer waits for no communication");
+	step_job_free(&j);
+
+	/* Qwen3-30B-A3B, EP 16 over two DGX H100 (8 NICs of NDR 400 Gb/s at
+	 * links.ib_ndr.efficiency 0.97): a dispatch or combine moves 4096
+	 * tokens x top 8 x 2048 x 2 bytes a GPU, half of it to the other
+	 * node through the GPU's own NIC (the NVLink half is faster), so the
+	 * forward's two all-to-alls take 2 x 67.1 MB / 48.5 GB/s = 2.77 ms
+	 * and the layer's exposed communication is theirs (no EP overlap) */
+	rc = run(s, "scenarios/validation/mbridge-h100-qwen3-30b-16-bf16-eager.cfg", NULL, 0,
+		 &j, &e);
+	double a2a = 2 * (4096.0 * 8 * 2048 * 2 / 2) / (400e9 / 8 * 0.97);
+	tap_near(rc == 0 ? j.r.layer_fwd_comm_s : 0, a2a, 0.03,
+		 "MoE layer: forward waits for its two all-to-alls, 2.77 ms by hand within 3%");
+	tap_near(j.r.layer_bwd_comm_s, j.r.layer_fwd_comm_s, 1e-9,
+		 "MoE layer: the backward's two all-to-alls as the forward's");
+	step_job_free(&j);
+}
+
 int main(void)
 {
 	struct cfg_schema *s = step_schema_new();
@@ -118,7 +178,7 @@ int main(void)
 	struct err e;
 	const char *bench = "tests/bench/step-175b.cfg";
 
-	tap_plan(52);
+	tap_plan(59);
 
 	/* NVIDIA/Megatron-LM README: GPT-3 175B, 1024 A100, TP 8, PP 16,
 	 * batch 1536: about 32 s per iteration, 138 TFLOP/s per GPU */
@@ -459,6 +519,7 @@ int main(void)
 		       "DP collectives' NCCL channels: 16, 8, 4, 2 at TP 1, 2, 4, 8");
 	}
 	host_frac_tests(s);
+	layer_pass_tests(s);
 	cfg_schema_free(s);
 	return tap_done();
 }

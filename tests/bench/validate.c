@@ -662,6 +662,67 @@ static void group_add(struct group *g, int *n, const char *gpu, const char *stac
 	g[i].outside += fabs(err) > band * 100;
 }
 
+/* Rows grouped by where they came from: one published source on one GPU,
+ * the unit an independent check scores (a source's mean error), kept in
+ * the order of its date so that releases of one framework read in turn. */
+struct src_group {
+	char source[FIELD], gpu[FIELD], date[FIELD];
+	struct stats st;
+};
+
+static void src_add(struct src_group *g, int *n, const struct vrow *r, double err)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(g[i].source, r->f[C_SOURCE]) == 0 && strcmp(g[i].gpu, r->f[C_GPU]) == 0)
+			break;
+	if (i == *n) {
+		memset(&g[i], 0, sizeof g[i]);
+		snprintf(g[i].source, FIELD, "%s", r->f[C_SOURCE]);
+		snprintf(g[i].gpu, FIELD, "%s", r->f[C_GPU]);
+		snprintf(g[i].date, FIELD, "%s", r->f[C_DATE]);
+		(*n)++;
+	}
+	stats_add(&g[i].st, err);
+	/* a source's rows may carry several dates: keep the earliest */
+	if (strcmp(r->f[C_DATE], g[i].date) < 0)
+		snprintf(g[i].date, FIELD, "%s", r->f[C_DATE]);
+}
+
+static int src_cmp(const void *a, const void *b)
+{
+	const struct src_group *x = a, *y = b;
+	int c = strcmp(x->date, y->date);
+
+	return c ? c : strcmp(x->source, y->source);
+}
+
+static void sources_print(struct src_group *g, int n)
+{
+	double sum = 0, worst = 0;
+	int w = -1;
+
+	qsort(g, (size_t)n, sizeof g[0], src_cmp);
+	printf("\nSOURCES: validation rows per published source and GPU, by date (error = "
+	       "predicted/published throughput - 1)\n");
+	printf("%-10s %-10s %3s %10s %10s %10s  %s\n", "date", "gpu", "n", "mean|err|",
+	       "max|err|", "mean err", "source");
+	for (int i = 0; i < n; i++) {
+		double m = stats_mean_abs(&g[i].st);
+		printf("%-10.10s %-10s %3d %9.2f%% %9.2f%% %+9.2f%%  %s\n", g[i].date, g[i].gpu,
+		       g[i].st.n, m, g[i].st.max_abs, g[i].st.sum / g[i].st.n, g[i].source);
+		sum += m;
+		if (m > worst) {
+			worst = m;
+			w = i;
+		}
+	}
+	if (n > 0)
+		printf("sources: %d, mean of their mean |error| %.2f%%, worst %.2f%% (%s, %s)\n",
+		       n, sum / n, worst, g[w].source, g[w].gpu);
+}
+
 struct vresult {
 	struct step_result r;
 	double measured_s;
@@ -766,7 +827,8 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 	static struct vrow rows[VROWS_MAX];
 	static struct vresult res[VROWS_MAX];
 	struct group groups[VROWS_MAX];
-	int n = vrows_read(dir, rows, VROWS_MAX), n_groups = 0, status = 0;
+	static struct src_group srcs[VROWS_MAX];
+	int n = vrows_read(dir, rows, VROWS_MAX), n_groups = 0, n_srcs = 0, status = 0;
 
 	if (n < 0)
 		return 1;
@@ -801,6 +863,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 		line_print(&l, (int)num(&rows[i], C_GPUS));
 		stats_add(st, l.err_pct);
 		group_add(groups, &n_groups, l.gpu, res[i].stack, l.err_pct, res[i].band);
+		src_add(srcs, &n_srcs, &rows[i], l.err_pct);
 	}
 	printf("mean |error| %.2f%%, max |error| %.2f%%, mean error %+.2f%% over %d rows "
 	       "(reported, not a target)\n", stats_mean_abs(st), st->max_abs,
@@ -842,6 +905,7 @@ static int validation(const struct cfg_schema *schema, const char *dir, struct s
 	/* the promise a band makes: a run like these rows lands inside it */
 	printf("bands: %d of %d validation rows outside the band their run reports\n", outside,
 	       rows_n);
+	sources_print(srcs, n_srcs);
 	return status;
 }
 
