@@ -278,13 +278,75 @@ static double flash_dim_factor(const struct gpu_spec *g, bool bwd, double seq, d
 	return pub == 1 ? 1 : fmax(1, pub / law_dim_ratio(g, bwd, seq, d));
 }
 
+/*
+ * Ring attention (context parallelism over p2p, Megatron-Core's default
+ * cp_comm_type) is cp kernels a pass, not one: Transformer Engine's
+ * AttnFuncWithCPAndKVP2P (transformer_engine/pytorch/attention/
+ * dot_product_attention/context_parallel.py, TE at d0067d0da, 2026-08;
+ * the same loop since TE 1.x) gives each rank two chunks of c = s/(2 cp)
+ * tokens (chunks r and 2 cp - 1 - r, for balance), runs step 0 as causal
+ * attention over its own two (s/cp tokens, all its heads), and each later
+ * step as a full block, no mask, against the chunk pair a neighbour
+ * passed on: its s/cp queries against the pair's first chunk (steps i <=
+ * r) or its second chunk's c queries against both (i > r) -- 2 c^2 pairs
+ * either way, so the work is the 1/cp of the causal sequence it always
+ * was, but in kernels over s/cp tokens, whose tiles are shorter.  Taken
+ * for the mean rank, half its later steps of each kind.  Each step's
+ * output is merged into the running one (flash_attn_fwd_out_correction:
+ * the running output and the step's read, the sum written, 6 bytes an
+ * element; step 0's scaled copy 4), backward each step's dq added into
+ * the running dq and its dk, dv into the buffer the ring passes on (6
+ * bytes an element each); a causal rank's second-half steps touch half the
+ * rows, so a later step merges 3/4 of them on average.  The loop is
+ * Python: the module's call is one framework op, every kernel past the
+ * first a launch (host.h).
+ */
+#define RING_MERGE_B (3 * ACT_BYTES)	/* read running and step, write */
+#define RING_FIRST_B (2 * ACT_BYTES)	/* step 0's scaled copy */
+#define RING_COVER 0.75			/* rows a later step merges, mean rank */
+
+static void ring_flash(const struct gpu_spec *g, const struct cmp_shape *sh, bool bwd,
+		       double dh, struct cmp_cost *c)
+{
+	double cp = sh->cp, local = sh->s / cp, chunk = local / 2;
+	double bh = sh->b * sh->a / sh->tp, kv = sh->kv > 0 ? sh->kv : sh->a;
+	double t0, f0, later = cp - 1;
+	double ta = kern_attn_block_s(&g->k, bwd, bh, local, chunk, dh);
+	double tb = kern_attn_block_s(&g->k, bwd, bh, chunk, local, dh);
+	double fblk = kern_attn_block_flops(bh, local, chunk, dh);
+
+	flash_kernel(g, bwd, bh, local, dh, 0, &t0, &f0);
+	double attn_s = (t0 + later * (ta + tb) / 2) *
+			attn_impl_factor(sh->attn, g->attn_law, bwd, local, dh) *
+			flash_dim_factor(g, bwd, local, dh);
+	double f = f0 + later * fblk;
+	double out_el = sh->b * local * sh->a / sh->tp * head_v(sh);
+	double kv_el = sh->b * local * kv / sh->tp * (head_qk(sh) + head_v(sh));
+	double merge = bwd ? (out_el + kv_el) * RING_MERGE_B * RING_COVER * later :
+			     out_el * (RING_FIRST_B + RING_MERGE_B * RING_COVER * later);
+	double merges = bwd ? 2 * later : cp;
+
+	if (sh->dropout)
+		attn_s *= FLASH_DROPOUT;
+	c->time_s = attn_s + merges * kern_stream_s(&g->k, KS_COPY, merge / merges);
+	c->gemm_s = attn_s;
+	c->flops = bwd ? 2.5 * f : f;
+	c->kernels = cp + merges;
+	c->lib_kernels = c->kernels - 1;
+	c->dyn_j = kpw_tensor_j(g, c->flops, attn_s) +
+		   kpw_stream_j(g, merge, c->time_s - attn_s);
+}
+
 /* The causal flash-attention kernel over this rank's b a / t heads: with
  * context parallelism its 1/cp of the causal work (load-balanced chunks),
- * as 1/cp of the heads over the whole sequence; query/key and value head
- * dimensions that differ (latent attention) as their mean.  A sliding
- * window on a share of the layers (window_frac) makes a layer's kernel
- * that share of the windowed one's and the rest the full one's: the mean
- * layer, exact for a stage whose layers take the pattern evenly. */
+ * as ring attention's steps (above), or, gathered (all-gather, Ulysses'
+ * all-to-all of heads), as 1/cp of the heads over the whole sequence;
+ * query/key and value head dimensions that differ (latent attention) as
+ * their mean.  A sliding window on a share of the layers (window_frac)
+ * makes a layer's kernel that share of the windowed one's and the rest
+ * the full one's: the mean layer, exact for a stage whose layers take the
+ * pattern evenly (with ring attention too: its steps are not split by
+ * window, an approximation no validation row needs). */
 static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, bool bwd)
 {
@@ -293,6 +355,11 @@ static void add_flash(const struct gpu_spec *g, const struct cmp_shape *sh,
 	double w = sh->window > 0 ? sh->window_frac : 0, f;
 	struct cmp_cost c;
 
+	if (sh->cp_ring && sh->cp > 1 && w == 0) {
+		ring_flash(g, sh, bwd, dh, &c);
+		cmp_add(acc, &c, 1);
+		return;
+	}
 	flash_kernel(g, bwd, bh, sh->s, dh, 0, &c.time_s, &f);
 	if (w > 0) {
 		double tw, fw;

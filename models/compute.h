@@ -108,6 +108,8 @@ struct cmp_shape {
 	double ep;		/* expert-parallel degree (0: 1) */
 	double etp;		/* expert tensor-parallel degree (0: tp) */
 	double cp;		/* context parallelism: s/cp tokens here (0: 1) */
+	bool cp_ring;		/* ... by ring attention: cp kernels a pass
+				 * (compute.c add_flash) */
 	double load;		/* busiest expert's tokens over the mean (0: 1) */
 	bool capacity;		/* drop and pad: each expert takes a fixed
 				 * count, load x the mean */

@@ -158,30 +158,66 @@ static void attn_work(const struct kern_gpu *k, const struct kern_attn_law *a, d
 	*tiles = ceil(bh * nb / sms);
 }
 
+/* The same for a full block: bh heads of q queries, each attending to all
+ * kv keys (no mask), so every tile is nk key blocks long and a wave lasts
+ * one tile. */
+static void block_work(const struct kern_gpu *k, const struct kern_attn_law *a, double bh,
+		       double q, double kv, double d, double *flops, double *tiles)
+{
+	double n = bh * ceil(q / KERN_BLOCK), sms = k->sms;
+	double tile = ceil(kv / KERN_BLOCK) * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
+
+	*tiles = a->waves ? ceil(n / sms) : n / sms;
+	*flops = a->waves ? *tiles * sms * tile : n * tile;
+}
+
+static double law_s(const struct kern_attn_law *a, bool bwd, double f, double blocks)
+{
+	if (bwd)
+		return 2.5 * f / a->bwd_flops + blocks * a->bwd_block_s + a->launch_s;
+	return f / a->fwd_flops + blocks * a->fwd_block_s + a->launch_s;
+}
+
 static double attn_law_s(const struct kern_gpu *k, const struct kern_attn_law *a,
 			 bool bwd, double bh, double seq, double d, double window)
 {
 	double f, blocks;
 
 	attn_work(k, a, bh, seq, d, window, &f, &blocks);
+	return law_s(a, bwd, f, blocks);
+}
 
-	if (bwd)
-		return 2.5 * f / a->bwd_flops + blocks * a->bwd_block_s + a->launch_s;
-	return f / a->fwd_flops + blocks * a->fwd_block_s + a->launch_s;
+/* The measured rows' residual at (bh, seq, d): 0 without rows. */
+static double attn_residual(const struct kern_gpu *k, bool bwd, double bh, double seq,
+			    double d)
+{
+	const struct kern_attn_rows *r = &k->attn_rows;
+	const double *x[3] = { r->bh, r->seq, r->d };
+	double q[3] = { log(bh), log(seq), log(d) };
+
+	return r->n > 0 ? residual(r->n, 3, x, bwd ? r->lnr_bwd : r->lnr_fwd, q) : 0;
+}
+
+double kern_attn_block_s(const struct kern_gpu *k, bool bwd, double bh, double q, double kv,
+			 double d)
+{
+	double f, blocks;
+
+	block_work(k, &k->attn, bh, q, kv, d, &f, &blocks);
+	return law_s(&k->attn, bwd, f, blocks) * exp(attn_residual(k, bwd, bh, q, d));
+}
+
+double kern_attn_block_flops(double bh, double q, double kv, double d)
+{
+	return bh * ceil(q / KERN_BLOCK) * ceil(kv / KERN_BLOCK) * 4.0 * KERN_BLOCK *
+	       KERN_BLOCK * d;
 }
 
 static double attn_s(const struct kern_gpu *k, bool bwd, double bh, double seq,
 		     double d, double window)
 {
-	const struct kern_attn_rows *r = &k->attn_rows;
-	double t = attn_law_s(k, &k->attn, bwd, bh, seq, d, window);
-
-	if (r->n > 0) {
-		const double *x[3] = { r->bh, r->seq, r->d };
-		double q[3] = { log(bh), log(seq), log(d) };
-		t *= exp(residual(r->n, 3, x, bwd ? r->lnr_bwd : r->lnr_fwd, q));
-	}
-	return t;
+	return attn_law_s(k, &k->attn, bwd, bh, seq, d, window) *
+	       exp(attn_residual(k, bwd, bh, seq, d));
 }
 
 double kern_attn_fwd_s(const struct kern_gpu *k, double bh, double seq, double d,

@@ -147,6 +147,13 @@ double kern_attn_bwd_s(const struct kern_gpu *k, double bh, double seq, double d
 		       double window);
 /* The FLOPs the causal kernel executes forward (backward: 2.5x). */
 double kern_attn_fwd_flops(double bh, double seq, double d, double window);
+/* A full block, no mask: bh heads of q queries each attending to all kv
+ * keys (ring attention's steps off the diagonal), forward or backward
+ * (the law and the measured rows' residual at q tokens), and its forward
+ * FLOPs. */
+double kern_attn_block_s(const struct kern_gpu *k, bool bwd, double bh, double q, double kv,
+			 double d);
+double kern_attn_block_flops(double bh, double q, double kv, double d);
 /* A memory-bound kernel of `kind` moving `bytes`. */
 double kern_stream_s(const struct kern_gpu *k, enum kern_stream kind, double bytes);
 

@@ -846,6 +846,7 @@ static void layer_shape(const struct tfm *m, const struct layout *L,
 	sh->fp8_scaling = o->fp8_recipe;
 	sh->fp4_no_rht = !o->nvfp4_hadamard;
 	sh->cp = L->cp;
+	sh->cp_ring = L->cp > 1 && !L->cp_ulysses && !L->cp_all_gather;
 	if (!moe)
 		return;
 	sh->per_expert_gemms = !o->moe_grouped_gemm;

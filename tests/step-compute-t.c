@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(34);
+	tap_plan(39);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -73,6 +73,42 @@ int main(void)
 		 0.5 * kern_attn_fwd_s(&g.k, 12, 2048, 128, 256) +
 		 0.5 * kern_attn_fwd_s(&g.k, 12, 2048, 128, 0), 1e-12,
 		 "window on every other layer: the mean layer's core, half of each kernel");
+	/* a full block (no mask), 12 heads of 2048 queries against 1024
+	 * keys: 16 query blocks each visiting 8 key blocks */
+	double bf = 12 * 16 * 8 * 4 * 128.0 * 128 * 128;
+	tap_near(kern_attn_block_flops(12, 2048, 1024, 128), bf, 1e-12,
+		 "full block: 16 x 8 block pairs per head");
+	tap_near(kern_attn_block_s(&g.k, false, 12, 2048, 1024, 128),
+		 bf / 1e14 + 12 * 16 / 4.0 * 1e-6 + 5e-6, 1e-12,
+		 "full block forward: FLOPs / rate + query blocks per SM x block_s + launch");
+	/* Ring attention, cp 2 over 4096 tokens (TE's AttnFuncWithCPAndKVP2P,
+	 * compute.c ring_flash): the rank's two chunks of 1024, all 12
+	 * heads.  Step 0 causal over its 2048 tokens (136 pairs a head); step
+	 * 1 a full block of 2048 queries x 1024 keys or 1024 x 2048 (128
+	 * pairs a head either way), the mean rank half each: 16 or 8 query
+	 * blocks a head.  The FLOPs are the whole sequence's causal 1/cp,
+	 * (32 x 33 / 2) / 2 = 264 = 136 + 128 pairs a head; the per-block
+	 * cost and two launches more.  Merges: the output (2048 x 12 x 128
+	 * elements) step 0 copied scaled (4 B), step 1 merged over 3/4 of it
+	 * (6 B), two kernels at the copy rate. */
+	{
+		struct cmp_shape rs = { .b = 1, .s = 4096, .h = 1536, .a = 12, .V = 1000,
+					.tp = 1, .flash = true, .fused = true,
+					.peak_flops = 312e12, .cp = 2, .cp_ring = true };
+		double pf = 4 * 128.0 * 128 * 128 * 12, out = 2048.0 * 12 * 128;
+		double attn = (136 + 128) * pf / 1e14 + (12 * 16 / 4.0 + (48 + 24) / 2.0) * 1e-6 +
+			      2 * 5e-6;
+		double merge = out * (4 + 6 * 0.75);
+		tap_near(kern_attn_fwd_flops(12, 4096, 128, 0) / 2, 264 * pf, 1e-12,
+			 "ring attention does the causal sequence's 1/cp of the pairs");
+		tap_near(cmp_attn_core_s(&g, &rs, false), attn + 2 * stream_s(merge / 2, 0.5),
+			 1e-12, "ring attention cp 2 forward: causal step, a full block, "
+			 "two merges, by hand");
+		rs.cp_ring = false;
+		tap_near(cmp_attn_core_s(&g, &rs, false),
+			 264 * pf / 1e14 + 6 * 32 / 4.0 * 1e-6 + 5e-6, 1e-12,
+			 "gathered CP (all-gather, Ulysses): one kernel, 6 heads over 4096");
+	}
 	/* QK-norm (Qwen3): after the QKV GEMM the rank's 12 query and 4 key
 	 * heads of 128 normalised per head, two norm kernels at the toy's
 	 * quarter of HBM: forward x read and y written (2 + 2 B), backward x
