@@ -455,6 +455,36 @@ static void qk_norms(const struct gpu_spec *g, const struct cmp_shape *sh,
 	add_stream(g, acc, KS_LAYERNORM, T * kv_heads(sh) / sh->tp * d * passes * ACT_BYTES);
 }
 
+/* Rotary position embedding on the rank's query and key heads (latent
+ * attention's is fused with its norms, below).  Megatron-Core applies it
+ * fused by default (--no-rope-fusion turns it off; megatron/core/models/
+ * common/embeddings/rope_utils.py apply_rotary_pos_emb, Transformer
+ * Engine's fused RoPE kernel), once to the queries and once to the keys:
+ * each element read and written, 4 bytes, forward and backward (the
+ * gradient through the rotation).  Eager (Hugging Face's
+ * apply_rotary_pos_emb: q cos + rotate_half(q) sin, rotate_half a negated
+ * half and a cat) takes five kernels a tensor: the products 4 bytes an
+ * element each, the negation 2 (half the elements), the cat 4, the sum 6,
+ * 20 in all, and its autograd as many backward. */
+#define ROPE_FUSED_B (2 * ACT_BYTES)
+#define ROPE_EAGER_B 20.0
+#define ROPE_EAGER_KERNELS 5
+
+static void rotary(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *acc)
+{
+	double T = sh->b * qlen(sh), d = head_qk(sh);
+	double el[2] = { T * sh->a / sh->tp * d, T * kv_heads(sh) / sh->tp * d };
+
+	for (int i = 0; i < 2; i++) {
+		if (sh->fused) {
+			add_stream(g, acc, KS_COPY, el[i] * ROPE_FUSED_B);
+			continue;
+		}
+		for (int k = 0; k < ROPE_EAGER_KERNELS; k++)
+			add_stream(g, acc, KS_COPY, el[i] * ROPE_EAGER_B / ROPE_EAGER_KERNELS);
+	}
+}
+
 static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, bool bwd)
 {
@@ -465,6 +495,8 @@ static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		add_te_gemm(g, sh, acc, CMP_TE_LN_COL, bwd, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
 		if (sh->qk_norm)
 			qk_norms(g, sh, acc, bwd);
+		if (sh->rotary)
+			rotary(g, sh, acc);
 		return;
 	}
 	double dqk = head_qk(sh), nope = dqk - sh->rope;

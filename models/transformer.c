@@ -131,6 +131,7 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	m->qk_norm = sc_bool(sc, "model.qk_norm");
 	m->dropout = sc_bool(sc, "model.dropout");
 	m->learned_positions = strcmp(sc_str(sc, "model.positions"), "learned") == 0;
+	m->rotary = strcmp(sc_str(sc, "model.positions"), "rope") == 0;
 	m->tied_embeddings = sc_bool(sc, "model.tied_embeddings");
 	m->mtp_layers = (int)sc_int(sc, "model.mtp_layers");
 	m->mla.q_lora_rank = (int)sc_int(sc, "model.mla.q_lora_rank");

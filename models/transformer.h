@@ -104,6 +104,7 @@ struct tfm {
 	bool qk_norm;		/* per-head norms of queries and keys (Qwen3) */
 	bool dropout;		/* dropout layers (their masks are stored) */
 	bool learned_positions;
+	bool rotary;		/* rotary position embedding (positions = "rope") */
 	bool tied_embeddings;
 	int mtp_layers;
 	struct tfm_mla mla;

@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(39);
+	tap_plan(43);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -133,6 +133,38 @@ int main(void)
 		tap_near(normed.time_s - plain.time_s,
 			 stream_s(q * 6, 0.25) + stream_s(k * 6, 0.25), 1e-12,
 			 "QK-norm backward: 6 B an element");
+	}
+
+	/* Rotary embedding (positions = "rope"): Megatron-Core's fused RoPE
+	 * once on the 12 query heads and once on the 4 key heads of 128,
+	 * each element read and written (4 B), forward and backward; eager
+	 * (Hugging Face's apply_rotary_pos_emb) five kernels a tensor, 20 B
+	 * an element in all */
+	{
+		struct cmp_shape rs = { .b = 1, .s = 2048, .h = 1536, .a = 12, .V = 1000,
+					.tp = 1, .flash = true, .fused = true,
+					.peak_flops = 312e12, .kv = 4 };
+		struct cmp_cost plain, rot;
+		double q = 2048.0 * 12 * 128, k = 2048.0 * 4 * 128;
+
+		for (int bwd = 0; bwd < 2; bwd++) {
+			rs.rotary = false;
+			(bwd ? cmp_layer_bwd : cmp_layer_fwd)(&g, &rs, &plain);
+			rs.rotary = true;
+			(bwd ? cmp_layer_bwd : cmp_layer_fwd)(&g, &rs, &rot);
+			tap_near(rot.time_s - plain.time_s, stream_s(q * 4, 0.5) + stream_s(k * 4, 0.5),
+				 1e-12, bwd ? "fused RoPE backward: two kernels, 4 B an element" :
+				 "fused RoPE forward: two kernels, 4 B an element");
+		}
+		tap_near(rot.kernels - plain.kernels, 2, 1e-12, "... two launches");
+		rs.fused = false;
+		rs.rotary = false;
+		cmp_layer_fwd(&g, &rs, &plain);
+		rs.rotary = true;
+		cmp_layer_fwd(&g, &rs, &rot);
+		tap_near(rot.time_s - plain.time_s,
+			 5 * stream_s(q * 4, 0.5) + 5 * stream_s(k * 4, 0.5), 1e-12,
+			 "eager RoPE: five kernels a tensor, 20 B an element");
 	}
 
 	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8, no flash */
