@@ -485,6 +485,20 @@ static void rotary(const struct gpu_spec *g, const struct cmp_shape *sh, struct 
 	}
 }
 
+/* Megatron's fused QKV output holds each query group's queries, key and
+ * value side by side ([s, b, groups, (heads/groups + 2) d]); under
+ * grouped-query attention the queries split off it are not laid out as
+ * [s, b, heads, d], so the reshape that makes them so copies them
+ * (megatron/core/transformer/attention.py get_query_key_value_tensors:
+ * query.reshape(..., -1, head_dim) after the split; a view for plain
+ * multi-head attention, one query a group).  Forward only: its gradient
+ * reshapes back as a view. */
+static void gqa_query_copy(const struct gpu_spec *g, const struct cmp_shape *sh,
+			   struct cmp_cost *acc)
+{
+	add_stream(g, acc, KS_COPY, sh->b * qlen(sh) * sh->a / sh->tp * head_qk(sh) * 2 * ACT_BYTES);
+}
+
 static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		      struct cmp_cost *acc, bool bwd)
 {
@@ -493,6 +507,8 @@ static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 
 	if (sh->kv_lora <= 0) {
 		add_te_gemm(g, sh, acc, CMP_TE_LN_COL, bwd, 1, T, (a + 2 * kv_heads(sh)) * head_qk(sh) / t, h);
+		if (sh->fused && !bwd && kv_heads(sh) < a)
+			gqa_query_copy(g, sh, acc);
 		if (sh->qk_norm)
 			qk_norms(g, sh, acc, bwd);
 		if (sh->rotary)

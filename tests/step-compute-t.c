@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(43);
+	tap_plan(46);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -165,6 +165,35 @@ int main(void)
 		tap_near(rot.time_s - plain.time_s,
 			 5 * stream_s(q * 4, 0.5) + 5 * stream_s(k * 4, 0.5), 1e-12,
 			 "eager RoPE: five kernels a tensor, 20 B an element");
+	}
+
+	/* Grouped-query attention under Megatron's fused QKV: 12 query heads
+	 * in 4 groups, so the reshape of the split-off queries copies them
+	 * (2048 x 12 x 128 elements read and written, 4 B), forward only;
+	 * with 12 groups (multi-head) it is a view.  The layers differ by
+	 * that copy and the QKV GEMM's width, (12 + 2 x 4) x 128 against
+	 * (12 + 2 x 12) x 128. */
+	{
+		struct cmp_shape gs = { .b = 1, .s = 2048, .h = 1536, .a = 12, .V = 1000,
+					.tp = 1, .flash = true, .fused = true,
+					.peak_flops = 312e12, .kv = 4 };
+		struct cmp_cost gqa, mha, n20, n36;
+		double q = 2048.0 * 12 * 128;
+
+		cmp_layer_fwd(&g, &gs, &gqa);
+		gs.kv = 12;
+		cmp_layer_fwd(&g, &gs, &mha);
+		cmp_gemm(&g, false, 1, 2048, 20 * 128, 1536, &n20);
+		cmp_gemm(&g, false, 1, 2048, 36 * 128, 1536, &n36);
+		tap_near(gqa.time_s - mha.time_s, n20.time_s - n36.time_s + stream_s(q * 4, 0.5),
+			 1e-12, "GQA forward: the queries' reshape copies them, 4 B an element");
+		tap_near(gqa.kernels - mha.kernels, 1, 1e-12, "... one kernel more");
+		gs.kv = 4;
+		cmp_layer_bwd(&g, &gs, &gqa);
+		gs.kv = 12;
+		cmp_layer_bwd(&g, &gs, &mha);
+		tap_near(gqa.kernels - mha.kernels, 0, 1e-12,
+			 "GQA backward: the reshape's gradient is a view");
 	}
 
 	/* layer FLOPs, GPT-3 175B shape, b = 1, t = 8, no flash */
