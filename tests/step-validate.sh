@@ -71,7 +71,7 @@
 set -u
 . "$SRCDIR/tests/tap.sh"
 pinned=$(grep -c '^validate\.' tests/fitted.tsv)
-plan $((17 + pinned))
+plan $((18 + pinned))
 dir=scenarios/validation
 out=$("$BUILDDIR/tests/bench/validate-b" "$dir" 2>&1)
 status=$?
@@ -128,6 +128,20 @@ awk 'NR == FNR { pred[$1] = $2; err[$1] = $3; next }
 status=$?
 sed 's/^/# /' "$tmp/readme"
 ok $status "the README's validation rows agree with make validate"
+
+# SOURCES: every validation row counted once, under its source and GPU;
+# the line below the table is the mean of the sources' own mean errors
+# (the sources' means are printed to 0.01, so their mean agrees to 0.01)
+echo "$out" | awk '/^SOURCES/ { on = 1; next } on && /^date/ { next }
+	on && /^sources:/ { want = $2 + 0
+		if (match($0, /\|error\| [0-9.]+%/))
+			printed = substr($0, RSTART + 8, RLENGTH - 9) + 0
+		exit }
+	on { n += $3; k++; m += $4 + 0 }
+	END { d = m / k - printed; exit !(n == rows && k == want && d <= 0.011 &&
+	      -d <= 0.011) }' rows="$(echo "$out" |
+	sed -n 's/^validation: ran \([0-9]*\) of.*/\1/p')"
+ok $? "SOURCES: each validation row counted once; the mean of its sources' means as printed"
 
 # The MegaScale family's SCALING line: "FIRST .. LAST n m-range a_pub b_pub
 # a_pred b_pred db/(pv)"

@@ -701,7 +701,7 @@ static int src_cmp(const void *a, const void *b)
 static void sources_print(struct src_group *g, int n)
 {
 	double sum = 0, worst = 0;
-	int w = -1;
+	int w = 0;
 
 	qsort(g, (size_t)n, sizeof g[0], src_cmp);
 	printf("\nSOURCES: validation rows per published source and GPU, by date (error = "
@@ -713,7 +713,7 @@ static void sources_print(struct src_group *g, int n)
 		printf("%-10.10s %-10s %3d %9.2f%% %9.2f%% %+9.2f%%  %s\n", g[i].date, g[i].gpu,
 		       g[i].st.n, m, g[i].st.max_abs, g[i].st.sum / g[i].st.n, g[i].source);
 		sum += m;
-		if (m > worst) {
+		if (m >= worst) {
 			worst = m;
 			w = i;
 		}
