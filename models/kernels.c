@@ -161,11 +161,15 @@ static void attn_work(const struct kern_gpu *k, const struct kern_attn_law *a, d
 /* The same for a full block: bh heads of q queries, each attending to all
  * kv keys (no mask), so every tile is nk key blocks long and a wave lasts
  * one tile. */
+static double block_tile_flops(double kv, double d)
+{
+	return ceil(kv / KERN_BLOCK) * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
+}
+
 static void block_work(const struct kern_gpu *k, const struct kern_attn_law *a, double bh,
 		       double q, double kv, double d, double *flops, double *tiles)
 {
-	double n = bh * ceil(q / KERN_BLOCK), sms = k->sms;
-	double tile = ceil(kv / KERN_BLOCK) * 4.0 * KERN_BLOCK * KERN_BLOCK * d;
+	double n = bh * ceil(q / KERN_BLOCK), sms = k->sms, tile = block_tile_flops(kv, d);
 
 	*tiles = a->waves ? ceil(n / sms) : n / sms;
 	*flops = a->waves ? *tiles * sms * tile : n * tile;
@@ -209,8 +213,7 @@ double kern_attn_block_s(const struct kern_gpu *k, bool bwd, double bh, double q
 
 double kern_attn_block_flops(double bh, double q, double kv, double d)
 {
-	return bh * ceil(q / KERN_BLOCK) * ceil(kv / KERN_BLOCK) * 4.0 * KERN_BLOCK *
-	       KERN_BLOCK * d;
+	return bh * ceil(q / KERN_BLOCK) * block_tile_flops(kv, d);
 }
 
 static double attn_s(const struct kern_gpu *k, bool bwd, double bh, double seq,
