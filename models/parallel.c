@@ -133,6 +133,15 @@ const struct cfg_setting par_settings[] = {
 	{ "parallel.overlap_param_gather", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "distributed optimizer: the weight all-gather after Adam runs under the "
 	  "next forward (Megatron-Core --overlap-param-gather; default: the stack's)" },
+	{ "parallel.check_for_nan_in_grad", CFG_BOOL, "", 0, 0, "false", NULL,
+	  "Megatron DDP reads each gradient bucket's norm before its collective "
+	  "and waits for it on the host (DistributedDataParallelConfig."
+	  "check_for_nan_in_grad; Megatron-LM's --no-check-for-nan-in-loss-and-"
+	  "grad turns it off): a norm kernel over the bucket and a GPU idle for "
+	  "the host's round trip, bucket by bucket in the last backward; "
+	  "default: the stack's (megatron_core: on; NeMo's and Megatron-Bridge's "
+	  "benchmark scripts set it off); needs Megatron's DDP (zero_stage < 2, "
+	  "a Megatron stack)" },
 	{ "parallel.align_param_gather", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "interleaved schedule, overlap_param_gather: each model chunk's weight "
 	  "all-gather goes as one, the first two at the step's start, chunk c's "
@@ -228,7 +237,8 @@ const struct cfg_setting par_settings[] = {
 	  "keep theirs either way" },
 	{ "parallel.dp_bucket_mb", CFG_FLOAT, "MB", 0, 1e6, "0", NULL,
 	  "Megatron gradient bucket; 0: Megatron-LM's default of max(40M, 1M x dp) "
-	  "fp16 elements" },
+	  "gradient elements, at the width DP reduces them in (160 MB of fp32 "
+	  "gradients at dp <= 40)" },
 	{ "parallel.zero_bucket_mb", CFG_FLOAT, "MB", 0.001, 1e6, "1000", NULL,
 	  "ZeRO reduce / all-gather bucket (DeepSpeed's 5e8 fp16 elements)" },
 	{ "parallel.zero_prefetch_mb", CFG_FLOAT, "MB", 0.001, 1e6, "100", NULL,
@@ -280,11 +290,11 @@ const struct cfg_setting par_settings[] = {
 	CFG_END
 };
 
-double par_megatron_bucket_bytes(int dp)
+double par_megatron_bucket_bytes(int dp, double grad_bytes)
 {
 	double elems = 1e6 * dp;
 
-	return 2.0 * (elems > 40e6 ? elems : 40e6);
+	return grad_bytes * (elems > 40e6 ? elems : 40e6);
 }
 
 void par_defaults(struct par_opts *o)
@@ -315,7 +325,8 @@ int par_shard_ranks(const struct par_opts *o, int dp)
 
 double par_dp_bucket_bytes(const struct par_opts *o, int dp)
 {
-	return o->dp_bucket_bytes > 0 ? o->dp_bucket_bytes : par_megatron_bucket_bytes(dp);
+	return o->dp_bucket_bytes > 0 ? o->dp_bucket_bytes :
+	       par_megatron_bucket_bytes(dp, o->grad_reduce_bytes);
 }
 
 /* The dispatcher's settings need experts; FP8 dispatch, FP8 GEMMs to feed;
@@ -411,6 +422,13 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      "or no moe, moe_act, shared_experts)");
 	if (check_cuda_graphs(w, m, o, e) < 0)
 		return -1;
+	if (o->grad_nan_check && (!o->fused_kernels || o->ds_engine || o->zero_stage >= 2))
+		return sc_where_error(w, e, "parallel.check_for_nan_in_grad", "the check "
+				      "is Megatron DDP's, but %s (expected a Megatron "
+				      "stack with zero_stage < 2, or false)",
+				      o->zero_stage >= 2 ? "ZeRO-2/3 shards the gradients" :
+				      o->ds_engine ? "DeepSpeed's engine holds the gradients" :
+				      "the stack reduces gradients through PyTorch");
 	if (o->schedule == PAR_INTERLEAVED) {
 		if (L->pp < 2)
 			return sc_where_error(w, e, "parallel.schedule", "interleaved "
@@ -635,6 +653,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
 	o->align_param_gather = sc_bool(sc, "parallel.align_param_gather");
+	o->grad_nan_check = pick(sc, "parallel.check_for_nan_in_grad", st->grad_nan_check);
 	const char *dt = sc_str(sc, "parallel.dtype");
 	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
 	o->ds_engine = st->ds_engine;

@@ -58,6 +58,7 @@ struct par_opts {
 	double grad_reduce_bytes;	/* per gradient element in DP collectives */
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	bool align_param_gather;	/* ... a chunk at a time, one chunk ahead */
+	bool grad_nan_check;		/* Megatron DDP's per-bucket NaN check */
 	enum par_dtype dtype;
 	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
 	enum cmp_fp8_scaling fp8_recipe;	/* Transformer Engine's FP8 scaling
@@ -119,8 +120,10 @@ extern const struct cfg_setting par_settings[];
 
 /* Defaults as in the table (for tests that build options by hand). */
 void par_defaults(struct par_opts *o);
-/* Megatron-LM's DDP bucket: max(40M, 1M x dp) fp16 gradient elements. */
-double par_megatron_bucket_bytes(int dp);
+/* Megatron-LM's DDP bucket: max(40M, 1M x dp) gradient elements of
+ * grad_bytes each (bucket_size counts parameters, distributed_data_
+ * parallel.py; the buffer holds them in the reduce dtype). */
+double par_megatron_bucket_bytes(int dp, double grad_bytes);
 /* The data-parallel ranks a ZeRO shard spans: zero_shard_ranks, or dp. */
 int par_shard_ranks(const struct par_opts *o, int dp);
 /* The DDP bucket for dp replicas: the setting, or Megatron's default for

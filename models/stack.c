@@ -92,7 +92,7 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_lm_2021", "Megatron-LM 2021 (SC'21): fused kernels, no flash",
 	  false, false, false, true, false, 0, 0,
 	  true, false, false, false, true, 2, false, 0.25,
-	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2, false, false, false },
+	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2, false, false, false, false },
 	/* Megatron-LM of mid-2022 (NVIDIA/Megatron-LM main after the
 	 * sequence_parallel merge of 2022-05-20, commit d898a89 of
 	 * 2022-05-25), the code of Korthikanti et al., "Reducing Activation
@@ -119,7 +119,7 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_lm_2022", "Megatron-LM 2022: + async TP all-reduce, grad-accum fusion",
 	  false, true, false, false, false, 0, 0,
 	  true, false, false, false, true, 4, false, 0.09,
-	  STACK_HOST_US, false, false, false, true, ATTN_FLASH1, false, false, false },
+	  STACK_HOST_US, false, false, false, true, ATTN_FLASH1, false, false, false, false },
 	/* Megatron-Core 0.5+ / Megatron-LM core_r0.5.0 (2024) as NeMo and its
 	 * example scripts run GPT: Transformer Engine fused LayerNorm+GEMM and
 	 * attention (DotProductAttention: cuDNN's FusedAttention on sm90 and
@@ -134,11 +134,19 @@ const struct stack_spec stack_table[] = {
 	 * interleaved schedule, scatter-gather p2p.  Bucket: Megatron's rule.
 	 * Without the TP overlap, the input gradient's collective still runs
 	 * under the weight-gradient GEMM (megatron/core/tensor_parallel/
-	 * layers.py of core_r0.8.0, as 2022's, no longer optional). */
+	 * layers.py of core_r0.8.0, as 2022's, no longer optional).  The
+	 * gradient NaN check on (parallel.check_for_nan_in_grad): Megatron-
+	 * LM's command line turns it on unless told --no-check-for-nan-in-
+	 * loss-and-grad (arguments.py since 2023-09-05, commit b1116a0c;
+	 * training.py passes it to DistributedDataParallelConfig), and so
+	 * do NeMo 2.0's recipes (nemo/collections/llm/recipes, e.g.
+	 * llama3_8b.py) and Megatron-Bridge's (src/megatron/bridge/recipes/
+	 * common.py); the benchmark scripts turn it off (below, step.h). */
 	{ "megatron_core", "Megatron-Core 2023+: TE, flash, distributed optimizer, overlaps",
 	  true, true, true, true, true, 0, 0,
 	  true, false, true, true, true, 4, true, 0.32,
-	  MCORE_HOST_OP_US, false, false, false, true, ATTN_TE, false, false, false },
+	  MCORE_HOST_OP_US, false, false, false, true, ATTN_TE, false, false, false,
+	  true },
 	/* Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed 2021 as MT-NLG ran
 	 * it, Smith et al. arXiv:2201.11990 sec. 2; the bigscience-workshop
 	 * fork as BLOOM ran it, 2022): Megatron-LM 2021's model code and fused
@@ -178,7 +186,7 @@ const struct stack_spec stack_table[] = {
 	{ "megatron_deepspeed", "Megatron-DeepSpeed 2021-22: DeepSpeed's pipeline and optimizer",
 	  false, false, false, false, false, 1, 0,
 	  true, false, false, false, true, 2, false, 0.28,
-	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2, true, false, true },
+	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2, true, false, true, false },
 	/* DeepSpeed ZeRO (Rajbhandari et al. SC'20; deepspeed.ai ZeRO docs)
 	 * training a Hugging Face Transformers GPT: eager PyTorch kernels
 	 * (GeLU, dropout, add apart; HF's eager attention: scale, mask,
@@ -197,7 +205,7 @@ const struct stack_spec stack_table[] = {
 	{ "deepspeed_zero", "DeepSpeed ZeRO with a Hugging Face model: eager kernels",
 	  false, false, false, true, false, 1, 0,
 	  false, true, false, false, true, 2, false, 0.17,
-	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2, false, true, true },
+	  STACK_HOST_US, false, false, false, false, ATTN_FLASH2, false, true, true, false },
 	/* PyTorch eager with DDP or FSDP under AMP (torch.autocast; PyTorch
 	 * AMP docs): fp32 master weights, eager LayerNorm/GeLU/dropout kernels
 	 * at their measured rates, logits upcast to fp32 for cross-entropy
@@ -223,9 +231,9 @@ const struct stack_spec stack_table[] = {
 	{ "pytorch_eager", "PyTorch eager DDP/FSDP with AMP: unfused kernels",
 	  false, false, false, true, false, 0, 25,
 	  false, true, false, false, true, 4, false, 0.19,
-	  STACK_HOST_US, true, true, true, false, ATTN_FLASH2, false, false, false },
+	  STACK_HOST_US, true, true, true, false, ATTN_FLASH2, false, false, false, false },
 	{ NULL, NULL, false, false, false, false, false, 0, 0, false, false, false, false,
-	  false, 0, false, 0, 0, false, false, false, false, ATTN_FLASH2, false, false, false },
+	  false, 0, false, 0, 0, false, false, false, false, ATTN_FLASH2, false, false, false, false },
 };
 
 const struct stack_spec *stack_find(const char *name)

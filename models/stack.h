@@ -63,6 +63,9 @@ struct stack_spec {
 	bool ds_zero_optimizer;		/* its ZeRO is DeepSpeed's optimizer, which
 					 * casts the gradient shard to fp32 at the
 					 * step (memory.c) */
+	bool grad_nan_check;		/* default of parallel.check_for_nan_in_grad:
+					 * Megatron DDP reads each bucket's norm and
+					 * waits for it on the host (step.h) */
 };
 
 /* The stacks, NULL-terminated by name; the first is the default. */

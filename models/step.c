@@ -15,6 +15,7 @@
 #include "models/step.h"
 #include "models/dualpipe.h"
 #include "models/step_layer.h"
+#include "models/buckets.h"
 #include "models/straggler.h"
 #include "topologies/topo.h"
 
@@ -86,6 +87,7 @@ struct plan_arrays {
 	double *fwd, *bwd, *fwd_tp, *bwd_tp, *fwd_gemm, *bwd_gemm, *fwd_dyn, *bwd_dyn, *params;
 	double *xparams;	/* of params, the routed experts' */
 	double *wgrad;		/* DualPipe: the weight-gradient part of bwd */
+	double *buckets;	/* DDP gradient buckets (buckets.h) */
 	int *layers, *rank_gpu;
 };
 
@@ -103,6 +105,7 @@ static void arrays_free(struct plan_arrays *a)
 	free(a->params);
 	free(a->xparams);
 	free(a->wgrad);
+	free(a->buckets);
 	free(a->layers);
 	free(a->rank_gpu);
 }
@@ -122,10 +125,12 @@ static int arrays_alloc(struct plan_arrays *a, int V, int ranks)
 	a->params = calloc((size_t)V, sizeof(double));
 	a->xparams = calloc((size_t)V, sizeof(double));
 	a->wgrad = calloc((size_t)V, sizeof(double));
+	a->buckets = calloc((size_t)V, sizeof(double));
 	a->layers = calloc((size_t)V, sizeof(int));
 	a->rank_gpu = calloc((size_t)ranks, sizeof(int));
 	return a->hide && a->fwd && a->bwd && a->fwd_tp && a->bwd_tp && a->fwd_gemm &&
 	       a->bwd_gemm && a->fwd_dyn && a->bwd_dyn && a->params && a->xparams && a->wgrad &&
+	       a->buckets &&
 	       a->layers && a->rank_gpu ? 0 : -1;
 }
 
@@ -158,6 +163,22 @@ static double embed_rank_params(const struct tfm *m, const struct layout *L)
 	double h = m->hidden;
 
 	return (double)m->vocab * h / L->tp + (m->learned_positions ? (double)m->seq_len * h : 0);
+}
+
+/* The DDP's gradient buckets of each chunk (buckets.h), its parameters
+ * counted in the elements a bucket holds: bucket bytes over the bytes a
+ * gradient is reduced in. */
+static void fill_buckets(const struct tfm *m, const struct layout *L, int v,
+			 const struct par_opts *o, struct plan_arrays *a)
+{
+	double elems = o->dp_bucket_bytes / o->grad_reduce_bytes;
+	int V = L->pp * v, first = 0;
+
+	for (int vs = 0; vs < V; vs++) {
+		int n = layout_chunk_layers(L, m->layers, v, vs);
+		a->buckets[vs] = bkt_chunk_buckets(m, L, first, n, vs == V - 1, elems);
+		first += n;
+	}
 }
 
 /* Chunk vs's passes: its dense and MoE layers (layout.h: stages may be
@@ -586,6 +607,8 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (step_layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
 	fill_stages(m, L, dual ? 1 : v, &c, &a);
+	if (!dual)
+		fill_buckets(m, L, v, o, &a);
 	if (dual)
 		dualpipe_mirror(o, L->pp, &a);
 	double slow = strag_factor(o->gpu_speed_sigma, ranks);
@@ -707,6 +730,7 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.chunk_expert_params = m->moe.experts > 0 && expert_dp(L) > 0 ? a.xparams : NULL,
 		.expert_dp = expert_dp(L),
 		.bucket_bytes = o->zero_stage >= 1 ? o->zero_bucket_bytes : o->dp_bucket_bytes,
+		.chunk_buckets = !dual && o->zero_stage == 0 ? a.buckets : NULL,
 		/* the stack's DDP gradient bytes; ZeRO (DeepSpeed's default
 		 * communication_data_type) reduces in the weights' 2 bytes */
 		.grad_bytes = o->zero_stage >= 1 ? (o->zero_reduce_fp32 ? 4 : 2) :
@@ -725,6 +749,12 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 		.optimizer_s = slow * opt_s,
 		.optimizer_dyn_j = kpw_stream_run_j(g, KS_ADAM, opt_s),
 		.final_sync_s = embed_sync_s,
+		/* the norm streams the gradients as a copy reads them; per
+		 * bucket its launch, and the host's round trip (step.h) */
+		.grad_check_Bps = o->grad_nan_check ?
+				  g->k.hbm_Bps * g->k.stream_frac[KS_COPY] / slow : 0,
+		.grad_check_bucket_s = slow * g->k.launch_s + o->host_s_per_kernel +
+				       3 * o->host_s_per_launch,
 		/* ZeRO-3's gathers overlap its gradient reduce-scatters on
 		 * the same links: they contend even in a group alone */
 		.net = &tr, .contention = !sym.all_disjoint || o->zero_stage == 3,

@@ -97,6 +97,23 @@
  * deepspeed.h) runs its transfers as commands of the stages' own: a
  * blocking send/recv that both neighbours wait for (step_des.c).
  *
+ * Megatron DDP's gradient NaN check (parallel.check_for_nan_in_grad): as
+ * each bucket's gradients are ready, start_grad_sync reads the bucket's
+ * norm (grad_data.norm, one kernel over its bytes) and asks the host
+ * whether it is NaN and then Inf (rerun_state_machine.validate_result:
+ * `if torch.isnan(norm)` -- a device-to-host copy the host waits on;
+ * megatron/core/distributed/param_and_grad_buffer.py check_grads,
+ * Megatron-LM of 2026-08; one isnan before the rerun state machine,
+ * core_r0.8.0).  The wait drains the launch queue, so the compute stream
+ * idles from the norm's end until the host has launched the isinf
+ * check, waited again, launched the bucket's collective and issued the
+ * backward's next op: three launches and one framework op of the host
+ * model (host.h), per bucket, besides the norm's own launch.  Buckets
+ * as the DDP cuts them (one per chunk without overlap_grad_reduce: the
+ * whole buffer, checked after the last backward); it runs whatever the
+ * dp, the DDP calling start_grad_sync for a group of one too.  The time
+ * lengthens the chunk's last backward (grad_check_s, step_des.c).
+ *
  * Stragglers (straggler.h): every rank's kernels run at the speed of the
  * job's slowest GPU, 1 + sigma E[max of N normals] times the kernel
  * model's (cluster.gpu_speed_sigma); compute_s includes it.
@@ -347,6 +364,9 @@ struct step_plan {
 	 * gathered (step_des.c; 0: spread as the layers') */
 	double embed_params;
 	double bucket_bytes;
+	/* per virtual stage (NULL: bytes / bucket_bytes): the buckets its
+	 * gradients but the input embedding's fill, as buckets.h cuts them */
+	const double *chunk_buckets;
 	double grad_bytes;		/* per gradient element in DP collectives
 					 * (0: 2, the weights' bf16/fp16) */
 	double weight_bytes;		/* per weight element in the all-gather after
@@ -375,6 +395,12 @@ struct step_plan {
 	double optimizer_dyn_j;			/* its kernels' energy above idle */
 	double final_sync_s;		/* after the gradients, before Adam: the
 					 * tied-embedding all-reduce */
+	/* Megatron DDP's NaN check (above), in a chunk's last backward or,
+	 * without overlap_grad_reduce, after the stage's last pass: the norm
+	 * reads the gradients at grad_check_Bps (0: no check), and each
+	 * bucket costs grad_check_bucket_s more */
+	double grad_check_Bps;
+	double grad_check_bucket_s;
 	/* network: NULL = communication free */
 	const struct step_transport *net;
 	bool contention;		/* DP collectives as shared flows (start) */

@@ -1,13 +1,14 @@
 # models/step.mk -- kernel costs, memory, Megatron/ZeRO, the step model.
 libtrainsim_a_SOURCES += models/compute.c models/fp8.c models/kpower.c models/memory.c models/zero.c \
 	models/parallel.c models/megatron.c models/deepspeed.c models/dualpipe.c models/step.c models/step_layer.c models/step_des.c \
-	models/step_memory.c models/step_sym.c models/step_report.c models/straggler.c
+	models/buckets.c models/step_memory.c models/step_sym.c models/step_report.c models/straggler.c
 noinst_HEADERS += models/compute.h models/kpower.h models/memory.h models/zero.h \
-	models/parallel.h models/megatron.h models/deepspeed.h models/dualpipe.h models/step.h models/step_layer.h models/straggler.h
+	models/parallel.h models/megatron.h models/deepspeed.h models/dualpipe.h models/step.h models/step_layer.h models/straggler.h \
+	models/buckets.h
 
 UNIT_TESTS += tests/step-mem-t tests/step-compute-t tests/step-fp8-t tests/step-scenario-t \
 	tests/step-pipe-t tests/step-sim-t tests/straggler-t tests/step-tpasync-t tests/step-ds-t tests/step-dualpipe-t tests/step-moe-t tests/step-dispatch-t \
-	tests/kpower-t
+	tests/kpower-t tests/buckets-t
 EXTRA_DIST += tests/bench/step-175b.cfg tests/bench/step-moe.cfg
 
 # `make validate`: calibration (Table 1, busbw, Patterson) and independent

@@ -538,18 +538,64 @@ static int embed_key(const struct des *d)
 	return d->V + 1;
 }
 
+/* The buckets virtual stage vs's layer gradients (all but the input
+ * embedding's, which have one of their own) are cut into. */
+static int layer_buckets(const struct des *d, int vs)
+{
+	double bytes = grad_bytes(d) * (d->p->chunk_params[vs] - embed_params(d, vs));
+	int nb = d->p->chunk_buckets ? (int)d->p->chunk_buckets[vs] :
+		 (int)ceil(bytes / d->p->bucket_bytes);
+
+	return nb < 1 ? 1 : nb;
+}
+
+/* Megatron DDP's NaN check of vs's gradients (step.h): a norm over them,
+ * and the host's round trip once a bucket -- each bucket, the embedding's
+ * included, with overlap_grad_reduce; the chunk's buffer as one without. */
+static double grad_check_s(const struct des *d, int vs)
+{
+	const struct step_plan *p = d->p;
+	double buckets = !p->overlap_grad_reduce ? 1 :
+			 layer_buckets(d, vs) + (embed_params(d, vs) > 0 ? 1 : 0);
+
+	return grad_bytes(d) * p->chunk_params[vs] / p->grad_check_Bps +
+	       buckets * p->grad_check_bucket_s;
+}
+
+/* Of stage k's op i, the NaN check's time: in a chunk's last backward,
+ * which makes its buckets; without overlap, after the stage's last pass,
+ * every chunk's buffer then. */
+static double pass_check_s(const struct des *d, int k, int i)
+{
+	const struct stage *st = &d->stages[k];
+	const struct mg_op *op = &st->ops[i];
+	double s = 0;
+
+	if (d->p->grad_check_Bps <= 0 || !op->bwd)
+		return 0;
+	if (d->p->overlap_grad_reduce)
+		return st->last_bwd[op->chunk] == i ? grad_check_s(d, vs_of(d, op->chunk, k)) : 0;
+	if (i == st->last_pass)
+		for (int c = 0; c < d->p->v; c++)
+			s += grad_check_s(d, vs_of(d, c, k));
+	return s;
+}
+
+/* Stage k's op i on virtual stage vs: its kernels and the check in it. */
+static double pass_s(const struct des *d, int k, int i, int vs)
+{
+	return op_s(d, &d->stages[k].ops[i], vs) + pass_check_s(d, k, i);
+}
+
 /* Gradients of virtual stage vs on stage k: buckets as the backward pass
  * produces them, uniformly over the op's duration, the embedding's last. */
 static int grads_from_op(struct des *d, int k, int vs, int64_t start_ns, int64_t dur_ns,
 			 struct err *e)
 {
 	double emb = embed_params(d, vs);
-	double bytes = grad_bytes(d) * (d->p->chunk_params[vs] - emb);
-	int nb = (int)ceil(bytes / d->p->bucket_bytes);
+	int nb = layer_buckets(d, vs);
 
 	(void)e;
-	if (nb < 1)
-		nb = 1;
 	for (int i = 0; i < nb; i++) {
 		int64_t t = start_ns + (d->p->overlap_grad_reduce ?
 					dur_ns * (i + 1) / nb : dur_ns);
@@ -589,9 +635,7 @@ static int on_bucket(struct ev_sim *sim, const struct ev *ev, void *ctx, struct 
 	} else {
 		bytes = grad_bytes(d) * (d->p->chunk_params[vs] - embed_params(d, vs));
 		xbytes = grad_bytes(d) * expert_params(d, vs);
-		nb = (int)ceil(bytes / d->p->bucket_bytes);
-		if (nb < 1)
-			nb = 1;
+		nb = layer_buckets(d, vs);
 	}
 	d->stages[k].pending_ready--;
 	if (push_split(d, k, grad_op(d), (bytes - xbytes) / nb, xbytes / nb, 1) < 0)
@@ -607,7 +651,7 @@ static int release_grads(struct des *d, int k, int i, int vs, struct err *e)
 {
 	struct stage *st = &d->stages[k];
 	const struct mg_op *op = &st->ops[i];
-	int64_t now = ev_now(d->sim), dur = to_ns(op_s(d, op, vs));
+	int64_t now = ev_now(d->sim), dur = to_ns(pass_s(d, k, i, vs));
 
 	if (d->p->dp <= 1 || !op->bwd || d->p->dp_mode == STEP_DP_ZERO3)
 		return 0;
@@ -692,7 +736,7 @@ static int try_start(struct des *d, int k, struct err *e)
 	if (st->seg == 0 && release_grads(d, k, st->next, vs, e) < 0)
 		return -1;
 	st->in_seg = true;
-	st->seg_left_ns = op_s(d, op, vs) / nseg * 1e9;
+	st->seg_left_ns = pass_s(d, k, st->next, vs) / nseg * 1e9;
 	st->seg_mark_ns = st->seg_start_ns;
 	st->seg_rate = seg_rate(d, k);
 	st->seg_ev = ev_after(d->sim, llround(st->seg_left_ns / st->seg_rate), d->k_seg,

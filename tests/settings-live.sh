@@ -66,6 +66,7 @@ parallel.nvfp4_hadamard|T|B200NV||
 parallel.tp_comm_overlap|T|-s parallel.sequence_parallel=true||
 parallel.overlap_param_gather|T|-s parallel.distributed_optimizer=true||
 parallel.align_param_gather|T|-s 'parallel.schedule="interleaved"' -s parallel.virtual_stages=2 -s parallel.distributed_optimizer=true -s parallel.overlap_param_gather=true|true|
+parallel.check_for_nan_in_grad|T|||
 parallel.cp_comm|T|-s parallel.cp=2||
 model.mla.q_lora_rank|T|MLA|256|
 pools.*.term_days|F||365|

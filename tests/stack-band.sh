@@ -5,7 +5,8 @@
 #     its options written out (flash, gradient-accumulation fusion,
 #     distributed optimizer, sequence parallelism, TP, p2p and weight-
 #     gather overlap, fp32 gradient reduction, the host's 131 us an op,
-#     written out as the DGX A100's, x 1.33 = 174.23 us: nodes.cfg),
+#     written out as the DGX A100's, x 1.33 = 174.23 us: nodes.cfg, and
+#     Megatron DDP's gradient NaN check),
 #     megatron_lm_2022 equals megatron_lm_2021 with gradient-accumulation
 #     fusion, the asynchronous TP all-reduce, no DP overlap and fp32
 #     gradient reduction written out,
@@ -60,7 +61,8 @@ run m21 -s training.stack=megatron_lm_2021 -s parallel.flash_attention=true \
 	-s parallel.grad_accum_fusion=true -s parallel.distributed_optimizer=true \
 	-s parallel.sequence_parallel=true -s parallel.tp_comm_overlap=true \
 	-s parallel.overlap_p2p_comm=true -s parallel.overlap_param_gather=true \
-	-s parallel.grad_reduce_fp32=true -s training.host_us_per_kernel=174.23
+	-s parallel.grad_reduce_fp32=true -s training.host_us_per_kernel=174.23 \
+	-s parallel.check_for_nan_in_grad=true
 run mcore -s training.stack=megatron_core
 check "$(same "$(json iteration_time_s "$tmp/m21.json")" "$(json iteration_time_s "$tmp/mcore.json")")" \
 	"megatron_core = megatron_lm_2021 with its options written out"

@@ -50,6 +50,17 @@ static void plan_dp(struct step_plan *p, int dp, const struct step_transport *tr
 	p->overlap_grad_reduce = false;
 }
 
+/* 1F1B over pp stages of m = 4 (t_f 1 ms, t_b 2 ms) with Megatron DDP's
+ * NaN check: 2-byte gradients read at 1 GB/s, 0.1 ms a bucket, buckets[vs]
+ * of them. */
+static void plan_check(struct step_plan *p, int pp, const double *buckets)
+{
+	plan(p, pp, 1, 4, 1e-3, 2e-3);
+	p->grad_check_Bps = 1e9;
+	p->grad_check_bucket_s = 0.1e-3;
+	p->chunk_buckets = buckets;
+}
+
 /* A transport where every collective takes bytes / (1 GB/s), alone or not;
  * it notes the ranks and first two GPUs of each collective it starts. */
 static int started, started_n[64], started_gpu[64][2];
@@ -127,7 +138,7 @@ int main(void)
 	struct step_result r;
 	struct err e = { 0 };
 
-	tap_plan(71);
+	tap_plan(76);
 	/* 1F1B, p = 4, m = 8, t_f = 1 ms, t_b = 2 ms per stage:
 	 * T = (m + p - 1)(t_f + t_b) = 33 ms, bubble (p-1)/m = 3/8 */
 	plan(&p, 4, 1, 8, 1e-3, 2e-3);
@@ -462,5 +473,24 @@ int main(void)
 	p.chunk_expert_params = NULL;
 	step_run(&p, &r, &e);
 	tap_near(r.iteration_s, 14e-3, 1e-12, "no split: 2 MB over the 4 ranks, 14 ms");
+	/* Megatron DDP's NaN check (step.h): one stage of m = 4 (t_f 1 ms,
+	 * t_b 2 ms, 12 ms), its 1e6 parameters' 2-byte gradients read at
+	 * 1 GB/s (2 ms) and 0.1 ms a bucket.  With overlap, three buckets in
+	 * the last backward: 12 + 2 + 0.3 ms, whatever the dp; without, the
+	 * buffer as one after the last pass: 12 + 2.1 ms */
+	double nb[MAXV] = { 3 };
+	plan_check(&p, 1, nb);
+	tap_ok(step_run(&p, &r, &e) == 0, "NaN check runs (%s)", e.msg);
+	tap_near(r.iteration_s, 14.3e-3, 1e-12, "NaN check, 3 buckets: 12 + 2 + 3 x 0.1 ms");
+	tap_near(r.compute_s, 14.3e-3, 1e-12, "its time is the stage's (compute_s)");
+	p.overlap_grad_reduce = false;
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 14.1e-3, 1e-12, "without overlap, one bucket: 12 + 2.1 ms");
+	/* 1F1B, p = 2, m = 4: 15 ms; each stage checks one bucket (2.1 ms)
+	 * in its last backward, stage 0's after stage 1's: 15 + 2 x 2.1 ms */
+	double nb2[MAXV] = { 1, 1 };
+	plan_check(&p, 2, nb2);
+	step_run(&p, &r, &e);
+	tap_near(r.iteration_s, 19.2e-3, 1e-12, "p = 2: the stages' checks in series, 19.2 ms");
 	return tap_done();
 }

@@ -92,7 +92,7 @@ int main(void)
 	cfg_schema_add(s, node_settings);
 	cfg_schema_add(s, par_settings);
 	cfg_schema_add(s, strag_settings);
-	tap_plan(18);
+	tap_plan(19);
 
 	if (!tap_ok(load(s, "recompute = \"full\";", NULL, &x, &e) == 0, "row 1 loads (%s)", e.msg)) {
 		sc_free(x.sc);
@@ -103,6 +103,15 @@ int main(void)
 	/* dp = 32: Megatron's bucket max(40M, 1M x 32) = 40M fp16 elements */
 	tap_near(par_dp_bucket_bytes(&x.cfg.par, x.L.dp), 80e6, 1e-12,
 		 "default bucket: 40M elements, 80 MB");
+	/* the same 40M elements of fp32 gradients (megatron_core's bf16
+	 * training reduces in fp32): 160 MB */
+	{
+		struct par_opts q = x.cfg.par;
+
+		q.grad_reduce_bytes = 4;
+		tap_near(par_dp_bucket_bytes(&q, x.L.dp), 160e6, 1e-12,
+			 "fp32 gradients: 40M elements, 160 MB");
+	}
 	int fits = step_check_memory(&x.cfg, &x.m, &x.L, &x.g, &b, &e);
 	tap_ok(fits == 0, "1.7B with full recomputation fits 80 GB (%.1f GB)",
 	       b.total_bytes / 1e9);
