@@ -112,7 +112,10 @@
  * as the DDP cuts them (one per chunk without overlap_grad_reduce: the
  * whole buffer, checked after the last backward); it runs whatever the
  * dp, the DDP calling start_grad_sync for a group of one too.  The time
- * lengthens the chunk's last backward (grad_check_s, step_des.c).
+ * lengthens the chunk's last backward (grad_check_s, step_des.c).  Not
+ * modelled: the same command-line flag's check of the loss (pretrain_gpt.py
+ * loss_func: two host round trips a microbatch on the last stage, ~0.2 ms
+ * beside a microbatch's tens of milliseconds).
  *
  * Stragglers (straggler.h): every rank's kernels run at the speed of the
  * job's slowest GPU, 1 + sigma E[max of N normals] times the kernel
