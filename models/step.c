@@ -607,10 +607,10 @@ int step_simulate_net(const struct tfm *m, const struct layout *L,
 	if (step_layer_costs(m, L, o, g, peak, net, a.rank_gpu, &c, e) < 0)
 		goto done;
 	fill_stages(m, L, dual ? 1 : v, &c, &a);
-	if (!dual)
-		fill_buckets(m, L, v, o, &a);
 	if (dual)
 		dualpipe_mirror(o, L->pp, &a);
+	else
+		fill_buckets(m, L, v, o, &a);
 	double slow = strag_factor(o->gpu_speed_sigma, ranks);
 	slowest_gpu(&a, V, slow);
 	/* Megatron-Core's --overlap-param-gather: each stage's weight
