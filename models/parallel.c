@@ -140,8 +140,8 @@ const struct cfg_setting par_settings[] = {
 	  "grad turns it off): a norm kernel over the bucket and a GPU idle for "
 	  "the host's round trip, bucket by bucket in the last backward; "
 	  "default: the stack's (megatron_core: on; NeMo's and Megatron-Bridge's "
-	  "benchmark scripts set it off); needs Megatron's DDP (zero_stage < 2, "
-	  "a Megatron stack)" },
+	  "benchmark scripts set it off; the default holds only where Megatron's DDP "
+	  "does); needs Megatron's DDP (a Megatron stack, zero_stage 0)" },
 	{ "parallel.align_param_gather", CFG_BOOL, "", 0, 0, "false", NULL,
 	  "interleaved schedule, overlap_param_gather: each model chunk's weight "
 	  "all-gather goes as one, the first two at the step's start, chunk c's "
@@ -290,6 +290,11 @@ const struct cfg_setting par_settings[] = {
 	CFG_END
 };
 
+bool par_megatron_ddp(const struct par_opts *o)
+{
+	return o->fused_kernels && !o->ds_engine && o->zero_stage == 0;
+}
+
 double par_megatron_bucket_bytes(int dp, double grad_bytes)
 {
 	double elems = 1e6 * dp;
@@ -422,11 +427,12 @@ int par_check(const struct sc_where *w, const struct tfm *m,
 				      "or no moe, moe_act, shared_experts)");
 	if (check_cuda_graphs(w, m, o, e) < 0)
 		return -1;
-	if (o->grad_nan_check && (!o->fused_kernels || o->ds_engine || o->zero_stage >= 2))
+	if (o->grad_nan_check && !par_megatron_ddp(o))
 		return sc_where_error(w, e, "parallel.check_for_nan_in_grad", "the check "
 				      "is Megatron DDP's, but %s (expected a Megatron "
-				      "stack with zero_stage < 2, or false)",
+				      "stack with zero_stage 0, or false)",
 				      o->zero_stage >= 2 ? "ZeRO-2/3 shards the gradients" :
+				      o->zero_stage == 1 ? "ZeRO-1's optimizer holds the gradients" :
 				      o->ds_engine ? "DeepSpeed's engine holds the gradients" :
 				      "the stack reduces gradients through PyTorch");
 	if (o->schedule == PAR_INTERLEAVED) {
@@ -653,7 +659,6 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->overlap_param_gather = pick(sc, "parallel.overlap_param_gather",
 				       st->overlap_param_gather);
 	o->align_param_gather = sc_bool(sc, "parallel.align_param_gather");
-	o->grad_nan_check = pick(sc, "parallel.check_for_nan_in_grad", st->grad_nan_check);
 	const char *dt = sc_str(sc, "parallel.dtype");
 	o->dtype = strcmp(dt, "fp8") == 0 ? PAR_FP8 : strcmp(dt, "fp16") == 0 ? PAR_FP16 : PAR_BF16;
 	o->ds_engine = st->ds_engine;
@@ -720,4 +725,11 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	o->loss = strcmp(loss, "xentropy") == 0 ? CMP_LOSS_XENTROPY :
 		  strcmp(loss, "te") == 0 ? CMP_LOSS_TE : CMP_LOSS_STACK;
 	o->metric_ce = (double)sc_int(sc, "training.metric_cross_entropies");
+	/* the stack's default only where its DDP holds the gradients (a
+	 * ZeRO layout of the same stack is valid without the check); a
+	 * written true elsewhere is refused (par_check) */
+	o->grad_nan_check_set = sc_has(sc, "parallel.check_for_nan_in_grad");
+	o->grad_nan_check = o->grad_nan_check_set ?
+			    sc_bool(sc, "parallel.check_for_nan_in_grad") :
+			    st->grad_nan_check && par_megatron_ddp(o);
 }

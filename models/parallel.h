@@ -59,6 +59,7 @@ struct par_opts {
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	bool align_param_gather;	/* ... a chunk at a time, one chunk ahead */
 	bool grad_nan_check;		/* Megatron DDP's per-bucket NaN check */
+	bool grad_nan_check_set;	/* ... written in the scenario */
 	enum par_dtype dtype;
 	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
 	enum cmp_fp8_scaling fp8_recipe;	/* Transformer Engine's FP8 scaling
@@ -124,6 +125,9 @@ void par_defaults(struct par_opts *o);
  * grad_bytes each (bucket_size counts parameters, distributed_data_
  * parallel.py; the buffer holds them in the reduce dtype). */
 double par_megatron_bucket_bytes(int dp, double grad_bytes);
+/* Gradients held by Megatron's DDP (a fused Megatron stack without ZeRO
+ * or DeepSpeed's engine): where its per-bucket NaN check can run. */
+bool par_megatron_ddp(const struct par_opts *o);
 /* The data-parallel ranks a ZeRO shard spans: zero_shard_ranks, or dp. */
 int par_shard_ranks(const struct par_opts *o, int dp);
 /* The DDP bucket for dp replicas: the setting, or Megatron's default for
