@@ -465,23 +465,67 @@ static void qk_norms(const struct gpu_spec *g, const struct cmp_shape *sh,
  * apply_rotary_pos_emb: q cos + rotate_half(q) sin, rotate_half a negated
  * half and a cat) takes five kernels a tensor: the products 4 bytes an
  * element each, the negation 2 (half the elements), the cat 4, the sum 6,
- * 20 in all, and its autograd as many backward. */
+ * 20 in all, and its autograd as many backward.
+ *
+ * YaRN's tables are scaled by its attention factor (mscale = 1 + 0.1 ln
+ * factor: GPT-OSS's factor 32 gives 1.347), which Transformer Engine's
+ * fused kernel does not take, so Megatron-Core runs its own unfused
+ * _apply_rotary_pos_emb_bshd instead (rope_utils.py: "mscale ... is not
+ * supported by TE's fused RoPE. Using unfused implementation", since
+ * NVIDIA/Megatron-LM 987395813b, "Fixes for gpt-oss", 2025-11-22; and
+ * Megatron-Bridge turns apply_rope_fusion off for any position type but
+ * "rope", utils/fusions.py validate_rope_fusion_compatibility, v0.4.0).
+ * Per tensor, forward: the tables cos(freqs) * mscale and sin(freqs) *
+ * mscale cast to bf16, three small kernels each on the s x d fp32 angles
+ * (4 + 4, 4 + 4, 4 + 2 bytes an angle); then t cos, the negated half, the
+ * cat, t sin, the sum and the final cat with the (empty) unrotated rest:
+ * six kernels, 4 + 2 + 4 + 4 + 6 + 4 = 24 bytes an element.  Backward,
+ * autograd: the gradient times cos and times sin, the negation, the
+ * chunk's cat, the two paths' sum, and the slice t[..., :d]'s gradient
+ * (zeros, then a copy): seven kernels, 4 + 4 + 2 + 4 + 6 + 2 + 4 = 26
+ * bytes (the empty rest's own zeros not counted).  Plain PyTorch ops
+ * inside a Megatron-Core module: the host pays the eager op's time for
+ * them (lib_kernels, host.h), not the stack's per-module op_s, as for
+ * expert_bias below. */
 #define ROPE_FUSED_B (2 * ACT_BYTES)
 #define ROPE_EAGER_B 20.0
 #define ROPE_EAGER_KERNELS 5
+#define ROPE_MC_FWD_B 24.0
+#define ROPE_MC_FWD_KERNELS 6
+#define ROPE_MC_BWD_B 26.0
+#define ROPE_MC_BWD_KERNELS 7
+#define ROPE_MC_TABLE_B 22.0	/* bytes an angle, three kernels a table */
 
-static void rotary(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *acc)
+static void rope_kernels(const struct gpu_spec *g, struct cmp_cost *acc, double el,
+			 double bytes_per_el, int kernels)
+{
+	for (int k = 0; k < kernels; k++)
+		add_stream(g, acc, KS_COPY, el * bytes_per_el / kernels);
+}
+
+static void rotary(const struct gpu_spec *g, const struct cmp_shape *sh, struct cmp_cost *acc,
+		   bool bwd)
 {
 	double T = sh->b * qlen(sh), d = head_qk(sh);
 	double el[2] = { T * sh->a / sh->tp * d, T * kv_heads(sh) / sh->tp * d };
 
 	for (int i = 0; i < 2; i++) {
-		if (sh->fused) {
+		if (!sh->fused) {
+			rope_kernels(g, acc, el[i], ROPE_EAGER_B, ROPE_EAGER_KERNELS);
+		} else if (!sh->rotary_scaled) {
 			add_stream(g, acc, KS_COPY, el[i] * ROPE_FUSED_B);
-			continue;
+		} else {
+			double k_in = acc->kernels, lib_in = acc->lib_kernels;
+
+			if (bwd) {
+				rope_kernels(g, acc, el[i], ROPE_MC_BWD_B, ROPE_MC_BWD_KERNELS);
+			} else {
+				for (int table = 0; table < 2; table++)
+					rope_kernels(g, acc, qlen(sh) * d, ROPE_MC_TABLE_B, 3);
+				rope_kernels(g, acc, el[i], ROPE_MC_FWD_B, ROPE_MC_FWD_KERNELS);
+			}
+			acc->lib_kernels = lib_in + (acc->kernels - k_in);
 		}
-		for (int k = 0; k < ROPE_EAGER_KERNELS; k++)
-			add_stream(g, acc, KS_COPY, el[i] * ROPE_EAGER_B / ROPE_EAGER_KERNELS);
 	}
 }
 
@@ -512,7 +556,7 @@ static void qkv_gemms(const struct gpu_spec *g, const struct cmp_shape *sh,
 		if (sh->qk_norm)
 			qk_norms(g, sh, acc, bwd);
 		if (sh->rotary)
-			rotary(g, sh, acc);
+			rotary(g, sh, acc, bwd);
 		return;
 	}
 	double dqk = head_qk(sh), nope = dqk - sh->rope;

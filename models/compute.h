@@ -84,6 +84,7 @@ struct cmp_shape {
 	bool bias;		/* linear layers carry biases (GPT) */
 	bool qk_norm;		/* per-head norms of queries and keys (Qwen3) */
 	bool rotary;		/* rotary embedding applied to queries and keys */
+	bool rotary_scaled;	/* ... its tables scaled (YaRN's attention factor) */
 	double peak_flops;	/* tensor peak of the datatype in use */
 	/* The model's shape beyond GPT-3's (transformer.h); 0 = GPT's. */
 	double kv;		/* key/value heads (0: a) */

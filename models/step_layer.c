@@ -51,7 +51,7 @@ void step_layer_shape(const struct tfm *m, int micro_batch, int tp, int ep, int 
 		.kv = m->kv_heads, .f = m->ffn_hidden, .gated = m->mlp != TFM_GELU,
 		.dqk = tfm_qk_head_dim(m), .dv = tfm_v_head_dim(m),
 		.dropout = m->dropout, .bias = m->bias, .qk_norm = m->qk_norm,
-		.rotary = m->rotary,
+		.rotary = m->rotary, .rotary_scaled = m->yarn,
 		.window = m->window, .window_frac = tfm_window_frac(m),
 	};
 

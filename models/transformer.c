@@ -40,8 +40,10 @@ const struct cfg_setting tfm_settings[] = {
 	{ "model.dropout", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "dropout layers, whose masks training stores (GPT-3; Llama 3 and most "
 	  "models since train without)" },
-	{ "model.positions", CFG_ENUM, "", 0, 0, "learned", "learned|rope|alibi",
-	  "position encoding: learned embedding (s x h parameters), rotary or "
+	{ "model.positions", CFG_ENUM, "", 0, 0, "learned", "learned|rope|yarn|alibi",
+	  "position encoding: learned embedding (s x h parameters), rotary, "
+	  "rotary with YaRN's context extension (its cos and sin scaled by the "
+	  "attention factor, which Megatron-Core applies unfused: GPT-OSS) or "
 	  "ALiBi (none)" },
 	{ "model.tied_embeddings", CFG_BOOL, "", 0, 0, "true", NULL,
 	  "output layer shares the input word embedding (false: V x h more parameters)" },
@@ -131,7 +133,8 @@ void tfm_from_scenario(const struct scenario *sc, struct tfm *m)
 	m->qk_norm = sc_bool(sc, "model.qk_norm");
 	m->dropout = sc_bool(sc, "model.dropout");
 	m->learned_positions = strcmp(sc_str(sc, "model.positions"), "learned") == 0;
-	m->rotary = strcmp(sc_str(sc, "model.positions"), "rope") == 0;
+	m->yarn = strcmp(sc_str(sc, "model.positions"), "yarn") == 0;
+	m->rotary = m->yarn || strcmp(sc_str(sc, "model.positions"), "rope") == 0;
 	m->tied_embeddings = sc_bool(sc, "model.tied_embeddings");
 	m->mtp_layers = (int)sc_int(sc, "model.mtp_layers");
 	m->mla.q_lora_rank = (int)sc_int(sc, "model.mla.q_lora_rank");

@@ -104,7 +104,8 @@ struct tfm {
 	bool qk_norm;		/* per-head norms of queries and keys (Qwen3) */
 	bool dropout;		/* dropout layers (their masks are stored) */
 	bool learned_positions;
-	bool rotary;		/* rotary position embedding (positions = "rope") */
+	bool rotary;		/* rotary position embedding ("rope", "yarn") */
+	bool yarn;		/* ... with YaRN's attention factor ("yarn") */
 	bool tied_embeddings;
 	int mtp_layers;
 	struct tfm_mla mla;

@@ -20,7 +20,7 @@ int main(void)
 	struct cmp_cost c, x;
 
 	toy(&g);
-	tap_plan(46);
+	tap_plan(52);
 
 	/* 1024^3: 128 x 256 tiles, 32 of them = 8 full waves on 4 SMs, each
 	 * tile 2 x 128 x 256 x 1024 FLOPs at 1 TFLOP/s plus 1 us; the other
@@ -165,6 +165,38 @@ int main(void)
 		tap_near(rot.time_s - plain.time_s,
 			 5 * stream_s(q * 4, 0.5) + 5 * stream_s(k * 4, 0.5), 1e-12,
 			 "eager RoPE: five kernels a tensor, 20 B an element");
+
+		/* YaRN (positions = "yarn") under Megatron-Core: its scaled
+		 * tables keep it off TE's fused kernel (rope_utils.py), so per
+		 * tensor the two tables' three kernels on the 2048 x 128
+		 * angles (22 B an angle each), then six kernels of 24 B an
+		 * element in all; backward seven of 26 B; every one a plain
+		 * PyTorch op (a library-rate launch for the host) */
+		double ang = 2048.0 * 128, table = 3 * stream_s(ang * 22 / 3, 0.5);
+		rs.fused = true;
+		rs.rotary_scaled = true;
+		cmp_layer_fwd(&g, &rs, &rot);
+		rs.rotary = false;
+		cmp_layer_fwd(&g, &rs, &plain);
+		tap_near(rot.time_s - plain.time_s,
+			 2 * 2 * table + 6 * stream_s(q * 4, 0.5) + 6 * stream_s(k * 4, 0.5), 1e-12,
+			 "YaRN forward: the tables, then six kernels a tensor, 24 B an element");
+		tap_near(rot.kernels - plain.kernels, 24, 1e-12, "... 24 launches");
+		tap_near(rot.lib_kernels - plain.lib_kernels, 24, 1e-12,
+			 "... all at the eager op's host cost");
+		cmp_layer_bwd(&g, &rs, &plain);
+		rs.rotary = true;
+		cmp_layer_bwd(&g, &rs, &rot);
+		tap_near(rot.time_s - plain.time_s,
+			 7 * stream_s(q * 26 / 7, 0.5) + 7 * stream_s(k * 26 / 7, 0.5), 1e-12,
+			 "YaRN backward: seven kernels a tensor, 26 B an element");
+		tap_near(rot.lib_kernels - plain.lib_kernels, 14, 1e-12, "... 14 eager launches");
+		rs.fused = false;
+		cmp_layer_fwd(&g, &rs, &rot);
+		rs.rotary_scaled = false;
+		cmp_layer_fwd(&g, &rs, &plain);
+		tap_near(rot.time_s, plain.time_s, 1e-15,
+			 "eager: YaRN runs as the eager RoPE (the tables' scale rides along)");
 	}
 
 	/* Grouped-query attention under Megatron's fused QKV: 12 query heads
