@@ -159,11 +159,16 @@ double step_ep_skew(const struct tfm *m, int ep)
  * cannot cover stays exposed, and while they overlap the GEMMs run on the
  * SMs the communication kernels leave: Transformer Engine's userbuffers
  * (transformer_engine/pytorch/module/base.py, initialize_ub's default
- * config, TE 1.x) give the ring-exchange all-gathers 1 SM and the
- * pipelined and bulk reduce-scatters and all-gathers 16: with as many
- * of each, a mean of TE_UB_SMS = 8.5 of the GPU's SMs (132 on H100) is lost to
- * the GEMMs for the overlapped time: a GEMM of G seconds overlapped for
- * min(T, G) takes min(T, G) f / (1 - f) longer, f = sms_comm / sms.
+ * config, TE 1.x to 2026: get_default_config's num_sm) give the
+ * ring-exchange overlaps 1 SM and the pipelined and bulk ones 16.  Forward
+ * has two of each (qkv_fprop and fc1_fprop ring-exchange, proj_fprop and
+ * fc2_fprop pipelined), a mean of TE_UB_SMS_FWD = 8.5 SMs; backward two
+ * ring-exchange (proj_dgrad, fc2_dgrad) and four bulk (qkv_ and fc1_
+ * dgrad and wgrad), a mean of TE_UB_SMS_BWD = 11 (8.5 until 2026-12-08,
+ * when the backward was taken as the forward).  That many of the GPU's
+ * SMs (132 on H100) are lost to the GEMMs for the overlapped time: a GEMM
+ * of G seconds overlapped for min(T, G) takes min(T, G) f / (1 - f)
+ * longer, f = sms_comm / sms.
  * A lower bound for the TE of 2024: until TE 2.0 (2025-02) set_sm_margin
  * defaulted to 0, so the overlapped GEMMs were launched for all the SMs
  * (comm_gemm_overlap.h of v1.8, 2024-07-24: _math_sms = the SM count
@@ -171,7 +176,8 @@ double step_ep_skew(const struct tfm *m, int ep)
  * how much later depends on cuBLAS's kernel (a 132-block H100 GEMM beside
  * a 24-block NCCL kernel nearly doubles: NVIDIA developer forum thread
  * 337991), which is not known here, so only the SMs are charged. */
-#define TE_UB_SMS 8.5
+#define TE_UB_SMS_FWD 8.5
+#define TE_UB_SMS_BWD 11.0
 /* TE's num_splits default for its "pipeline" overlaps (base.py) */
 #define UB_RS_SPLITS 4.0
 
@@ -184,10 +190,11 @@ static double comm_sms_slow_s(const struct gpu_spec *g, double covered_s, double
 	return f > 0 && f < 1 ? covered_s * f / (1 - f) : 0;
 }
 
-static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s)
+static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s,
+		       bool bwd)
 {
 	double covered = fmin(*tp_s, pass->gemm_s);
-	double slow_s = comm_sms_slow_s(g, covered, TE_UB_SMS);
+	double slow_s = comm_sms_slow_s(g, covered, bwd ? TE_UB_SMS_BWD : TE_UB_SMS_FWD);
 
 	pass->time_s += slow_s;
 	pass->gemm_s += slow_s;
@@ -985,8 +992,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 		cmp_add(&c->bwd, &ub, 1);
 		if (o->recompute == PAR_RECOMPUTE_FULL)
 			cmp_add(&c->bwd, &uf, 1);	/* the forward again */
-		tp_overlap(g, &c->fwd, &c->tp_fwd_s);
-		tp_overlap(g, &c->bwd, &c->tp_bwd_s);
+		tp_overlap(g, &c->fwd, &c->tp_fwd_s, false);
+		tp_overlap(g, &c->bwd, &c->tp_bwd_s, true);
 		/* The pipelined reduce-scatters (proj_fprop, fc2_fprop) send
 		 * each chunk's partial sums while the next chunk's GEMM runs;
 		 * the last chunk's goes after the last GEMM, with nothing to
@@ -1009,8 +1016,8 @@ int step_layer_costs(const struct tfm *m, const struct layout *L,
 			cmp_add(&c->moe_bwd, &ub, 1);
 			if (o->recompute == PAR_RECOMPUTE_FULL)
 				cmp_add(&c->moe_bwd, &uf, 1);
-			tp_overlap(g, &c->moe_fwd, &tf);
-			tp_overlap(g, &c->moe_bwd, &tb);
+			tp_overlap(g, &c->moe_fwd, &tf, false);
+			tp_overlap(g, &c->moe_bwd, &tb, true);
 		} else {
 			c->moe_fwd = c->fwd;
 			c->moe_bwd = c->bwd;
