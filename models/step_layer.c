@@ -190,11 +190,15 @@ static double comm_sms_slow_s(const struct gpu_spec *g, double covered_s, double
 	return f > 0 && f < 1 ? covered_s * f / (1 - f) : 0;
 }
 
+double step_ub_slow_s(const struct gpu_spec *g, double covered_s, bool bwd)
+{
+	return comm_sms_slow_s(g, covered_s, bwd ? TE_UB_SMS_BWD : TE_UB_SMS_FWD);
+}
+
 static void tp_overlap(const struct gpu_spec *g, struct cmp_cost *pass, double *tp_s,
 		       bool bwd)
 {
-	double covered = fmin(*tp_s, pass->gemm_s);
-	double slow_s = comm_sms_slow_s(g, covered, bwd ? TE_UB_SMS_BWD : TE_UB_SMS_FWD);
+	double slow_s = step_ub_slow_s(g, fmin(*tp_s, pass->gemm_s), bwd);
 
 	pass->time_s += slow_s;
 	pass->gemm_s += slow_s;

@@ -69,5 +69,9 @@ double step_layer_rank_params(const struct tfm *m, const struct layout *L,
 			      bool moe, double layers);
 /* A layer's parameter tensors (weights, biases, norms' scale and shift). */
 double step_layer_tensors(const struct tfm *m);
+/* How much longer a pass's GEMMs run for covered_s of them overlapped by
+ * Transformer Engine's TP-communication kernels, which hold the SMs of
+ * TE's default config: 8.5 forward, 11 backward (step_layer.c). */
+double step_ub_slow_s(const struct gpu_spec *g, double covered_s, bool bwd);
 
 #endif
