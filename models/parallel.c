@@ -728,8 +728,7 @@ void par_from_scenario(const struct scenario *sc, struct par_opts *o)
 	/* the stack's default only where its DDP holds the gradients (a
 	 * ZeRO layout of the same stack is valid without the check); a
 	 * written true elsewhere is refused (par_check) */
-	o->grad_nan_check_set = sc_has(sc, "parallel.check_for_nan_in_grad");
-	o->grad_nan_check = o->grad_nan_check_set ?
+	o->grad_nan_check = sc_has(sc, "parallel.check_for_nan_in_grad") ?
 			    sc_bool(sc, "parallel.check_for_nan_in_grad") :
 			    st->grad_nan_check && par_megatron_ddp(o);
 }

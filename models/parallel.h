@@ -59,7 +59,6 @@ struct par_opts {
 	bool overlap_param_gather;	/* weight all-gather under the next forward */
 	bool align_param_gather;	/* ... a chunk at a time, one chunk ahead */
 	bool grad_nan_check;		/* Megatron DDP's per-bucket NaN check */
-	bool grad_nan_check_set;	/* ... written in the scenario */
 	enum par_dtype dtype;
 	bool fp8_params;		/* weights kept in FP8 only (memory.c) */
 	enum cmp_fp8_scaling fp8_recipe;	/* Transformer Engine's FP8 scaling
